@@ -22,6 +22,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import itemgetter
 from typing import Literal, TypeAlias
 
 from .cards import BULLHEADS, JOKERS, Card, card_label, is_card
@@ -64,6 +65,7 @@ __all__ = [
 ROW_NUMBERS: tuple[int, ...] = tuple(range(1, ROWS + 1))
 
 
+
 class Phase(StrEnum):
     """Where the game stands."""
 
@@ -74,6 +76,11 @@ class Phase(StrEnum):
     OVER = "over"  #: the game has ended
 
 
+_CHOOSE = Phase.CHOOSE
+_BY_CARD = itemgetter(1)
+_NO_JOKERS = tuple((False,) * n for n in range(11))
+
+
 class DecisionKind(StrEnum):
     """The three kinds of decision a player can be asked for (RULES.md §5)."""
 
@@ -82,7 +89,10 @@ class DecisionKind(StrEnum):
     DRAFT = "draft"
 
 
-@dataclass(frozen=True, slots=True)
+_CARD = DecisionKind.CARD
+
+
+@dataclass(slots=True)
 class Pending:
     """The decision the game waits for.
 
@@ -97,6 +107,7 @@ class Pending:
     players: tuple[int, ...]
     card: Card | None = None
     reason: Literal["too_low", "joker"] | None = None
+    # A value, never mutated; not frozen only because it is created on the hot path.
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,33 +152,24 @@ class Deal:
     pool: tuple[Card, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class View:
-    """Everything one player may know (RULES.md §6), and nothing more.
+@dataclass(slots=True)
+class Table:
+    """The public part of the table: what every player and spectator may know.
 
-    ``player`` is ``None`` for a spectator, who sees only public information.
-    ``hands`` holds every hand only where hands are public (``open-hands``, and
-    the face-up ``logic`` draft); otherwise ``None``. ``face_up`` holds the
-    cards chosen face up this turn (``open``); a face-down choice shows only in
-    ``chosen``, and the viewer's own one in ``my_choice``.
+    One snapshot is shared by every view until the table changes, so that
+    asking for a view costs little. ``hands`` holds every hand only where hands
+    are public (``open-hands``, and the face-up ``logic`` draft), else ``None``.
+    A value: never mutate it.
     """
 
-    rules: Rules
-    player: int | None
     round: int
     turn: int
     phase: Phase
-    pending: Pending | None
-    options: tuple[int, ...]
-    hand: tuple[Card, ...]
-    my_choice: Card | None
     rows: Rows
     scores: tuple[int, ...]
     penalties: tuple[int, ...]
     taken: tuple[tuple[Card, ...], ...]
     hand_sizes: tuple[int, ...]
-    chosen: tuple[bool, ...]
-    face_up: tuple[Card | None, ...]
     revealed: tuple[tuple[Play, ...], ...]
     to_resolve: tuple[Play, ...]
     hands: tuple[tuple[Card, ...], ...] | None
@@ -179,6 +181,170 @@ class View:
     winners: tuple[int, ...]
 
 
+@dataclass(slots=True)
+class View:
+    """Everything one player may know (RULES.md §6), and nothing more.
+
+    ``player`` is ``None`` for a spectator, who sees only public information.
+    ``table`` is the public part (its fields are also readable here directly:
+    ``view.rows``, ``view.scores``, ...). ``chosen`` says who has chosen this
+    turn; ``face_up`` holds the cards chosen face up this turn (``open``); a
+    face-down choice is visible only to its chooser, as ``my_choice``.
+    ``options`` are the viewer's legal options now. A value: never mutate it.
+    """
+
+    rules: Rules
+    player: int | None
+    table: Table
+    pending: Pending | None
+    face_up: tuple[Card | None, ...]
+    hand: tuple[Card, ...]
+    my_choice: Card | None
+    options: tuple[int, ...]
+
+    @property
+    def chosen(self) -> tuple[bool, ...]:
+        """Per seat: has chosen this turn's card (not what, unless face up)."""
+        # Derived rather than stored: asking for a view stays cheap.
+        table = self.table
+        n = len(table.eliminated)
+        if table.phase is Phase.ROW:
+            active = table.active
+            return tuple([p in active for p in range(n)])
+        if table.phase is not Phase.CHOOSE or self.pending is None:
+            return (False,) * n
+        if self.rules.open_play:
+            return tuple([c is not None for c in self.face_up])
+        waiting = self.pending.players
+        active = table.active
+        return tuple([p in active and p not in waiting for p in range(n)])
+
+    @property
+    def round(self) -> int:
+        """The round number, from 1."""
+        return self.table.round
+
+    @property
+    def turn(self) -> int:
+        """The turn within the round (1..10); 0 between rounds and during a draft."""
+        return self.table.turn
+
+    @property
+    def phase(self) -> Phase:
+        """Where the game stands."""
+        return self.table.phase
+
+    @property
+    def rows(self) -> Rows:
+        """The four rows, row 1 first."""
+        return self.table.rows
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Totals per seat before this round's penalties."""
+        return self.table.scores
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """This round's penalties so far, per seat."""
+        return self.table.penalties
+
+    @property
+    def taken(self) -> tuple[tuple[Card, ...], ...]:
+        """The cards each seat has taken this round."""
+        return self.table.taken
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat holds."""
+        return self.table.hand_sizes
+
+    @property
+    def revealed(self) -> tuple[tuple[Play, ...], ...]:
+        """Every turn's revealed plays this round, in resolution order."""
+        return self.table.revealed
+
+    @property
+    def to_resolve(self) -> tuple[Play, ...]:
+        """Revealed plays not yet placed; the first may await a row choice."""
+        return self.table.to_resolve
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...] | None:
+        """Every hand, where hands are public; else ``None``."""
+        return self.table.hands
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """The seats playing this round."""
+        return self.table.active
+
+    @property
+    def eliminated(self) -> tuple[bool, ...]:
+        """Per seat: out of the game (elimination end)."""
+        return self.table.eliminated
+
+    @property
+    def has_joker(self) -> tuple[bool, ...]:
+        """Per seat: still holds their joker (jokers variant)."""
+        return self.table.has_joker
+
+    @property
+    def marker(self) -> int | None:
+        """Open: the seat holding the first-player marker this turn."""
+        return self.table.marker
+
+    @property
+    def draft_pool(self) -> tuple[Card, ...]:
+        """Logic: the face-up cards still to draft."""
+        return self.table.draft_pool
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The winners once the game is over; empty before."""
+        return self.table.winners
+
+
+# Every attribute of a game: its slots, and what clone() copies.
+_GAME_FIELDS: tuple[str, ...] = (
+    "_active_tuple",
+    "_deals",
+    "_draft_i",
+    "_draft_order",
+    "_draft_pool",
+    "_eliminated",
+    "_firsts",
+    "_lasts",
+    "_no_face_up",
+    "_open",
+    "_pend_row",
+    "_pending",
+    "_qi",
+    "_queue",
+    "_rng",
+    "_table",
+    "_taken",
+    "_unchosen",
+    "chosen",
+    "decisions",
+    "events",
+    "hands",
+    "marker",
+    "order",
+    "penalties",
+    "phase",
+    "revealed",
+    "round",
+    "round_deals",
+    "rows",
+    "rules",
+    "scores",
+    "start_scores",
+    "turn",
+    "winners",
+)
+
+
 class Game:
     """One game of 6 nimmt!, from the first deal to the winner.
 
@@ -188,39 +354,7 @@ class Game:
     :attr:`Phase.DEAL` for :meth:`deal`. ``scores`` sets starting totals.
     """
 
-    __slots__ = (
-        "_active_tuple",
-        "_deals",
-        "_draft_i",
-        "_draft_order",
-        "_draft_pool",
-        "_eliminated",
-        "_firsts",
-        "_lasts",
-        "_pend_row",
-        "_pending",
-        "_qi",
-        "_queue",
-        "_rng",
-        "_taken",
-        "chosen",
-        "decisions",
-        "events",
-        "hands",
-        "marker",
-        "order",
-        "penalties",
-        "phase",
-        "revealed",
-        "round",
-        "round_deals",
-        "rows",
-        "rules",
-        "scores",
-        "start_scores",
-        "turn",
-        "winners",
-    )
+    __slots__ = _GAME_FIELDS
 
     rules: Rules
     _rng: random.Random | None
@@ -253,6 +387,10 @@ class Game:
     _draft_order: list[int]
     _draft_i: int
     _active_tuple: tuple[int, ...]
+    _no_face_up: tuple[None, ...]
+    _open: bool
+    _table: Table | None
+    _unchosen: int
 
     def __init__(
         self,
@@ -263,6 +401,9 @@ class Game:
         scores: Sequence[int] | None = None,
     ) -> None:
         self.rules = rules
+        self._open = rules.open_play
+        self._no_face_up = (None,) * rules.players
+        self._table = None
         if seed is None or isinstance(seed, random.Random):
             self._rng = seed
         elif type(seed) is int:
@@ -312,15 +453,18 @@ class Game:
             p = self._pending = self._compute_pending()
         return p
 
-    def legal(self, player: int) -> tuple[int, ...]:
+    def legal(self, player: object) -> tuple[int, ...]:
         """The options ``player`` may choose now: cards, or row numbers 1..4.
 
-        Empty when no decision of theirs is pending.
+        Empty when no decision of theirs is pending (or ``player`` is no seat).
         """
+        if type(player) is not int or not 0 <= player < len(self.hands):
+            return ()
         phase = self.phase
         if phase is Phase.CHOOSE:
             if self.rules.open_play:
-                return self.hands[player] if self.order[len(self._order_done())] == player else ()
+                expected = self.order[len(self.order) - self._unchosen]
+                return self.hands[player] if expected == player else ()
             if 0 <= player < len(self.hands) and not self._eliminated[player]:
                 return self.hands[player]
             return ()
@@ -346,49 +490,47 @@ class Game:
             return self.draft_card(decision.player, decision.card)
         raise TypeError(f"not a decision: {decision!r}")
 
-    def play_card(self, player: int, card: Card) -> list[Event]:
+    def play_card(self, player: object, card: object) -> list[Event]:
         """``player`` chooses ``card`` for this turn.
 
         In the simultaneous game a player may choose again to change their
         card until the last player has chosen; then all cards are revealed at
         once and resolved. In ``open`` players choose in turn order, face up.
         """
-        if self.phase is not Phase.CHOOSE:
+        if self.phase is not _CHOOSE:
             self._wrong_phase(DecisionKind.CARD)
-        self._check_seat(player)
+        hands = self.hands
+        if type(player) is not int or not 0 <= player < len(hands):
+            raise NotYourDecision(f"there is no player {player!r} at this table")
         if self._eliminated[player]:
             raise NotYourDecision(f"player {player} is eliminated and has no cards")
-        if type(card) is not int or card not in self.hands[player]:
+        if type(card) is not int or card not in hands[player]:
             raise CardNotInHand(f"card {_label(card)} is not in player {player}'s hand")
-        out: list[Event] = []
         chosen = self.chosen
-        if self.rules.open_play:
-            done = self._order_done()
-            expected = self.order[len(done)]
+        if self._open:
+            expected = self.order[len(self.order) - self._unchosen]
             if player != expected:
                 raise NotYourDecision(f"it is player {expected}'s turn to choose, not {player}'s")
-            chosen[player] = card
-            self.decisions[-1].append(("card", player, card))
-            out.append(CardChosen(player, card, True))
-            self._pending = None
-            if len(done) + 1 == len(self.order):
-                self._reveal(out)
+            event = CardChosen(player, card, True)
         else:
-            first_time = chosen[player] is None
+            event = CardChosen(player, card)
+        self.decisions[-1].append(("card", player, card))
+        self.events.append(event)
+        if chosen[player] is not None:  # a changed choice: nobody new has chosen
             chosen[player] = card
-            self.decisions[-1].append(("card", player, card))
-            out.append(CardChosen(player, card))
-            if first_time:
-                self._pending = None
-                for p in self._active_tuple:
-                    if chosen[p] is None:
-                        break
-                else:
-                    self._reveal(out)
+            return [event]
+        chosen[player] = card
+        self._pending = None
+        self._unchosen -= 1
+        if self._unchosen:
+            return [event]
+        out: list[Event] = []
+        self._reveal(out)
         self.events.extend(out)
+        out.insert(0, event)
         return out
 
-    def take_row(self, player: int, row: int) -> list[Event]:
+    def take_row(self, player: object, row: object) -> list[Event]:
         """``player`` chooses row ``row`` (1..4) for their too-low card or joker."""
         if self.phase is not Phase.ROW:
             self._wrong_phase(DecisionKind.ROW)
@@ -403,6 +545,7 @@ class Game:
         if type(row) is not int or not 1 <= row <= ROWS:
             raise NoSuchRow(f"there is no row {row!r}; rows are numbered 1 to {ROWS}")
         self.decisions[-1].append(("row", player, row))
+        self._table = None
         out: list[Event] = []
         i = row - 1
         if reason == "too_low":
@@ -423,7 +566,7 @@ class Game:
         self.events.extend(out)
         return out
 
-    def draft_card(self, player: int, card: Card) -> list[Event]:
+    def draft_card(self, player: object, card: object) -> list[Event]:
         """Logic: ``player`` takes ``card`` from the face-up pool."""
         if self.phase is not Phase.DRAFT:
             self._wrong_phase(DecisionKind.DRAFT)
@@ -434,6 +577,7 @@ class Game:
         if type(card) is not int or card not in self._draft_pool:
             raise CardNotInHand(f"card {_label(card)} is not in the pool")
         self.decisions[-1].append(("draft", player, card))
+        self._table = None
         self._draft_pool.remove(card)
         self.hands[player] = tuple(sorted((*self.hands[player], card)))
         out: list[Event] = [CardDrafted(player, card)]
@@ -459,53 +603,53 @@ class Game:
 
     # -- views ----------------------------------------------------------------
 
-    def view(self, player: int | None) -> View:
+    def view(self, player: object = None) -> View:
         """What ``player`` (or a spectator, ``None``) may know now (RULES.md §6)."""
-        rules = self.rules
+        table = self._table
+        if table is None:
+            table = self._table = self._make_table()
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = self._compute_pending()
         chosen = self.chosen
+        face_up = tuple(chosen) if self._open else self._no_face_up
         if player is None:
-            hand: tuple[Card, ...] = ()
-            my_choice = None
-            options: tuple[int, ...] = ()
+            return View(self.rules, None, table, pending, face_up, (), None, ())
+        if type(player) is not int or not 0 <= player < len(self.hands):
+            raise NotYourDecision(f"there is no player {player!r} at this table")
+        hand = self.hands[player]
+        if self.phase is _CHOOSE and not self._open:
+            options = () if self._eliminated[player] else hand
         else:
-            self._check_seat(player)
-            hand = self.hands[player]
-            my_choice = chosen[player]
             options = self.legal(player)
-        public_hands = rules.open_hands or rules.logic
-        n = rules.players
-        return View(
-            rules,
-            player,
+        return View(self.rules, player, table, pending, face_up, hand, chosen[player], options)
+
+    def _make_table(self) -> Table:
+        rules = self.rules
+        return Table(
             self.round,
             self.turn,
             self.phase,
-            self.pending,
-            options,
-            hand,
-            my_choice,
             tuple(self.rows),
             self.scores,
             self.penalties,
             self._taken,
             tuple([len(h) for h in self.hands]),
-            tuple([c is not None for c in chosen]),
-            tuple(chosen) if rules.open_play else (None,) * n,
             self.revealed,
             tuple(self._queue[self._qi :]),
-            tuple(self.hands) if public_hands else None,
+            tuple(self.hands) if rules.open_hands or rules.logic else None,
             self._active_tuple,
             tuple(self._eliminated),
             self._has_joker(),
             self.marker,
-            tuple(sorted(self._draft_pool)),
+            tuple(sorted(self._draft_pool)) if self._draft_pool else (),
             self.winners,
         )
 
     def clone(self) -> Game:
         """An independent copy (the random generator is copied too)."""
-        g = Game.__new__(Game)
-        for name in Game.__slots__:
+        g = Game(self.rules)  # a blank game waiting for a deal, then overwritten
+        for name in _GAME_FIELDS:
             setattr(g, name, getattr(self, name))
         g._rng = _copy_rng(self._rng)
         g._deals = list(self._deals)
@@ -548,9 +692,10 @@ class Game:
         self._draft_pool = []
         self._draft_order = []
         self._draft_i = 0
+        self._unchosen = 0
         self._active_tuple = tuple(p for p in range(n) if not self._eliminated[p])
 
-    def _check_seat(self, player: int) -> None:
+    def _check_seat(self, player: object) -> None:
         if type(player) is not int or not 0 <= player < self.rules.players:
             raise NotYourDecision(f"there is no player {player!r} at this table")
 
@@ -570,11 +715,9 @@ class Game:
         phase = self.phase
         if phase is Phase.CHOOSE:
             if self.rules.open_play:
-                return Pending(DecisionKind.CARD, (self.order[len(self._order_done())],))
+                return Pending(DecisionKind.CARD, (self.order[len(self.order) - self._unchosen],))
             chosen = self.chosen
-            return Pending(
-                DecisionKind.CARD, tuple([p for p in self._active_tuple if chosen[p] is None])
-            )
+            return Pending(_CARD, tuple([p for p in self._active_tuple if chosen[p] is None]))
         if phase is Phase.ROW:
             assert self._pend_row is not None
             p, card, reason = self._pend_row
@@ -583,17 +726,14 @@ class Game:
             return Pending(DecisionKind.DRAFT, (self._draft_order[self._draft_i],))
         return None
 
-    def _order_done(self) -> list[int]:
-        chosen = self.chosen
-        return [p for p in self.order if chosen[p] is not None]
-
     def _has_joker(self) -> tuple[bool, ...]:
         if not self.rules.jokers:
-            return (False,) * self.rules.players
+            return _NO_JOKERS[self.rules.players]
         return tuple([bool(h) and h[0] < 0 for h in self.hands])
 
     def _next_round(self, out: list[Event]) -> None:
         """Start the next round, or wait for a deal when none can be made."""
+        self._table = None
         self.round += 1
         self._clear_round()
         deal = self._deals.pop(0) if self._deals else None
@@ -712,9 +852,11 @@ class Game:
         self.phase = Phase.CHOOSE
         self._pending = None
         self.chosen = [None] * self.rules.players
+        self._unchosen = len(self._active_tuple)
+        self._table = None
         self._queue = []
         self._qi = 0
-        if self.rules.open_play:
+        if self._open:
             active = self._active_tuple
             prev = self.marker
             if prev is None:
@@ -730,10 +872,11 @@ class Game:
             out.append(TurnStarted(turn))
 
     def _reveal(self, out: list[Event]) -> None:
+        self._table = None
         chosen = self.chosen
         hands = self.hands
-        plays = sorted([(c, p) for p, c in enumerate(chosen) if c is not None])
-        queue = [(p, c) for c, p in plays]
+        queue: list[Play] = [(p, c) for p, c in enumerate(chosen) if c is not None]
+        queue.sort(key=_BY_CARD)
         for p, c in queue:
             h = hands[p]
             i = h.index(c)
@@ -759,13 +902,25 @@ class Game:
                 self._ask_row(p, c, "joker", out)
                 return
             v = c * 10
+            # The row whose last card is the highest below v; four rows, unrolled.
             best = -1
             best_last = -1
-            for i in range(ROWS):
-                last = lasts[i]
-                if best_last < last < v:
-                    best = i
-                    best_last = last
+            last = lasts[0]
+            if last < v:
+                best = 0
+                best_last = last
+            last = lasts[1]
+            if best_last < last < v:
+                best = 1
+                best_last = last
+            last = lasts[2]
+            if best_last < last < v:
+                best = 2
+                best_last = last
+            last = lasts[3]
+            if best_last < last < v:
+                best = 3
+                best_last = last
             if professional:
                 left, _ = self._professional_left(v, best_last if best >= 0 else None)
                 if left >= 0:
@@ -777,11 +932,12 @@ class Game:
                 self._qi = qi
                 self._ask_row(p, c, "too_low", out)
                 return
-            if len(rows[best]) >= ROW_CAPACITY:
+            row = rows[best]
+            if len(row) >= ROW_CAPACITY:
                 self._take(p, best, "full", out)
                 self._start_row(p, c, best, out)
             else:
-                rows[best] = (*rows[best], c)
+                rows[best] = (*row, c)
                 lasts[best] = v
                 out.append(CardPlaced(p, c, best + 1))
             qi += 1
@@ -867,6 +1023,7 @@ class Game:
             elif not remaining:
                 winners = _fewest(totals, out_now)
         self.turn = 0
+        self._table = None
         if winners is not None:
             self.winners = winners
             self.phase = Phase.OVER
@@ -908,8 +1065,11 @@ def sample_world(view: View, rng: random.Random) -> Game:
         raise RulesError("a spectator's view has no hand to sample around")
     rules = view.rules
     me = view.player
-    g = Game.__new__(Game)
+    g = Game(rules)  # a blank game waiting for a deal, then overwritten
     g.rules = rules
+    g._open = rules.open_play
+    g._no_face_up = (None,) * rules.players
+    g._table = None
     g._rng = random.Random(rng.getrandbits(64))
     g._deals = []
     g._eliminated = list(view.eliminated)
@@ -987,6 +1147,7 @@ def sample_world(view: View, rng: random.Random) -> Game:
         for p, c in view.revealed[-1]:
             chosen[p] = c
     g.chosen = chosen
+    g._unchosen = sum(1 for p in view.active if chosen[p] is None)
     if rules.open_play and view.phase is Phase.CHOOSE and view.marker is not None:
         k = view.active.index(view.marker)
         g.order = view.active[k:] + view.active[:k]

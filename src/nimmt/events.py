@@ -10,99 +10,105 @@ filtered in one place.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from .cards import Card
 
+
+class EventBase:
+    """What every event has: its ``type`` name, the key of its JSON form."""
+
+    __slots__ = ()
+
+    @property
+    def type(self) -> str:
+        """The event's wire name, e.g. ``"card_placed"``."""
+        return _TYPE_NAMES[self.__class__]
+
+
+# Events are values: never mutate one. They are not ``frozen`` dataclasses only
+# because a frozen dataclass costs about three times as much to create, and the
+# engine creates about a hundred events per round on its hot path.
 Rows: TypeAlias = tuple[tuple[Card, ...], ...]
 Play: TypeAlias = tuple[int, Card]  # (player, card)
 
 
-@dataclass(frozen=True, slots=True)
-class RoundStarted:
+@dataclass(slots=True, unsafe_hash=True)
+class RoundStarted(EventBase):
     """A round begins for the ``players`` still in the game (seat numbers)."""
 
     round: int
     players: tuple[int, ...]
     deck_size: int
-    type: ClassVar[str] = "round_started"
 
 
-@dataclass(frozen=True, slots=True)
-class HandDealt:
+@dataclass(slots=True, unsafe_hash=True)
+class HandDealt(EventBase):
     """``player`` receives ``hand``. Secret unless ``public`` (open hands, logic draft)."""
 
     player: int
     hand: tuple[Card, ...]
     public: bool = False
-    type: ClassVar[str] = "hand_dealt"
 
 
-@dataclass(frozen=True, slots=True)
-class DraftStarted:
+@dataclass(slots=True, unsafe_hash=True)
+class DraftStarted(EventBase):
     """Logic: the face-up ``pool`` is drafted in ``order`` (seats, repeated until 10 each)."""
 
     pool: tuple[Card, ...]
     first: int
-    type: ClassVar[str] = "draft_started"
 
 
-@dataclass(frozen=True, slots=True)
-class CardDrafted:
+@dataclass(slots=True, unsafe_hash=True)
+class CardDrafted(EventBase):
     """Logic: ``player`` took ``card`` from the face-up pool."""
 
     player: int
     card: Card
-    type: ClassVar[str] = "card_drafted"
 
 
-@dataclass(frozen=True, slots=True)
-class RowsDealt:
+@dataclass(slots=True, unsafe_hash=True)
+class RowsDealt(EventBase):
     """The four rows the round starts with (row 1 first)."""
 
     rows: Rows
-    type: ClassVar[str] = "rows_dealt"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnStarted:
+@dataclass(slots=True, unsafe_hash=True)
+class TurnStarted(EventBase):
     """Turn ``turn`` (1..10) of the round. ``marker`` is the first chooser in ``open``."""
 
     turn: int
     marker: int | None = None
-    type: ClassVar[str] = "turn_started"
 
 
-@dataclass(frozen=True, slots=True)
-class CardChosen:
+@dataclass(slots=True, unsafe_hash=True)
+class CardChosen(EventBase):
     """``player`` has chosen a card. ``card`` is ``None`` for viewers who may not see it."""
 
     player: int
     card: Card | None
     face_up: bool = False
-    type: ClassVar[str] = "card_chosen"
 
 
-@dataclass(frozen=True, slots=True)
-class CardsRevealed:
+@dataclass(slots=True, unsafe_hash=True)
+class CardsRevealed(EventBase):
     """All chosen cards, in the order they will be resolved."""
 
     plays: tuple[Play, ...]
-    type: ClassVar[str] = "cards_revealed"
 
 
-@dataclass(frozen=True, slots=True)
-class RowChoiceNeeded:
+@dataclass(slots=True, unsafe_hash=True)
+class RowChoiceNeeded(EventBase):
     """``player`` must choose a row for ``card``: it is too low (``"too_low"``) or a joker."""
 
     player: int
     card: Card
     reason: Literal["too_low", "joker"]
-    type: ClassVar[str] = "row_choice_needed"
 
 
-@dataclass(frozen=True, slots=True)
-class RowTaken:
+@dataclass(slots=True, unsafe_hash=True)
+class RowTaken(EventBase):
     """``player`` takes the ``cards`` of row ``row`` (1..4) for ``bullheads`` points.
 
     ``reason``: ``"full"`` (the sixth card), ``"too_low"`` (a card below every row).
@@ -113,11 +119,10 @@ class RowTaken:
     cards: tuple[Card, ...]
     bullheads: int
     reason: Literal["full", "too_low"]
-    type: ClassVar[str] = "row_taken"
 
 
-@dataclass(frozen=True, slots=True)
-class CardPlaced:
+@dataclass(slots=True, unsafe_hash=True)
+class CardPlaced(EventBase):
     """``card`` of ``player`` now lies in row ``row`` (1..4) at its ``end``.
 
     ``started`` is true when the card starts the row anew after a take.
@@ -128,35 +133,31 @@ class CardPlaced:
     row: int
     end: Literal["right", "left"] = "right"
     started: bool = False
-    type: ClassVar[str] = "card_placed"
 
 
-@dataclass(frozen=True, slots=True)
-class RoundScored:
+@dataclass(slots=True, unsafe_hash=True)
+class RoundScored(EventBase):
     """End of a round: this round's ``penalties`` and the new ``totals``, per seat."""
 
     round: int
     penalties: tuple[int, ...]
     totals: tuple[int, ...]
-    type: ClassVar[str] = "round_scored"
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerEliminated:
+@dataclass(slots=True, unsafe_hash=True)
+class PlayerEliminated(EventBase):
     """Elimination end: ``player`` reached the limit with ``total`` and gets no more cards."""
 
     player: int
     total: int
-    type: ClassVar[str] = "player_eliminated"
 
 
-@dataclass(frozen=True, slots=True)
-class GameOver:
+@dataclass(slots=True, unsafe_hash=True)
+class GameOver(EventBase):
     """The game has ended; ``winners`` share the win."""
 
     winners: tuple[int, ...]
     totals: tuple[int, ...]
-    type: ClassVar[str] = "game_over"
 
 
 Event: TypeAlias = (
@@ -177,24 +178,22 @@ Event: TypeAlias = (
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls
-    for cls in (
-        RoundStarted,
-        HandDealt,
-        DraftStarted,
-        CardDrafted,
-        RowsDealt,
-        TurnStarted,
-        CardChosen,
-        CardsRevealed,
-        RowChoiceNeeded,
-        RowTaken,
-        CardPlaced,
-        RoundScored,
-        PlayerEliminated,
-        GameOver,
-    )
+    "round_started": RoundStarted,
+    "hand_dealt": HandDealt,
+    "draft_started": DraftStarted,
+    "card_drafted": CardDrafted,
+    "rows_dealt": RowsDealt,
+    "turn_started": TurnStarted,
+    "card_chosen": CardChosen,
+    "cards_revealed": CardsRevealed,
+    "row_choice_needed": RowChoiceNeeded,
+    "row_taken": RowTaken,
+    "card_placed": CardPlaced,
+    "round_scored": RoundScored,
+    "player_eliminated": PlayerEliminated,
+    "game_over": GameOver,
 }
+_TYPE_NAMES: dict[type, str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
 
 def for_viewer(event: Event, viewer: int | None) -> Event | None:

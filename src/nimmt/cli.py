@@ -1,0 +1,174 @@
+"""The ``nimmt`` command.
+
+One Typer app; each command is a plain function registered on it. Commands
+that live in their own modules (a server, an arena) register themselves the
+same way, in the block at the end of this file, with ``app.command(name)(func)``
+or ``app.add_typer(sub_app, name=...)``, so this module stays a table of
+contents rather than a home for their code.
+
+Output is plain text, one sentence per line, so that it reads well in a
+terminal screen reader as well as on screen.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .errors import RecordError, RulesError
+from .events import CardChosen, Event, RoundStarted, TurnStarted
+from .narrate import describe_rules, narrate
+from .randomplay import simulate as simulate_game
+from .record import load_record, record_from_game, replay, save_record, schema_json, to_json
+from .rules import EndMode, Rules
+
+app = typer.Typer(
+    name="nimmt",
+    help="6 nimmt! (Take 6!, Category 5): play, simulate and replay games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(message, err=True)
+    return typer.Exit(code)
+
+
+@app.command("replay")
+def replay_command(
+    record: Annotated[Path, typer.Argument(help="The record file (JSON) to verify and tell.")],
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only verify; print one line.")
+    ] = False,
+) -> None:
+    """Verify a game record and tell the game turn by turn in plain English.
+
+    Exits with code 1, naming the step and the reason, when the record does
+    not replay.
+    """
+    try:
+        rec = load_record(record)
+        game = replay(rec)
+    except RecordError as exc:
+        raise _fail(f"Record refused: {exc}") from None
+    names = rec.players
+    decisions = sum(len(r.decisions) for r in rec.rounds)
+    if not quiet:
+        typer.echo(describe_rules(game.rules))
+        typer.echo("Players: " + ", ".join(names) + ".")
+        for block in _turns(game.events):
+            typer.echo("")
+            for sentence in narrate(block, names):
+                typer.echo(sentence)
+        typer.echo("")
+    state = "finished" if game.is_over else "in progress"
+    typer.echo(
+        f"Record verified: {len(rec.rounds)} rounds, {decisions} decisions, game {state}, "
+        f"events sha256 {rec.events_sha256[:16]}."
+    )
+
+
+def _turns(events: list[Event]) -> list[list[Event]]:
+    """Events grouped by turn (a round's opening is a group of its own).
+
+    A card chosen face down is left out: the reveal that follows tells it.
+    """
+    blocks: list[list[Event]] = [[]]
+    for event in events:
+        if type(event) in (RoundStarted, TurnStarted) and blocks[-1]:
+            blocks.append([])
+        if type(event) is CardChosen and not event.face_up:
+            continue
+        blocks[-1].append(event)
+    return [b for b in blocks if b]
+
+
+@app.command("simulate")
+def simulate_command(
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Where to write the record ('-' for stdout).")
+    ],
+    preset: Annotated[
+        str,
+        typer.Option(
+            "--preset",
+            "-p",
+            help="Rules: a preset and variants joined by '+', e.g. category5+tactics.",
+        ),
+    ] = "classic",
+    players: Annotated[int, typer.Option("--players", "-n", help="Number of seats.")] = 4,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    end: Annotated[
+        EndMode, typer.Option("--end", case_sensitive=False, help="How the game ends.")
+    ] = EndMode.CLASSIC,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Score limit (default: the preset's).")
+    ] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="Number of rounds for --end rounds.")
+    ] = None,
+    names: Annotated[
+        str | None, typer.Option("--names", help="Display names, comma separated.")
+    ] = None,
+) -> None:
+    """Play a game with default random decisions and write its record.
+
+    Deals come from the seed; decisions (a random card, a random draft pick,
+    the default row) from a generator derived from the same seed, so the same
+    command always writes the same record.
+    """
+    changes: dict[str, object] = {"end": end, "rounds": rounds}
+    if limit is not None:
+        changes["limit"] = limit
+    try:
+        rules = Rules.parse(preset, players=players, **changes)
+    except RulesError as exc:
+        raise _fail(f"Bad rules: {exc}", 2) from None
+    seat_names = None
+    if names is not None:
+        seat_names = [n.strip() for n in names.split(",")]
+        if len(seat_names) != players or not all(seat_names):
+            raise _fail(f"Bad names: {players} non-empty names are needed", 2)
+    game = simulate_game(rules, seed)
+    record = record_from_game(game, seat_names)
+    if str(out) == "-":
+        sys.stdout.write(to_json(record))
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_record(record, out)
+    assert record.result is not None
+    winners = ", ".join(record.players[p] for p in record.result.winners)
+    typer.echo(
+        f"Wrote {out}: {rules.name}, {players} players, {len(record.rounds)} rounds; "
+        f"won by {winners}."
+    )
+
+
+@app.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of game records (as in schemas/record.schema.json)."""
+    sys.stdout.write(schema_json())
+
+
+# Commands defined in other modules register here, e.g.
+#     from .server.cli import serve
+#     app.command("serve")(serve)
+
+from .arena_cli import arena as arena_command  # noqa: E402
+
+app.command("arena")(arena_command)
+
+from .server.cli import serve_command  # noqa: E402
+
+app.command("serve")(serve_command)
+
+
+def main() -> None:
+    """Entry point of the ``nimmt`` console script."""
+    app()
