@@ -65,7 +65,6 @@ __all__ = [
 ROW_NUMBERS: tuple[int, ...] = tuple(range(1, ROWS + 1))
 
 
-
 class Phase(StrEnum):
     """Where the game stands."""
 
@@ -92,7 +91,7 @@ class DecisionKind(StrEnum):
 _CARD = DecisionKind.CARD
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Pending:
     """The decision the game waits for.
 
@@ -107,6 +106,19 @@ class Pending:
     players: tuple[int, ...]
     card: Card | None = None
     reason: Literal["too_low", "joker"] | None = None
+
+    def __init__(
+        self,
+        kind: DecisionKind,
+        players: tuple[int, ...],
+        card: Card | None = None,
+        reason: Literal["too_low", "joker"] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.players = players
+        self.card = card
+        self.reason = reason
+
     # A value, never mutated; not frozen only because it is created on the hot path.
 
 
@@ -152,7 +164,9 @@ class Deal:
     pool: tuple[Card, ...] = ()
 
 
-@dataclass(slots=True)
+# Pending, Table and View spell out __init__ for the same reason as the events
+# (see events.py): they are created on every decision.
+@dataclass(slots=True, init=False)
 class Table:
     """The public part of the table: what every player and spectator may know.
 
@@ -180,8 +194,46 @@ class Table:
     draft_pool: tuple[Card, ...]
     winners: tuple[int, ...]
 
+    def __init__(
+        self,
+        round: int,
+        turn: int,
+        phase: Phase,
+        rows: Rows,
+        scores: tuple[int, ...],
+        penalties: tuple[int, ...],
+        taken: tuple[tuple[Card, ...], ...],
+        hand_sizes: tuple[int, ...],
+        revealed: tuple[tuple[Play, ...], ...],
+        to_resolve: tuple[Play, ...],
+        hands: tuple[tuple[Card, ...], ...] | None,
+        active: tuple[int, ...],
+        eliminated: tuple[bool, ...],
+        has_joker: tuple[bool, ...],
+        marker: int | None,
+        draft_pool: tuple[Card, ...],
+        winners: tuple[int, ...],
+    ) -> None:
+        self.round = round
+        self.turn = turn
+        self.phase = phase
+        self.rows = rows
+        self.scores = scores
+        self.penalties = penalties
+        self.taken = taken
+        self.hand_sizes = hand_sizes
+        self.revealed = revealed
+        self.to_resolve = to_resolve
+        self.hands = hands
+        self.active = active
+        self.eliminated = eliminated
+        self.has_joker = has_joker
+        self.marker = marker
+        self.draft_pool = draft_pool
+        self.winners = winners
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class View:
     """Everything one player may know (RULES.md §6), and nothing more.
 
@@ -201,6 +253,26 @@ class View:
     hand: tuple[Card, ...]
     my_choice: Card | None
     options: tuple[int, ...]
+
+    def __init__(
+        self,
+        rules: Rules,
+        player: int | None,
+        table: Table,
+        pending: Pending | None,
+        face_up: tuple[Card | None, ...],
+        hand: tuple[Card, ...],
+        my_choice: Card | None,
+        options: tuple[int, ...],
+    ) -> None:
+        self.rules = rules
+        self.player = player
+        self.table = table
+        self.pending = pending
+        self.face_up = face_up
+        self.hand = hand
+        self.my_choice = my_choice
+        self.options = options
 
     @property
     def chosen(self) -> tuple[bool, ...]:

@@ -26,14 +26,16 @@ class EventBase:
         return _TYPE_NAMES[self.__class__]
 
 
-# Events are values: never mutate one. They are not ``frozen`` dataclasses only
-# because a frozen dataclass costs about three times as much to create, and the
-# engine creates about a hundred events per round on its hot path.
+# Events are values: never mutate one. They are not ``frozen`` and spell out
+# their ``__init__`` because the engine creates about a hundred per round:
+# mypyc compiles an explicit ``__init__`` to native code, while the one that
+# ``dataclass`` generates runs interpreted (about four times slower), and a
+# frozen one costs three times more again.
 Rows: TypeAlias = tuple[tuple[Card, ...], ...]
 Play: TypeAlias = tuple[int, Card]  # (player, card)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class RoundStarted(EventBase):
     """A round begins for the ``players`` still in the game (seat numbers)."""
 
@@ -41,8 +43,13 @@ class RoundStarted(EventBase):
     players: tuple[int, ...]
     deck_size: int
 
+    def __init__(self, round: int, players: tuple[int, ...], deck_size: int) -> None:
+        self.round = round
+        self.players = players
+        self.deck_size = deck_size
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class HandDealt(EventBase):
     """``player`` receives ``hand``. Secret unless ``public`` (open hands, logic draft)."""
 
@@ -50,39 +57,59 @@ class HandDealt(EventBase):
     hand: tuple[Card, ...]
     public: bool = False
 
+    def __init__(self, player: int, hand: tuple[Card, ...], public: bool = False) -> None:
+        self.player = player
+        self.hand = hand
+        self.public = public
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class DraftStarted(EventBase):
     """Logic: the face-up ``pool`` is drafted in ``order`` (seats, repeated until 10 each)."""
 
     pool: tuple[Card, ...]
     first: int
 
+    def __init__(self, pool: tuple[Card, ...], first: int) -> None:
+        self.pool = pool
+        self.first = first
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class CardDrafted(EventBase):
     """Logic: ``player`` took ``card`` from the face-up pool."""
 
     player: int
     card: Card
 
+    def __init__(self, player: int, card: Card) -> None:
+        self.player = player
+        self.card = card
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class RowsDealt(EventBase):
     """The four rows the round starts with (row 1 first)."""
 
     rows: Rows
 
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class TurnStarted(EventBase):
     """Turn ``turn`` (1..10) of the round. ``marker`` is the first chooser in ``open``."""
 
     turn: int
     marker: int | None = None
 
+    def __init__(self, turn: int, marker: int | None = None) -> None:
+        self.turn = turn
+        self.marker = marker
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class CardChosen(EventBase):
     """``player`` has chosen a card. ``card`` is ``None`` for viewers who may not see it."""
 
@@ -90,15 +117,23 @@ class CardChosen(EventBase):
     card: Card | None
     face_up: bool = False
 
+    def __init__(self, player: int, card: Card | None, face_up: bool = False) -> None:
+        self.player = player
+        self.card = card
+        self.face_up = face_up
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class CardsRevealed(EventBase):
     """All chosen cards, in the order they will be resolved."""
 
     plays: tuple[Play, ...]
 
+    def __init__(self, plays: tuple[Play, ...]) -> None:
+        self.plays = plays
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class RowChoiceNeeded(EventBase):
     """``player`` must choose a row for ``card``: it is too low (``"too_low"``) or a joker."""
 
@@ -106,8 +141,13 @@ class RowChoiceNeeded(EventBase):
     card: Card
     reason: Literal["too_low", "joker"]
 
+    def __init__(self, player: int, card: Card, reason: Literal["too_low", "joker"]) -> None:
+        self.player = player
+        self.card = card
+        self.reason = reason
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class RowTaken(EventBase):
     """``player`` takes the ``cards`` of row ``row`` (1..4) for ``bullheads`` points.
 
@@ -120,8 +160,22 @@ class RowTaken(EventBase):
     bullheads: int
     reason: Literal["full", "too_low"]
 
+    def __init__(
+        self,
+        player: int,
+        row: int,
+        cards: tuple[Card, ...],
+        bullheads: int,
+        reason: Literal["full", "too_low"],
+    ) -> None:
+        self.player = player
+        self.row = row
+        self.cards = cards
+        self.bullheads = bullheads
+        self.reason = reason
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class CardPlaced(EventBase):
     """``card`` of ``player`` now lies in row ``row`` (1..4) at its ``end``.
 
@@ -134,8 +188,22 @@ class CardPlaced(EventBase):
     end: Literal["right", "left"] = "right"
     started: bool = False
 
+    def __init__(
+        self,
+        player: int,
+        card: Card,
+        row: int,
+        end: Literal["right", "left"] = "right",
+        started: bool = False,
+    ) -> None:
+        self.player = player
+        self.card = card
+        self.row = row
+        self.end = end
+        self.started = started
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class RoundScored(EventBase):
     """End of a round: this round's ``penalties`` and the new ``totals``, per seat."""
 
@@ -143,21 +211,34 @@ class RoundScored(EventBase):
     penalties: tuple[int, ...]
     totals: tuple[int, ...]
 
+    def __init__(self, round: int, penalties: tuple[int, ...], totals: tuple[int, ...]) -> None:
+        self.round = round
+        self.penalties = penalties
+        self.totals = totals
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class PlayerEliminated(EventBase):
     """Elimination end: ``player`` reached the limit with ``total`` and gets no more cards."""
 
     player: int
     total: int
 
+    def __init__(self, player: int, total: int) -> None:
+        self.player = player
+        self.total = total
 
-@dataclass(slots=True, unsafe_hash=True)
+
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class GameOver(EventBase):
     """The game has ended; ``winners`` share the win."""
 
     winners: tuple[int, ...]
     totals: tuple[int, ...]
+
+    def __init__(self, winners: tuple[int, ...], totals: tuple[int, ...]) -> None:
+        self.winners = winners
+        self.totals = totals
 
 
 Event: TypeAlias = (
