@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from .base import Bot, Budget
+from .registry import BOTS, STRENGTHS, BotError, describe_bots, make_bot
 
-__all__ = ["Bot", "Budget"]
+__all__ = ["BOTS", "STRENGTHS", "Bot", "BotError", "Budget", "describe_bots", "make_bot"]
