@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nimmt import DecisionKind, Pending, Rules, for_viewer
+from nimmt import Deal, DecisionKind, Game, Pending, Rules, for_viewer
 from nimmt.events import (
     EVENT_TYPES,
     CardChosen,
@@ -26,6 +26,7 @@ from nimmt.events import (
     TurnStarted,
 )
 from nimmt.narrate import (
+    Narrator,
     card_name,
     describe,
     describe_pending,
@@ -34,6 +35,7 @@ from nimmt.narrate import (
     describe_scores,
     describe_table,
     narrate,
+    narrator,
     player_name,
 )
 from nimmt.randomplay import simulate
@@ -56,8 +58,8 @@ EXAMPLES: list[tuple[Event, str]] = [
     (CardDrafted(0, 17), "Ana drafts 17."),
     (
         RowsDealt(((12,), (40, 55), (77,), (90,))),
-        "The rows: Row 1: 12 (1 card, 1 bullhead). Row 2: 40, 55 (2 cards, 10 bullheads). "
-        "Row 3: 77 (1 card, 5 bullheads). Row 4: 90 (1 card, 3 bullheads).",
+        "The rows: Row 1: 12 — 1 card, 1 bullhead. Row 2: 40, 55 — 2 cards, 10 bullheads. "
+        "Row 3: 77 — 1 card, 5 bullheads. Row 4: 90 — 1 card, 3 bullheads.",
     ),
     (TurnStarted(3), "Turn 3."),
     (CardChosen(2, 44), "Cleo chooses 44."),
@@ -71,7 +73,7 @@ EXAMPLES: list[tuple[Event, str]] = [
     ),
     (
         RowTaken(1, 3, (33, 42, 50, 57, 64), 8, "full"),
-        "Bob takes row 3 (5 cards, 8 bullheads).",
+        "Bob takes row 3, 8 bullheads.",
     ),
     (CardPlaced(0, 12, 1), "Ana's 12 goes to row 1."),
     (
@@ -106,7 +108,7 @@ def test_variants_of_sentences() -> None:
     assert describe(CardPlaced(1, 8, 2, "left"), NAMES) == "Bob's 8 goes to the left end of row 2."
     assert describe(CardPlaced(1, 8, 2, "right", True), NAMES) == "Bob's 8 starts row 2."
     assert describe(RowTaken(0, 1, (55,), 7, "too_low"), NAMES) == (
-        "Ana takes row 1 (1 card, 7 bullheads)."
+        "Ana takes row 1, 7 bullheads."
     )
     assert describe(PlayerEliminated(0, 1), NAMES) == "Ana is out with 1 bullhead."
     assert describe(GameOver((0, 2), (30, 41, 30)), NAMES) == (
@@ -119,28 +121,31 @@ def test_variants_of_sentences() -> None:
 def test_take_and_start_are_one_sentence() -> None:
     taken = RowTaken(1, 3, (33, 42, 50, 57, 64), 8, "full")
     assert narrate([taken, CardPlaced(1, 77, 3, started=True)], NAMES) == [
-        "Bob takes row 3 (5 cards, 8 bullheads) and starts it with 77."
+        "Bob takes row 3, 8 bullheads, and starts it with 77."
     ]
     full = RowTaken(0, 2, (5, 6, 7, 8, 9), 5, "full")
     assert narrate([full, CardPlaced(0, -2, 2, started=True)], NAMES) == [
-        "Ana takes row 2 (5 cards, 5 bullheads) and starts it with joker 0.8."
+        "Ana takes row 2, 5 bullheads, and starts it with joker 0.8."
     ]
     # Not the same row: two sentences.
     assert narrate([taken, CardPlaced(1, 77, 4)], NAMES) == [
-        "Bob takes row 3 (5 cards, 8 bullheads).",
+        "Bob takes row 3, 8 bullheads.",
         "Bob's 77 goes to row 4.",
     ]
     # A take at the very end is still told.
     assert narrate([CardPlaced(2, 9, 1), taken], NAMES) == [
         "Cleo's 9 goes to row 1.",
-        "Bob takes row 3 (5 cards, 8 bullheads).",
+        "Bob takes row 3, 8 bullheads.",
     ]
 
 
 def test_table_scores_rules_and_pending() -> None:
-    assert describe_row(2, (87, -1)) == "Row 2: 87, joker 0.9 (2 cards, 2 bullheads)."
+    assert describe_row(2, (87, -1)) == (
+        "Row 2: 87, joker 0.9 (end value 87.9) — 2 cards, 2 bullheads."
+    )
+    assert describe_row(3, (14, 17, 33)) == "Row 3: 14, 17, 33 — 3 cards, 7 bullheads."
     assert describe_table(((1,), (2,))) == (
-        "Row 1: 1 (1 card, 1 bullhead). Row 2: 2 (1 card, 1 bullhead)."
+        "Row 1: 1 — 1 card, 1 bullhead. Row 2: 2 — 1 card, 1 bullhead."
     )
     assert describe_scores((3, 0, 12), NAMES) == "Scores: Ana 3, Bob 0, Cleo 12."
     assert describe_rules(Rules.parse("category5+tactics", players=5)) == (
@@ -189,3 +194,213 @@ def test_sentences_follow_views() -> None:
     assert "Ana's hand" not in " ".join(told)
     assert "Cleo's hand" in " ".join(told)
     assert "Ana has chosen a card." in told
+
+
+# -- the Narrator: the viewer as "you", a whole resolution step, the shortcuts ------------
+
+SEED_NAMES = ["Alisa", "Bob", "Celia", "David"]
+#: Seed 000's worked example (RULES.md §2): Bob plays 88, so Bob takes the 11.
+SEED_DEAL = Deal(
+    rows=((9, 12, 21), (19, 24), (33, 42, 50, 57), (69, 72, 81)),
+    hands=((23,), (88,), (7,), (64,)),
+)
+
+
+def seed_game() -> Game:
+    return Game(Rules.preset("classic", 4), deals=[SEED_DEAL])
+
+
+def test_a_resolution_step_is_one_group_with_the_viewer_as_you() -> None:
+    en = Narrator("en")
+    game = seed_game()
+    game.play_card(0, 23)
+    game.play_card(1, 88)
+    game.play_card(3, 64)
+    reveal = game.play_card(2, 7)
+    assert en.announce(reveal, SEED_NAMES, viewer=1) == (
+        "Celia has chosen a card. Cards revealed: Celia 7, Alisa 23, David 64, you 88. "
+        "Row choice: Celia's 7 is lower than every row."
+    )
+    step = game.take_row(2, 4)
+    assert en.narrate(step, SEED_NAMES, viewer=1) == [
+        "Celia takes row 4, 3 bullheads, and starts it with 7.",
+        "Alisa's 23 goes to row 1.",
+        "David's 64 goes to row 3.",
+        "You take row 3, 11 bullheads, and start it with 88.",
+        "Round 1 is over. Penalties: Alisa 0, you 11, Celia 3, David 0. "
+        "Totals: Alisa 0, you 11, Celia 3, David 0.",
+    ]
+    # Seen by Celia, and by nobody in particular (a record).
+    assert en.narrate(step, SEED_NAMES, viewer=2)[0] == (
+        "You take row 4, 3 bullheads, and start it with 7."
+    )
+    assert en.narrate(step, SEED_NAMES)[3] == (
+        "Bob takes row 3, 11 bullheads, and starts it with 88."
+    )
+
+
+def test_every_event_has_a_you_form() -> None:
+    en = Narrator("en")
+    said = {
+        HandDealt(1, (3, 55, -4)): "Your hand: 3, 55, joker 0.6.",
+        DraftStarted((1, 2, 3), 1): "Draft from 3 face-up cards: 1, 2, 3. You pick first.",
+        DraftStarted((9,), 0): "Draft from 1 face-up card: 9. Ana picks first.",
+        CardDrafted(1, 17): "You draft 17.",
+        TurnStarted(4, 1): "Turn 4. You have the first-player marker and choose first.",
+        CardChosen(1, 40): "You choose 40.",
+        CardChosen(1, None): "You have chosen a card.",
+        CardChosen(1, 40, True): "You play 40 face up.",
+        CardChosen(0, 12, True): "Ana plays 12 face up.",
+        RowChoiceNeeded(1, 7, "too_low"): "Row choice: your 7 is lower than every row.",
+        RowChoiceNeeded(1, -1, "joker"): "Row choice: you choose the row for joker 0.9.",
+        RowTaken(1, 3, (33, 42), 6, "too_low"): "You take row 3, 6 bullheads.",
+        CardPlaced(1, 40, 2): "Your 40 goes to row 2.",
+        CardPlaced(1, 8, 2, "left"): "Your 8 goes to the left end of row 2.",
+        CardPlaced(1, 8, 2, "right", True): "Your 8 starts row 2.",
+        PlayerEliminated(1, 66): "You are out with 66 bullheads.",
+        GameOver((1,), (70, 12, 40)): "Game over: you win with 12 bullheads.",
+        GameOver((1, 2), (70, 12, 12)): (
+            "Game over: you and Cleo share the win with 12 bullheads each."
+        ),
+        RoundStarted(1, (0, 1), 104): "Round 1 begins for Ana and you, with 104 cards.",
+    }
+    for event, sentence in said.items():
+        assert en.describe(event, NAMES, viewer=1) == sentence
+    # What the viewer may not see is never told: another seat's hand, a face-down card.
+    assert en.describe(HandDealt(0, (3, 4)), NAMES, viewer=1) is None
+    assert en.describe(HandDealt(0, (3, 4), public=True), NAMES, viewer=1) == "Ana's hand: 3, 4."
+    assert en.describe(CardChosen(0, 12), NAMES, viewer=1) == "Ana has chosen a card."
+    assert en.describe(GameOver((), (1, 2, 3)), NAMES) == "Game over."
+
+
+def test_shortcut_sentences_follow_the_view() -> None:
+    en = Narrator("en")
+    game = seed_game()
+    view = game.view(1)
+    assert en.rows_sentence(view) == (
+        "Row 1: 9, 12, 21 — 3 cards, 3 bullheads. Row 2: 19, 24 — 2 cards, 2 bullheads. "
+        "Row 3: 33, 42, 50, 57 — 4 cards, 10 bullheads. Row 4: 69, 72, 81 — 3 cards, 3 bullheads."
+    )
+    assert en.row_sentence(view, 3) == "Row 3: 33, 42, 50, 57 — 4 cards, 10 bullheads."
+    assert en.bullheads_sentence(view.rows[2], 3) == "Row 3: 10 bullheads."
+    assert en.bullheads_sentence(view.rows[1]) == "2 cards, 2 bullheads."
+    assert en.bullheads_sentence(55) == "55: 7 bullheads."
+    assert en.bullheads_sentence(-5) == "joker 0.5: 1 bullhead."
+    assert en.chosen_sentence(view, SEED_NAMES) == "Nobody has chosen yet."
+    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa 0, you 0, Celia 0, David 0."
+    assert en.hand_sentence(view) == "Your hand: 88 — 1 card."
+    assert en.your_decision_sentence(view) == "Choose a card to play: 88."
+
+    game.play_card(1, 88)
+    view = game.view(1)
+    assert en.chosen_sentence(view, SEED_NAMES) == (
+        "Chosen: you 88. Not yet: Alisa, Celia and David."
+    )
+    assert en.chosen_sentence(game.view(0), SEED_NAMES) == (
+        "Chosen: Bob. Not yet: you, Celia and David."
+    )
+    assert en.hand_sentence(view) == "Your hand: 88 — 1 card. You have chosen 88."
+    assert en.your_decision_sentence(view) is None
+
+    game.play_card(0, 23)
+    game.play_card(3, 64)
+    game.play_card(2, 7)
+    assert en.your_decision_sentence(game.view(2)) == (
+        "Your 7 is lower than every row. Choose a row to take: row 1, 3 bullheads; "
+        "row 2, 2 bullheads; row 3, 10 bullheads; row 4, 3 bullheads."
+    )
+    assert en.chosen_sentence(game.view(1), SEED_NAMES) == (
+        "Waiting for Celia to choose a row for 7."
+    )
+    game.take_row(2, 4)
+    view = game.view(1)
+    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa 0, you 11, Celia 3, David 0."
+    assert en.chosen_sentence(view, SEED_NAMES) == "Nobody is choosing a card now."
+    assert en.row_sentence(view, 2) == "Row 2 is not on the table yet."
+    assert en.hand_sentence(view) == "Your hand is empty."
+    assert en.hand_sentence(game.view(None)) == "Spectators have no hand."
+    with pytest.raises(ValueError, match="rows are numbered 1 to 4"):
+        en.row_sentence(view, 5)
+
+
+def test_this_rounds_penalties_and_who_is_out() -> None:
+    en = Narrator("en")
+    rules = Rules.preset("classic", 3, end="elimination", limit=10)
+    deal = Deal(rows=((10,), (20,), (30,), (40,)), hands=((5, 6), (50, 51), (52, 53)))
+    game = Game(rules, deals=[deal], scores=(9, 0, 0))
+    game.play_card(0, 5)
+    game.play_card(1, 50)
+    game.play_card(2, 52)
+    game.take_row(0, 4)  # 40: 3 bullheads, this round
+    assert en.scores_sentence(game.view(1), NAMES) == (
+        "Scores: Ana 9, you 0, Cleo 0. This round so far: Ana 3, you 0, Cleo 0."
+    )
+    game.play_card(0, 6)
+    game.play_card(1, 51)
+    game.play_card(2, 53)
+    told = en.narrate(game.events, NAMES, viewer=1)
+    assert "Ana is out with 12 bullheads." in told
+    assert en.scores_sentence(game.view(1), NAMES).startswith("Scores: Ana 12 (out), you ")
+
+
+def test_jokers_open_play_and_draft_decisions() -> None:
+    en = Narrator("en")
+    rules = Rules.parse("jokers", players=2)
+    deal = Deal(rows=((87,), (20, 30), (40,), (60,)), hands=((-1, 11), (-3, 12)))
+    game = Game(rules, deals=[deal])
+    game.play_card(0, -1)
+    game.play_card(1, 12)
+    assert en.your_decision_sentence(game.view(0)) == (
+        "Choose the row for your joker 0.9: row 1, 1 card, 1 bullhead; "
+        "row 2, 2 cards, 6 bullheads; row 3, 1 card, 3 bullheads; row 4, 1 card, 3 bullheads."
+    )
+    assert en.pending_sentence(game.pending, NAMES, viewer=1) == (
+        "Waiting for Ana to choose a row for joker 0.9."
+    )
+    game.take_row(0, 1)
+    assert en.row_sentence(game.view(1), 1) == (
+        "Row 1: 87, joker 0.9 (end value 87.9) — 2 cards, 2 bullheads."
+    )
+
+    logic = Game(Rules.parse("logic", players=2), seed=3)
+    drafter = logic.pending.players[0] if logic.pending else -1
+    decision = en.your_decision_sentence(logic.view(drafter))
+    assert decision is not None and decision.startswith("Draft a card: ")
+    assert en.pending_sentence(logic.pending, NAMES) == (
+        f"Waiting for {NAMES[drafter]} to draft a card."
+    )
+
+
+def test_timers_errors_and_rules() -> None:
+    en = Narrator("en")
+    assert en.timer_sentence(1) == "1 second left."
+    assert en.timer_sentence(10) == "10 seconds left."
+    assert en.timeout_sentence(2, NAMES) == "Time is up: the table plays for Cleo."
+    assert en.timeout_sentence(2, NAMES, viewer=2) == "Time is up: the table plays for you."
+    game = seed_game()
+    refusals = []
+    for attempt in (
+        lambda: game.play_card(0, 50),
+        lambda: game.take_row(0, 1),
+        lambda: Rules.parse("logic+jokers+no-such-thing"),
+    ):
+        with pytest.raises(ValueError) as caught:
+            attempt()
+        refusals.append(en.error_sentence(caught.value))
+    assert refusals == [
+        "You do not hold that card.",
+        "That decision is not yours to make now.",
+        "Those rules cannot be played together.",
+    ]
+    assert en.error_sentence(KeyError("x")) == "Something went wrong; please try again."
+    assert en.players_sentence(NAMES) == "Players: Ana, Bob, Cleo."
+    assert en.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=2)) == (
+        "Rules: classic, 3 players, 2 rounds."
+    )
+
+
+def test_module_functions_take_a_language() -> None:
+    assert card_name(-7, lang="sr") == "džoker 0,3"
+    assert describe(CardDrafted(0, 17), NAMES, lang="cs") == "Ana si bere 17."
+    assert narrate([TurnStarted(2)], NAMES, lang="sr") == ["Potez 2."]
+    assert narrator("en") is narrator("en")

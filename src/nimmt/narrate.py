@@ -1,32 +1,81 @@
-"""Plain English sentences for events, rows, scores and rules.
+"""Sentences about a game, in the reader's language.
 
 Every sentence the project says about a game is written here, once, so the
 terminal replay, the web client's live regions and the screen-reader
-announcements never disagree. Each sentence is a template with named fields
-passed through :func:`_` (and counts through :func:`_n`); these are the hooks
-where translation catalogs will plug in, so keep sentences whole (never glue
-fragments of a sentence together) and free of markup.
+announcements never disagree. The sentences are English templates marked with
+``_()`` (and ``_n()`` for counts); their translations live in gettext catalogs
+under ``nimmt/locales/<language>/LC_MESSAGES/nimmt.po`` (compiled to ``.mo``),
+so a translator edits a catalog and never this code, and adding a language is
+adding a catalog (see ``docs/translating.md``). Sentences stay whole (never
+glued from fragments whose grammar depends on each other) and free of markup.
+
+A :class:`Narrator` speaks one language; :func:`narrator` shares one per
+language. ``names`` are the display names by seat; ``viewer`` is the seat the
+sentences are for: that player is "you" (second person), everyone else is
+named, and what the viewer may not see is not told. The calls:
+
+- events: ``describe(event, names, viewer)`` (one event), ``narrate(events,
+  names, viewer)`` (a list of sentences; a row taken and the card starting it
+  are one), ``announce(events, names, viewer)`` (one string: a resolution step
+  as one announcement);
+- the table, for the seat's shortcuts (RULES.md §7): ``rows_sentence(view)``
+  (V), ``row_sentence(view, n)`` (1–4), ``bullheads_sentence(card_or_row,
+  row)`` (C), ``chosen_sentence(view, names)`` (T), ``scores_sentence(view,
+  names)`` (S), ``hand_sentence(view)``, ``your_decision_sentence(view)`` (what
+  the viewer must do now, with the options), ``pending_sentence(pending,
+  names, viewer)``;
+- the rest: ``timer_sentence(seconds)``, ``timeout_sentence(seat, names,
+  viewer)``, ``error_sentence(error)``, ``rules_sentence(rules)``,
+  ``players_sentence(names)``, and the words ``card``, ``cards``, ``player``,
+  ``count_cards``, ``count_bullheads``, ``number``.
+
+Jokers and row values raised by a joker are written with the language's
+decimal sign, from Babel's CLDR data ("0.3" in English, "0,3" in Serbian and
+Czech).
 
 >>> from nimmt.events import CardsRevealed, CardPlaced, RowTaken
 >>> names = ["Ana", "Bob", "Cleo"]
->>> describe(CardsRevealed(((0, 12), (1, 40), (2, 77))), names)
-'Cards revealed: Ana 12, Bob 40, Cleo 77.'
->>> describe(CardPlaced(0, 12, 1), names)
-"Ana's 12 goes to row 1."
->>> narrate([RowTaken(1, 3, (33, 42, 50, 57, 64), 8, "full"),
-...          CardPlaced(1, 77, 3, started=True)], names)
-['Bob takes row 3 (5 cards, 8 bullheads) and starts it with 77.']
->>> describe_row(2, (87, -1))
-'Row 2: 87, joker 0.9 (2 cards, 2 bullheads).'
+>>> step = [CardsRevealed(((0, 12), (1, 40), (2, 77))), CardPlaced(0, 12, 1),
+...         CardPlaced(1, 40, 2), RowTaken(2, 3, (33, 42, 50, 57, 64), 8, "full"),
+...         CardPlaced(2, 77, 3, started=True)]
+>>> print(Narrator("en").announce(step, names, viewer=1))
+Cards revealed: Ana 12, you 40, Cleo 77. Ana's 12 goes to row 1. Your 40 goes to row 2. \
+Cleo takes row 3, 8 bullheads, and starts it with 77.
+>>> for sentence in Narrator("sr").narrate(step, names):
+...     print(sentence)
+Otkrivene karte: Ana 12, Bob 40, Cleo 77.
+Ana stavlja 12 u skup 1.
+Bob stavlja 40 u skup 2.
+Cleo uzima skup 3, 8 poena, i započinje ga kartom 77.
+>>> Narrator("cs").row_sentence(((9, 12, 21), (87, -1)), 2)
+'Řada 2: 87, žolík 0,9 (hodnota na konci 87,9) — 2 karty, 2 body.'
+
+The module-level functions (:func:`describe`, :func:`narrate`,
+:func:`describe_row`, ...) speak English unless given ``lang``.
 """
 
 from __future__ import annotations
 
+import gettext
+import os
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
 
-from .cards import Card, card_label
-from .defaults import row_bullheads
-from .engine import DecisionKind, Pending
+from babel import Locale, UnknownLocaleError
+from babel.numbers import get_decimal_symbol
+
+from .cards import BULLHEADS, Card, is_card
+from .engine import DecisionKind, Pending, Phase, View
+from .errors import (
+    CardNotInHand,
+    GameOverError,
+    IllegalMove,
+    NoSuchRow,
+    NotYourDecision,
+    RecordError,
+    RulesError,
+)
 from .events import (
     CardChosen,
     CardDrafted,
@@ -43,10 +92,17 @@ from .events import (
     RowsDealt,
     RowTaken,
     TurnStarted,
+    for_viewer,
 )
 from .rules import EndMode, Rules
 
 __all__ = [
+    "DOMAIN",
+    "LOCALE_DIR",
+    "SOURCE_LANGUAGE",
+    "Narrator",
+    "UnknownLanguage",
+    "available_languages",
     "card_name",
     "describe",
     "describe_pending",
@@ -55,250 +111,658 @@ __all__ = [
     "describe_scores",
     "describe_table",
     "narrate",
+    "narrator",
     "player_name",
 ]
 
+#: Where the catalogs live: ``LOCALE_DIR/<language>/LC_MESSAGES/nimmt.mo``.
+LOCALE_DIR = Path(__file__).resolve().parent / "locales"
+#: The gettext domain, the catalogs' file name.
+DOMAIN = "nimmt"
+#: The language the templates are written in; it needs no catalog to be spoken.
+SOURCE_LANGUAGE = "en"
 
-def _(text: str) -> str:
-    """Marks a sentence for translation (English for now)."""
-    return text
-
-
-def _n(singular: str, plural: str, count: int) -> str:
-    """Chooses the form for ``count`` (English: one or many; other languages need more)."""
-    return singular if count == 1 else plural
-
-
-# -- words ----------------------------------------------------------------------
+Rows = Sequence[Sequence[Card]]
 
 
-def card_name(card: Card) -> str:
-    """A card as said aloud: ``"12"``, or ``"joker 0.3"`` for a joker."""
-    if card < 0:
-        return _("joker {label}").format(label=card_label(card))
-    return card_label(card)
+class UnknownLanguage(ValueError):
+    """No catalog for the language asked for; the message lists the known ones."""
 
 
-def player_name(player: int, names: Sequence[str]) -> str:
-    """The display name of seat ``player`` (``Player 3`` when no name is known)."""
-    if 0 <= player < len(names):
-        return names[player]
-    return _("Player {number}").format(number=player + 1)
+def available_languages(locale_dir: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
+    """The languages with a compiled catalog in ``locale_dir`` (and English), sorted."""
+    directory = Path(locale_dir) if locale_dir is not None else LOCALE_DIR
+    found = {SOURCE_LANGUAGE}
+    if directory.is_dir():
+        found.update(
+            d.name for d in directory.iterdir() if (d / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()
+        )
+    return tuple(sorted(found))
 
 
-def _and(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return _("{first} and {last}").format(first=", ".join(items[:-1]), last=items[-1])
+def _resolve(language: str, known: Sequence[str]) -> str:
+    """``language`` as a catalog name: ``"sr-Latn-RS"`` finds ``sr``, ``"cs_CZ"`` finds ``cs``."""
+    parts = language.strip().replace("-", "_").split("_")
+    while parts and parts[0]:
+        for candidate in ("_".join(parts), "_".join(parts).lower()):
+            if candidate in known:
+                return candidate
+        parts = parts[:-1]
+    raise UnknownLanguage(f"no catalog for language {language!r}; known: {', '.join(known)}")
 
 
-def _cards(cards: Iterable[Card]) -> str:
-    return ", ".join(card_name(c) for c in cards)
+def _decimal_symbol(language: str) -> str:
+    """The decimal sign of ``language`` from Babel's CLDR data; ``.`` for a locale it lacks."""
+    try:
+        return str(get_decimal_symbol(Locale.parse(language)))
+    except (UnknownLocaleError, ValueError):
+        return "."
 
 
-def _count_cards(count: int) -> str:
-    return _n("{count} card", "{count} cards", count).format(count=count)
+def _row_end_tenths(row: Sequence[Card]) -> int:
+    """A row's end value in tenths: a joker raises the value before it by its decimal."""
+    value = 0
+    for c in row:
+        value = value + c + 10 if c < 0 else c * 10
+    return value
 
 
-def _count_bullheads(count: int) -> str:
-    return _n("{count} bullhead", "{count} bullheads", count).format(count=count)
+def _row_bullheads(row: Sequence[Card]) -> int:
+    return sum([BULLHEADS[c] for c in row])
 
 
-def _per_player(values: Sequence[int], names: Sequence[str]) -> str:
-    return ", ".join(
-        _("{name} {value}").format(name=player_name(p, names), value=v)
-        for p, v in enumerate(values)
-    )
+class Narrator:
+    """Turns events and views into sentences in one language.
 
-
-# -- the table ------------------------------------------------------------------
-
-
-def describe_row(number: int, row: Sequence[Card]) -> str:
-    """One row: its number, its cards, how many, and their bullheads."""
-    return _("Row {number}: {cards} ({count}, {bullheads}).").format(
-        number=number,
-        cards=_cards(row),
-        count=_count_cards(len(row)),
-        bullheads=_count_bullheads(row_bullheads(row)),
-    )
-
-
-def describe_table(rows: Sequence[Sequence[Card]]) -> str:
-    """All rows, row 1 first, one sentence each."""
-    return " ".join(describe_row(i, row) for i, row in enumerate(rows, 1))
-
-
-def describe_scores(scores: Sequence[int], names: Sequence[str]) -> str:
-    """Everyone's total."""
-    return _("Scores: {scores}.").format(scores=_per_player(scores, names))
-
-
-def describe_rules(rules: Rules) -> str:
-    """The rules of a table in one sentence."""
-    if rules.end is EndMode.CLASSIC:
-        end = _("the game ends when someone reaches {limit}").format(limit=rules.limit)
-    elif rules.end is EndMode.ELIMINATION:
-        end = _("players reaching {limit} are out").format(limit=rules.limit)
-    else:
-        end = _n("{rounds} round", "{rounds} rounds", rules.rounds or 0).format(rounds=rules.rounds)
-    return _("Rules: {name}, {players} players, {end}.").format(
-        name=rules.name, players=rules.players, end=end
-    )
-
-
-def describe_pending(pending: Pending | None, names: Sequence[str]) -> str | None:
-    """Who the game waits for, and for what; ``None`` when it waits for nobody."""
-    if pending is None:
-        return None
-    who = _and([player_name(p, names) for p in pending.players])
-    if pending.kind is DecisionKind.CARD:
-        return _("Waiting for {who} to choose a card.").format(who=who)
-    if pending.kind is DecisionKind.DRAFT:
-        return _("Waiting for {who} to draft a card.").format(who=who)
-    card = card_name(pending.card) if pending.card is not None else "?"
-    return _("Waiting for {who} to choose a row for {card}.").format(who=who, card=card)
-
-
-# -- events ---------------------------------------------------------------------
-
-
-def describe(event: Event, names: Sequence[str]) -> str | None:
-    """One event as one sentence; ``None`` when the event has nothing to tell a reader.
-
-    ``names`` are the display names by seat. Hidden information is the
-    caller's business: pass events through :func:`nimmt.events.for_viewer`
-    first, and a card chosen face down is then told without its card.
+    ``language`` is a catalog name or a language tag (``"sr"``, ``"sr-Latn"``,
+    ``"cs_CZ"``); :class:`UnknownLanguage` is raised when no catalog fits.
+    ``locale_dir`` points at another catalog directory (tests, a site's own
+    translations). A narrator holds no game state: one per language can
+    serve every table. Names are the display names by seat; ``viewer`` is the
+    seat spoken to as "you" (``None``: nobody, e.g. a spectator or a record).
     """
 
-    def name(p: int) -> str:
-        return player_name(p, names)
+    language: str
 
-    match event:
-        case RoundStarted(round=rnd, players=players, deck_size=deck):
-            return _("Round {round} begins for {players}, with {deck} cards.").format(
-                round=rnd, players=_and([name(p) for p in players]), deck=deck
-            )
-        case HandDealt(player=p, hand=hand):
-            if not hand:
-                return None
-            return _("{name}'s hand: {cards}.").format(name=name(p), cards=_cards(hand))
-        case DraftStarted(pool=pool, first=first):
-            return _("Draft from {count} face-up cards: {cards}. {name} picks first.").format(
-                count=len(pool), cards=_cards(pool), name=name(first)
-            )
-        case CardDrafted(player=p, card=card):
-            return _("{name} drafts {card}.").format(name=name(p), card=card_name(card))
-        case RowsDealt(rows=rows):
-            return _("The rows: {table}").format(table=describe_table(rows))
-        case TurnStarted(turn=turn, marker=marker):
-            if marker is None:
-                return _("Turn {turn}.").format(turn=turn)
-            return _("Turn {turn}. {name} has the first-player marker and chooses first.").format(
-                turn=turn, name=name(marker)
-            )
-        case CardChosen(player=p, card=card, face_up=face_up):
-            if card is None:
-                return _("{name} has chosen a card.").format(name=name(p))
-            if face_up:
-                return _("{name} plays {card} face up.").format(name=name(p), card=card_name(card))
-            return _("{name} chooses {card}.").format(name=name(p), card=card_name(card))
-        case CardsRevealed(plays=plays):
-            return _("Cards revealed: {plays}.").format(
-                plays=", ".join(
-                    _("{name} {card}").format(name=name(p), card=card_name(c)) for p, c in plays
-                )
-            )
-        case RowChoiceNeeded(player=p, card=card, reason=reason):
-            if reason == "too_low":
-                return _("Row choice: {name}'s {card} is lower than every row.").format(
-                    name=name(p), card=card_name(card)
-                )
-            return _("Row choice: {name} chooses the row for {card}.").format(
-                name=name(p), card=card_name(card)
-            )
-        case RowTaken(player=p, row=row, cards=cards, bullheads=points):
-            return _("{name} takes row {row} ({count}, {bullheads}).").format(
-                name=name(p),
-                row=row,
-                count=_count_cards(len(cards)),
-                bullheads=_count_bullheads(points),
-            )
-        case CardPlaced(player=p, card=card, row=row, end=end, started=started):
-            if started:
-                return _("{name}'s {card} starts row {row}.").format(
-                    name=name(p), card=card_name(card), row=row
-                )
-            if end == "left":
-                return _("{name}'s {card} goes to the left end of row {row}.").format(
-                    name=name(p), card=card_name(card), row=row
-                )
-            return _("{name}'s {card} goes to row {row}.").format(
-                name=name(p), card=card_name(card), row=row
-            )
-        case RoundScored(round=rnd, penalties=penalties, totals=totals):
-            return _("Round {round} is over. Penalties: {penalties}. Totals: {totals}.").format(
-                round=rnd,
-                penalties=_per_player(penalties, names),
-                totals=_per_player(totals, names),
-            )
-        case PlayerEliminated(player=p, total=total):
-            return _("{name} is out with {bullheads}.").format(
-                name=name(p), bullheads=_count_bullheads(total)
-            )
-        case GameOver(winners=winners, totals=totals):
-            best = _count_bullheads(totals[winners[0]]) if winners else ""
-            if len(winners) == 1:
-                return _("Game over: {name} wins with {bullheads}.").format(
-                    name=name(winners[0]), bullheads=best
-                )
-            return _("Game over: {names} share the win with {bullheads} each.").format(
-                names=_and([name(p) for p in winners]), bullheads=best
-            )
-    raise TypeError(f"not an event: {event!r}")
+    def __init__(
+        self, language: str = SOURCE_LANGUAGE, locale_dir: str | os.PathLike[str] | None = None
+    ) -> None:
+        directory = Path(locale_dir) if locale_dir is not None else LOCALE_DIR
+        self.language = _resolve(language, available_languages(directory))
+        mo = directory / self.language / "LC_MESSAGES" / f"{DOMAIN}.mo"
+        self._catalog: gettext.NullTranslations
+        if mo.is_file():
+            with mo.open("rb") as f:
+                self._catalog = gettext.GNUTranslations(f)
+        else:  # the source language without a catalog of its own
+            self._catalog = gettext.NullTranslations()
+        self._decimal = _decimal_symbol(self.language)
 
+    def __repr__(self) -> str:
+        return f"Narrator({self.language!r})"
 
-def _take_and_start(taken: RowTaken, placed: CardPlaced, names: Sequence[str]) -> str:
-    return _("{name} takes row {row} ({count}, {bullheads}) and starts it with {card}.").format(
-        name=player_name(taken.player, names),
-        row=taken.row,
-        count=_count_cards(len(taken.cards)),
-        bullheads=_count_bullheads(taken.bullheads),
-        card=card_name(placed.card),
-    )
+    # -- catalog lookups (the names ``_`` and ``_n`` are what extraction looks for)
 
+    def _(self, message: str) -> str:
+        return self._catalog.gettext(message)
 
-def narrate(events: Iterable[Event], names: Sequence[str]) -> list[str]:
-    """Sentences for a run of events, in order.
+    def _n(self, singular: str, plural: str, count: int) -> str:
+        """The plural form for ``count``, with ``{count}`` filled in and other fields left."""
+        return self._catalog.ngettext(singular, plural, count).replace("{count}", str(count))
 
-    A row taken and the card that starts it anew are told as one sentence,
-    because that is one thing happening at the table.
-    """
-    out: list[str] = []
-    pending: RowTaken | None = None
-    for event in events:
-        if pending is not None:
-            if (
-                type(event) is CardPlaced
-                and event.started
-                and event.player == pending.player
-                and event.row == pending.row
-            ):
-                out.append(_take_and_start(pending, event, names))
-                pending = None
+    # -- words ------------------------------------------------------------------
+
+    def number(self, tenths: int, always_decimal: bool = False) -> str:
+        """A value given in tenths, as written here: 870 → ``87``, 879 → ``87.9`` (``87,9``).
+
+        ``always_decimal`` keeps a zero tenth (joker 0.0, a row ending at 87.0).
+        """
+        whole, tenth = divmod(tenths, 10)
+        if tenth == 0 and not always_decimal:
+            return str(whole)
+        return f"{whole}{self._decimal}{tenth}"
+
+    def card(self, card: Card) -> str:
+        """A card as said aloud: ``"12"``, or ``"joker 0.3"`` (Serbian ``"džoker 0,3"``)."""
+        if not is_card(card):
+            raise ValueError(f"{card!r} is not a card")
+        if card < 0:
+            # TRANSLATORS: one of the anniversary jokers 0.0 to 0.9; {label} is e.g. "0.3".
+            return self._("joker {label}").format(label=self.number(card + 10, True))
+        return str(card)
+
+    def cards(self, cards: Iterable[Card]) -> str:
+        """Cards in a list: ``"3, 55, joker 0.6"``."""
+        return ", ".join(self.card(c) for c in cards)
+
+    def player(self, seat: int, names: Sequence[str], viewer: int | None = None) -> str:
+        """A seat as named in a list: its name, "you" for the viewer, or "Player 3"."""
+        if viewer is not None and seat == viewer:
+            # TRANSLATORS: the reader, inside a list ("Cards revealed: Ana 12, you 40").
+            return self._("you")
+        if 0 <= seat < len(names):
+            return names[seat]
+        return self._("Player {number}").format(number=seat + 1)
+
+    def join(self, items: Sequence[str]) -> str:
+        """``"Ana, Bob and Cleo"``."""
+        if len(items) <= 1:
+            return "".join(items)
+        return self._("{first} and {last}").format(first=", ".join(items[:-1]), last=items[-1])
+
+    def count_cards(self, count: int) -> str:
+        """``"1 card"``, ``"5 cards"`` (Serbian ``"5 karata"``)."""
+        return self._n("{count} card", "{count} cards", count)
+
+    def count_bullheads(self, count: int) -> str:
+        """``"1 bullhead"``, ``"8 bullheads"`` (Serbian ``"8 poena"``, Czech ``"8 bodů"``)."""
+        return self._n("{count} bullhead", "{count} bullheads", count)
+
+    def _names(self, seats: Iterable[int], names: Sequence[str], viewer: int | None) -> str:
+        return self.join([self.player(p, names, viewer) for p in seats])
+
+    def _per_player(
+        self,
+        values: Sequence[int],
+        names: Sequence[str],
+        viewer: int | None,
+        seats: Iterable[int] | None = None,
+    ) -> str:
+        chosen = range(len(values)) if seats is None else seats
+        return ", ".join(
+            # TRANSLATORS: one entry of a list of scores: "Ana 12".
+            self._("{name} {value}").format(name=self.player(p, names, viewer), value=values[p])
+            for p in chosen
+        )
+
+    # -- the table --------------------------------------------------------------
+
+    def row(self, number: int, row: Sequence[Card]) -> str:
+        """One row: ``"Row 2: 14, 17, 33 — 3 cards, 5 bullheads."``.
+
+        When a joker ends the row, the value a card must beat is said too
+        (``87.9``), since it can be read from no single card.
+        """
+        if not row:
+            return self._("Row {number} is empty.").format(number=number)
+        fields = {
+            "number": number,
+            "cards": self.cards(row),
+            "count": self.count_cards(len(row)),
+            "bullheads": self.count_bullheads(_row_bullheads(row)),
+        }
+        if row[-1] < 0:
+            text = self._("Row {number}: {cards} (end value {value}) — {count}, {bullheads}.")
+            return text.format(value=self.number(_row_end_tenths(row), True), **fields)
+        return self._("Row {number}: {cards} — {count}, {bullheads}.").format(**fields)
+
+    def table(self, rows: Rows) -> str:
+        """All rows, row 1 first, one sentence each."""
+        if not rows:
+            return self._("There are no rows on the table yet.")
+        return " ".join(self.row(i, row) for i, row in enumerate(rows, 1))
+
+    def rows_sentence(self, view: View | Rows) -> str:
+        """Key V: every row with its cards, count and bullheads."""
+        return self.table(view.rows if isinstance(view, View) else view)
+
+    def row_sentence(self, view: View | Rows, number: int) -> str:
+        """Keys 1–4: row ``number`` alone."""
+        rows = view.rows if isinstance(view, View) else view
+        if not 1 <= number <= 4:
+            raise ValueError(f"rows are numbered 1 to 4, not {number!r}")
+        if number > len(rows):
+            return self._("Row {number} is not on the table yet.").format(number=number)
+        return self.row(number, rows[number - 1])
+
+    def bullheads_sentence(self, item: Card | Sequence[Card], row: int | None = None) -> str:
+        """Key C: the bullheads of one card, or of a row's cards (named when ``row`` is given)."""
+        if isinstance(item, int):
+            return self._("{card}: {bullheads}.").format(
+                card=self.card(item), bullheads=self.count_bullheads(BULLHEADS[item])
+            )
+        bullheads = self.count_bullheads(_row_bullheads(item))
+        if row is None:
+            return self._("{count}, {bullheads}.").format(
+                count=self.count_cards(len(item)), bullheads=bullheads
+            )
+        return self._("Row {number}: {bullheads}.").format(number=row, bullheads=bullheads)
+
+    def chosen_sentence(self, view: View, names: Sequence[str]) -> str:
+        """Key T: who has chosen this turn's card and who has not (never what, unless face up)."""
+        if view.phase is not Phase.CHOOSE:
+            return self.pending_sentence(view.pending, names, view.player) or self._(
+                "Nobody is choosing a card now."
+            )
+        chosen = view.chosen
+        done: list[str] = []
+        waiting: list[str] = []
+        for p in view.active:
+            who = self.player(p, names, view.player)
+            if not chosen[p]:
+                waiting.append(who)
                 continue
-            text = describe(pending, names)
-            if text is not None:
-                out.append(text)
-            pending = None
-        if type(event) is RowTaken:
-            pending = event
-            continue
-        text = describe(event, names)
-        if text is not None:
-            out.append(text)
-    if pending is not None:
-        text = describe(pending, names)
-        if text is not None:
-            out.append(text)
-    return out
+            card = view.face_up[p] if p < len(view.face_up) else None
+            if card is None and p == view.player:
+                card = view.my_choice
+            if card is not None:
+                who = self._("{name} {card}").format(name=who, card=self.card(card))
+            done.append(who)
+        if not waiting:
+            return self._("Everyone has chosen.")
+        if not done:
+            return self._("Nobody has chosen yet.")
+        return self._("Chosen: {chosen}. Not yet: {waiting}.").format(
+            chosen=self.join(done), waiting=self.join(waiting)
+        )
+
+    def scores_sentence(self, view: View, names: Sequence[str]) -> str:
+        """Key S: everyone's total, who is out, and this round's penalties so far."""
+        viewer = view.player
+        items = []
+        for p, total in enumerate(view.scores):
+            who = self.player(p, names, viewer)
+            if view.eliminated[p]:
+                items.append(self._("{name} {value} (out)").format(name=who, value=total))
+            else:
+                items.append(self._("{name} {value}").format(name=who, value=total))
+        text = self._("Scores: {scores}.").format(scores=", ".join(items))
+        if view.phase is not Phase.OVER and any(view.penalties):
+            text += " " + self._("This round so far: {penalties}.").format(
+                penalties=self._per_player(view.penalties, names, viewer, view.active)
+            )
+        return text
+
+    def hand_sentence(self, view: View) -> str:
+        """The viewer's hand, and the card chosen this turn if any."""
+        if view.player is None:
+            return self._("Spectators have no hand.")
+        if not view.hand:
+            return self._("Your hand is empty.")
+        text = self._("Your hand: {cards} — {count}.").format(
+            cards=self.cards(view.hand), count=self.count_cards(len(view.hand))
+        )
+        if view.my_choice is not None:
+            text += " " + self._("You have chosen {card}.").format(card=self.card(view.my_choice))
+        return text
+
+    def your_decision_sentence(self, view: View) -> str | None:
+        """What the viewer must do now, with the options; ``None`` when nothing is asked of them.
+
+        This is the assertive announcement of a client: it says why (a card
+        too low, a joker to place) and lists every choice.
+        """
+        pending = view.pending
+        if pending is None or view.player is None or view.player not in pending.players:
+            return None
+        if pending.kind is DecisionKind.CARD:
+            return self._("Choose a card to play: {cards}.").format(cards=self.cards(view.options))
+        if pending.kind is DecisionKind.DRAFT:
+            return self._("Draft a card: {cards}.").format(cards=self.cards(view.options))
+        rows = view.rows
+        card = self.card(pending.card) if pending.card is not None else "?"
+        if pending.reason == "joker":
+            options = "; ".join(
+                # TRANSLATORS: one option when placing a joker: "row 2, 3 cards, 5 bullheads".
+                self._("row {row}, {count}, {bullheads}").format(
+                    row=r,
+                    count=self.count_cards(len(rows[r - 1])),
+                    bullheads=self.count_bullheads(_row_bullheads(rows[r - 1])),
+                )
+                for r in view.options
+            )
+            return self._("Choose the row for your {card}: {options}.").format(
+                card=card, options=options
+            )
+        options = "; ".join(
+            # TRANSLATORS: one row the player may take: "row 2, 5 bullheads".
+            self._("row {row}, {bullheads}").format(
+                row=r, bullheads=self.count_bullheads(_row_bullheads(rows[r - 1]))
+            )
+            for r in view.options
+        )
+        text = self._("Your {card} is lower than every row. Choose a row to take: {options}.")
+        return text.format(card=card, options=options)
+
+    def pending_sentence(
+        self, pending: Pending | None, names: Sequence[str], viewer: int | None = None
+    ) -> str | None:
+        """Who the game waits for, and for what; ``None`` when it waits for nobody."""
+        if pending is None:
+            return None
+        who = self._names(pending.players, names, viewer)
+        if pending.kind is DecisionKind.CARD:
+            return self._("Waiting for {who} to choose a card.").format(who=who)
+        if pending.kind is DecisionKind.DRAFT:
+            return self._("Waiting for {who} to draft a card.").format(who=who)
+        card = self.card(pending.card) if pending.card is not None else "?"
+        return self._("Waiting for {who} to choose a row for {card}.").format(who=who, card=card)
+
+    def players_sentence(self, names: Sequence[str]) -> str:
+        """The seats in order: ``"Players: Ana, Bob, Cleo."``."""
+        return self._("Players: {names}.").format(names=", ".join(names))
+
+    def rules_sentence(self, rules: Rules) -> str:
+        """The rules of a table in one sentence."""
+        if rules.end is EndMode.CLASSIC:
+            end = self._("the game ends when someone reaches {limit}").format(limit=rules.limit)
+        elif rules.end is EndMode.ELIMINATION:
+            end = self._("players reaching {limit} are out").format(limit=rules.limit)
+        else:
+            end = self._n("{count} round", "{count} rounds", rules.rounds or 0)
+        return self._("Rules: {name}, {players}, {end}.").format(
+            name=rules.name,
+            players=self._n("{count} player", "{count} players", rules.players),
+            end=end,
+        )
+
+    # -- the clock and refusals --------------------------------------------------
+
+    def timer_sentence(self, seconds: int) -> str:
+        """A turn-timer warning: ``"10 seconds left."``."""
+        return self._n("{count} second left.", "{count} seconds left.", seconds)
+
+    def timeout_sentence(
+        self, seat: int, names: Sequence[str], viewer: int | None = None
+    ) -> str:
+        """Time ran out and the table decides for ``seat`` with the default bot (RULES.md §5)."""
+        if seat == viewer:
+            return self._("Time is up: the table plays for you.")
+        return self._("Time is up: the table plays for {name}.").format(
+            name=self.player(seat, names)
+        )
+
+    def error_sentence(self, error: BaseException) -> str:
+        """Why a decision or a request was refused, for the player who made it.
+
+        Only the error's type is used: the details of an exception are for
+        logs, in English, and may name things the player cannot see.
+        """
+        if isinstance(error, CardNotInHand):
+            return self._("You do not hold that card.")
+        if isinstance(error, NoSuchRow):
+            return self._("Rows are numbered 1 to 4.")
+        if isinstance(error, NotYourDecision):
+            return self._("That decision is not yours to make now.")
+        if isinstance(error, GameOverError):
+            return self._("The game is over.")
+        if isinstance(error, IllegalMove):
+            return self._("That move is not allowed now.")
+        if isinstance(error, RulesError):
+            return self._("Those rules cannot be played together.")
+        if isinstance(error, RecordError):
+            return self._("That game record does not replay.")
+        return self._("Something went wrong; please try again.")
+
+    # -- events -----------------------------------------------------------------
+
+    def describe(
+        self, event: Event, names: Sequence[str], viewer: int | None = None
+    ) -> str | None:
+        """One event as one sentence group; ``None`` when it has nothing to tell this reader.
+
+        With a ``viewer`` the event is first seen through
+        :func:`nimmt.events.for_viewer`, so a hidden hand or card is never told.
+        """
+        if viewer is not None:
+            seen = for_viewer(event, viewer)
+            if seen is None:
+                return None
+            event = seen
+        _ = self._
+
+        def name(p: int) -> str:
+            return self.player(p, names)
+
+        def you(p: int) -> bool:
+            return viewer is not None and p == viewer
+
+        match event:
+            case RoundStarted(round=rnd, players=players, deck_size=deck):
+                return _("Round {round} begins for {players}, with {deck}.").format(
+                    round=rnd,
+                    players=self._names(players, names, viewer),
+                    deck=self.count_cards(deck),
+                )
+            case HandDealt(player=p, hand=hand):
+                if not hand:
+                    return None
+                if you(p):
+                    return _("Your hand: {cards}.").format(cards=self.cards(hand))
+                return _("{name}'s hand: {cards}.").format(name=name(p), cards=self.cards(hand))
+            case DraftStarted(pool=pool, first=first):
+                pool_text = self._n(
+                    "Draft from {count} face-up card: {cards}.",
+                    "Draft from {count} face-up cards: {cards}.",
+                    len(pool),
+                )
+                pool_text = pool_text.format(cards=self.cards(pool))
+                if you(first):
+                    return pool_text + " " + _("You pick first.")
+                return pool_text + " " + _("{name} picks first.").format(name=name(first))
+            case CardDrafted(player=p, card=card):
+                if you(p):
+                    return _("You draft {card}.").format(card=self.card(card))
+                return _("{name} drafts {card}.").format(name=name(p), card=self.card(card))
+            case RowsDealt(rows=rows):
+                return _("The rows: {table}").format(table=self.table(rows))
+            case TurnStarted(turn=turn, marker=marker):
+                if marker is None:
+                    return _("Turn {turn}.").format(turn=turn)
+                if you(marker):
+                    text = _("Turn {turn}. You have the first-player marker and choose first.")
+                    return text.format(turn=turn)
+                text = _("Turn {turn}. {name} has the first-player marker and chooses first.")
+                return text.format(turn=turn, name=name(marker))
+            case CardChosen(player=p, card=card, face_up=face_up):
+                if card is None:
+                    if you(p):
+                        return _("You have chosen a card.")
+                    return _("{name} has chosen a card.").format(name=name(p))
+                if face_up:
+                    if you(p):
+                        return _("You play {card} face up.").format(card=self.card(card))
+                    return _("{name} plays {card} face up.").format(
+                        name=name(p), card=self.card(card)
+                    )
+                if you(p):
+                    return _("You choose {card}.").format(card=self.card(card))
+                return _("{name} chooses {card}.").format(name=name(p), card=self.card(card))
+            case CardsRevealed(plays=plays):
+                return _("Cards revealed: {plays}.").format(
+                    plays=", ".join(
+                        _("{name} {card}").format(
+                            name=self.player(p, names, viewer), card=self.card(c)
+                        )
+                        for p, c in plays
+                    )
+                )
+            case RowChoiceNeeded(player=p, card=card, reason=reason):
+                if reason == "too_low":
+                    if you(p):
+                        return _("Row choice: your {card} is lower than every row.").format(
+                            card=self.card(card)
+                        )
+                    return _("Row choice: {name}'s {card} is lower than every row.").format(
+                        name=name(p), card=self.card(card)
+                    )
+                if you(p):
+                    return _("Row choice: you choose the row for {card}.").format(
+                        card=self.card(card)
+                    )
+                return _("Row choice: {name} chooses the row for {card}.").format(
+                    name=name(p), card=self.card(card)
+                )
+            case RowTaken(player=p, row=row, bullheads=points):
+                bullheads = self.count_bullheads(points)
+                if you(p):
+                    return _("You take row {row}, {bullheads}.").format(
+                        row=row, bullheads=bullheads
+                    )
+                return _("{name} takes row {row}, {bullheads}.").format(
+                    name=name(p), row=row, bullheads=bullheads
+                )
+            case CardPlaced(player=p, card=card, row=row, end=end, started=started):
+                fields = {"name": name(p), "card": self.card(card), "row": row}
+                if started:
+                    if you(p):
+                        return _("Your {card} starts row {row}.").format(**fields)
+                    return _("{name}'s {card} starts row {row}.").format(**fields)
+                if end == "left":
+                    if you(p):
+                        return _("Your {card} goes to the left end of row {row}.").format(**fields)
+                    return _("{name}'s {card} goes to the left end of row {row}.").format(**fields)
+                if you(p):
+                    return _("Your {card} goes to row {row}.").format(**fields)
+                return _("{name}'s {card} goes to row {row}.").format(**fields)
+            case RoundScored(round=rnd, penalties=penalties, totals=totals):
+                return _("Round {round} is over. Penalties: {penalties}. Totals: {totals}.").format(
+                    round=rnd,
+                    penalties=self._per_player(penalties, names, viewer),
+                    totals=self._per_player(totals, names, viewer),
+                )
+            case PlayerEliminated(player=p, total=total):
+                if you(p):
+                    return _("You are out with {bullheads}.").format(
+                        bullheads=self.count_bullheads(total)
+                    )
+                return _("{name} is out with {bullheads}.").format(
+                    name=name(p), bullheads=self.count_bullheads(total)
+                )
+            case GameOver(winners=winners, totals=totals):
+                if not winners:
+                    return _("Game over.")
+                best = self.count_bullheads(totals[winners[0]])
+                if len(winners) == 1:
+                    if you(winners[0]):
+                        return _("Game over: you win with {bullheads}.").format(bullheads=best)
+                    return _("Game over: {name} wins with {bullheads}.").format(
+                        name=name(winners[0]), bullheads=best
+                    )
+                return _("Game over: {names} share the win with {bullheads} each.").format(
+                    names=self._names(winners, names, viewer), bullheads=best
+                )
+        raise TypeError(f"not an event: {event!r}")
+
+    def _take_and_start(
+        self, taken: RowTaken, placed: CardPlaced, names: Sequence[str], viewer: int | None
+    ) -> str:
+        fields = {
+            "row": taken.row,
+            "bullheads": self.count_bullheads(taken.bullheads),
+            "card": self.card(placed.card),
+        }
+        if viewer is not None and taken.player == viewer:
+            return self._("You take row {row}, {bullheads}, and start it with {card}.").format(
+                **fields
+            )
+        return self._("{name} takes row {row}, {bullheads}, and starts it with {card}.").format(
+            name=self.player(taken.player, names), **fields
+        )
+
+    def narrate(
+        self, events: Iterable[Event], names: Sequence[str], viewer: int | None = None
+    ) -> list[str]:
+        """Sentences for a run of events, in order.
+
+        A row taken and the card that starts it anew are told as one sentence,
+        because that is one thing happening at the table.
+        """
+        out: list[str] = []
+        held: RowTaken | None = None
+        for event in events:
+            if held is not None:
+                if (
+                    type(event) is CardPlaced
+                    and event.started
+                    and event.player == held.player
+                    and event.row == held.row
+                ):
+                    out.append(self._take_and_start(held, event, names, viewer))
+                    held = None
+                    continue
+                out.extend(self._told(held, names, viewer))
+                held = None
+            if type(event) is RowTaken:
+                held = event
+                continue
+            out.extend(self._told(event, names, viewer))
+        if held is not None:
+            out.extend(self._told(held, names, viewer))
+        return out
+
+    def _told(self, event: Event, names: Sequence[str], viewer: int | None) -> list[str]:
+        text = self.describe(event, names, viewer)
+        return [] if text is None else [text]
+
+    def announce(
+        self, events: Iterable[Event], names: Sequence[str], viewer: int | None = None
+    ) -> str:
+        """A batch of events (say, one resolution step) as one announcement."""
+        return " ".join(self.narrate(events, names, viewer))
+
+
+@lru_cache(maxsize=32)
+def narrator(language: str = SOURCE_LANGUAGE) -> Narrator:
+    """The shared narrator of ``language`` from the installed catalogs (made once)."""
+    return Narrator(language)
+
+
+# -- English (or ``lang``) shorthands, kept for the replay command and early callers ------
+
+
+def card_name(card: Card, lang: str = SOURCE_LANGUAGE) -> str:
+    """A card as said aloud: ``"12"``, or ``"joker 0.3"`` for a joker."""
+    return narrator(lang).card(card)
+
+
+def player_name(player: int, names: Sequence[str], lang: str = SOURCE_LANGUAGE) -> str:
+    """The display name of seat ``player`` (``Player 3`` when no name is known)."""
+    return narrator(lang).player(player, names)
+
+
+def describe_row(number: int, row: Sequence[Card], lang: str = SOURCE_LANGUAGE) -> str:
+    """One row: its number, its cards, how many, and their bullheads."""
+    return narrator(lang).row(number, row)
+
+
+def describe_table(rows: Rows, lang: str = SOURCE_LANGUAGE) -> str:
+    """All rows, row 1 first, one sentence each."""
+    return narrator(lang).table(rows)
+
+
+def describe_scores(
+    scores: Sequence[int], names: Sequence[str], lang: str = SOURCE_LANGUAGE
+) -> str:
+    """Everyone's total."""
+    n = narrator(lang)
+    return n._("Scores: {scores}.").format(scores=n._per_player(scores, names, None))
+
+
+def describe_rules(rules: Rules, lang: str = SOURCE_LANGUAGE) -> str:
+    """The rules of a table in one sentence."""
+    return narrator(lang).rules_sentence(rules)
+
+
+def describe_pending(
+    pending: Pending | None, names: Sequence[str], lang: str = SOURCE_LANGUAGE
+) -> str | None:
+    """Who the game waits for, and for what; ``None`` when it waits for nobody."""
+    return narrator(lang).pending_sentence(pending, names)
+
+
+def describe(
+    event: Event, names: Sequence[str], viewer: int | None = None, lang: str = SOURCE_LANGUAGE
+) -> str | None:
+    """One event as one sentence; see :meth:`Narrator.describe`."""
+    return narrator(lang).describe(event, names, viewer)
+
+
+def narrate(
+    events: Iterable[Event],
+    names: Sequence[str],
+    viewer: int | None = None,
+    lang: str = SOURCE_LANGUAGE,
+) -> list[str]:
+    """Sentences for a run of events; see :meth:`Narrator.narrate`."""
+    return narrator(lang).narrate(events, names, viewer)
