@@ -173,6 +173,7 @@ class Table:
     One snapshot is shared by every view until the table changes, so that
     asking for a view costs little. ``hands`` holds every hand only where hands
     are public (``open-hands``, and the face-up ``logic`` draft), else ``None``.
+    ``first_picker`` is the seat that picked first in this round's ``logic`` draft.
     A value: never mutate it.
     """
 
@@ -193,6 +194,7 @@ class Table:
     marker: int | None
     draft_pool: tuple[Card, ...]
     winners: tuple[int, ...]
+    first_picker: int | None
 
     def __init__(
         self,
@@ -213,6 +215,7 @@ class Table:
         marker: int | None,
         draft_pool: tuple[Card, ...],
         winners: tuple[int, ...],
+        first_picker: int | None,
     ) -> None:
         self.round = round
         self.turn = turn
@@ -231,6 +234,7 @@ class Table:
         self.marker = marker
         self.draft_pool = draft_pool
         self.winners = winners
+        self.first_picker = first_picker
 
 
 @dataclass(slots=True, init=False)
@@ -385,6 +389,7 @@ _GAME_FIELDS: tuple[str, ...] = (
     "_draft_order",
     "_draft_pool",
     "_eliminated",
+    "_first_picker",
     "_firsts",
     "_lasts",
     "_no_face_up",
@@ -459,6 +464,7 @@ class Game:
     _draft_order: list[int]
     _draft_i: int
     _active_tuple: tuple[int, ...]
+    _first_picker: int | None
     _no_face_up: tuple[None, ...]
     _open: bool
     _table: Table | None
@@ -467,10 +473,10 @@ class Game:
     def __init__(
         self,
         rules: Rules,
-        seed: int | random.Random | None = None,
+        seed: object = None,
         *,
         deals: Sequence[Deal] = (),
-        scores: Sequence[int] | None = None,
+        scores: Sequence[object] | None = None,
     ) -> None:
         self.rules = rules
         self._open = rules.open_play
@@ -481,15 +487,24 @@ class Game:
         elif type(seed) is int:
             self._rng = random.Random(seed)
         else:
-            raise TypeError("seed must be an int or a random.Random")
-        self._deals = list(deals)
+            raise TypeError(f"seed must be an int or a random.Random, not {seed!r}")
         n = rules.players
-        if scores is None:
-            scores = (0,) * n
-        if len(scores) != n or any(type(s) is not int or s < 0 for s in scores):
-            raise RulesError(f"starting scores must be {n} whole numbers >= 0")
-        self.start_scores = tuple(scores)
-        self.scores = tuple(scores)
+        start = [0] * n
+        if scores is not None:
+            start = [s for s in scores if type(s) is int and s >= 0]
+            if len(scores) != n or len(start) != n:
+                raise RulesError(f"starting scores must be {n} whole numbers >= 0")
+        self._deals = list(deals)
+        if self._deals and rules.end is not EndMode.ELIMINATION:
+            # Every seat plays every round: each deal can be checked now, before any play.
+            everyone = tuple(range(n))
+            for k, deal in enumerate(self._deals, 1):
+                try:
+                    self._check_deal(deal, everyone)
+                except RulesError as exc:
+                    raise RulesError(f"round {k} {exc}") from None
+        self.start_scores = tuple(start)
+        self.scores = tuple(start)
         self._eliminated = [False] * n
         self.events = []
         #: Decisions of each round as ``(kind, player, value)``, for records.
@@ -500,6 +515,7 @@ class Game:
         self.round = 0
         self.turn = 0
         self.marker = None
+        self._first_picker = None
         self.phase = Phase.DEAL
         self._pending = None
         self._clear_round()
@@ -552,7 +568,7 @@ class Game:
 
     # -- decisions ------------------------------------------------------------
 
-    def decide(self, decision: Decision) -> list[Event]:
+    def decide(self, decision: object) -> list[Event]:
         """Apply one decision; returns the events it caused (also appended to :attr:`events`)."""
         if type(decision) is PlayCard:
             return self.play_card(decision.player, decision.card)
@@ -664,10 +680,16 @@ class Game:
         return out
 
     def deal(self, deal: Deal) -> list[Event]:
-        """Give the deal of the next round when the game waits for one (:attr:`Phase.DEAL`)."""
+        """Give the deal of the next round when the game waits for one (:attr:`Phase.DEAL`).
+
+        A deal that does not fit the round is refused and changes nothing.
+        """
+        if self.phase is Phase.OVER:
+            raise GameOverError("the game is over")
         if self.phase is not Phase.DEAL:
             raise NotYourDecision("the game is not waiting for a deal")
-        self._deals.append(deal)
+        self._check_deal(deal, self._seats_in_play())
+        self._deals.insert(0, deal)
         out: list[Event] = []
         self._next_round(out)
         self.events.extend(out)
@@ -716,6 +738,7 @@ class Game:
             self.marker,
             tuple(sorted(self._draft_pool)) if self._draft_pool else (),
             self.winners,
+            self._first_picker,
         )
 
     def clone(self) -> Game:
@@ -803,27 +826,42 @@ class Game:
             return _NO_JOKERS[self.rules.players]
         return tuple([bool(h) and h[0] < 0 for h in self.hands])
 
+    def _seats_in_play(self) -> tuple[int, ...]:
+        return tuple(p for p in range(self.rules.players) if not self._eliminated[p])
+
     def _next_round(self, out: list[Event]) -> None:
-        """Start the next round, or wait for a deal when none can be made."""
+        """Start the next round, or wait for a deal when none can be made.
+
+        A queued explicit deal that does not fit the round (possible only
+        after eliminations changed who plays) is dropped and refused; the game
+        then waits for a deal in :attr:`Phase.DEAL`, consistent and unstuck.
+        """
         self._table = None
+        deal: Deal | None = None
+        if self._deals:
+            deal = self._deals.pop(0)
+            try:
+                self._check_deal(deal, self._seats_in_play())
+            except RulesError as exc:
+                self._wait_for_deal()
+                raise RulesError(
+                    f"round {self.round + 1} {exc}; the game waits for a deal (Game.deal)"
+                ) from None
+        elif self._rng is None:
+            self._wait_for_deal()
+            return
         self.round += 1
         self._clear_round()
-        deal = self._deals.pop(0) if self._deals else None
         if deal is None:
-            if self._rng is None:
-                self.round -= 1
-                self.phase = Phase.DEAL
-                self._pending = None
-                return
+            assert self._rng is not None
             deal = self._random_deal(self._rng)
-        else:
-            self._check_deal(deal)
         self.round_deals.append(deal)
         self.decisions.append([])
         active = self._active_tuple
         out.append(RoundStarted(self.round, active, len(self.rules.deck(len(active)))))
         if self.rules.logic:
-            first = active[(self.round - 1) % len(active)]
+            first = self._next_seat(self._first_picker)
+            self._first_picker = first
             k = active.index(first)
             order = active[k:] + active[:k]
             self._draft_pool = list(deal.pool)
@@ -840,6 +878,11 @@ class Game:
             out.append(HandDealt(p, hand, public))
         self._set_rows(deal.rows, out)
         self._start_turn(1, out)
+
+    def _wait_for_deal(self) -> None:
+        self._clear_round()
+        self.phase = Phase.DEAL
+        self._pending = None
 
     def _random_deal(self, rng: random.Random) -> Deal:
         rules = self.rules
@@ -862,9 +905,8 @@ class Game:
         rows = tuple((c,) for c in deck[top : top + ROWS])
         return Deal(rows=rows, hands=tuple(hands))
 
-    def _check_deal(self, deal: Deal) -> None:
+    def _check_deal(self, deal: Deal, active: tuple[int, ...]) -> None:
         rules = self.rules
-        active = self._active_tuple
         allowed = set(rules.deck(len(active))) | set(rules.joker_cards())
         seen: set[Card] = set()
 
@@ -919,6 +961,14 @@ class Game:
         self._firsts = [r[0] * 10 for r in self.rows]
         out.append(RowsDealt(tuple(self.rows)))
 
+    def _next_seat(self, previous: int | None) -> int:
+        """The next active seat to the left of ``previous`` (the lowest when none)."""
+        active = self._active_tuple
+        if previous is None:
+            return active[0]
+        n = self.rules.players
+        return next(p % n for p in range(previous + 1, previous + n + 1) if p % n in active)
+
     def _start_turn(self, turn: int, out: list[Event]) -> None:
         self.turn = turn
         self.phase = Phase.CHOOSE
@@ -930,12 +980,7 @@ class Game:
         self._qi = 0
         if self._open:
             active = self._active_tuple
-            prev = self.marker
-            if prev is None:
-                marker = active[0]
-            else:
-                n = self.rules.players
-                marker = next(p % n for p in range(prev + 1, prev + n + 1) if p % n in active)
+            marker = self._next_seat(self.marker)
             self.marker = marker
             k = active.index(marker)
             self.order = active[k:] + active[:k]
@@ -1152,6 +1197,7 @@ def sample_world(view: View, rng: random.Random) -> Game:
     g.round = view.round
     g.turn = view.turn
     g.marker = view.marker
+    g._first_picker = view.table.first_picker
     g.scores = view.scores
     g.start_scores = view.scores
     g._pending = None
@@ -1201,11 +1247,12 @@ def sample_world(view: View, rng: random.Random) -> Game:
                 continue
             size = view.hand_sizes[p]
             cards: list[Card] = []
-            if view.has_joker[p]:
-                cards.append(unseen_jokers.pop())
-            face = view.face_up[p]
+            # A face-up choice not yet revealed is still in its player's hand.
+            face = view.face_up[p] if view.phase is Phase.CHOOSE else None
             if face is not None:
                 cards.append(face)
+            if view.has_joker[p] and not (face is not None and face < 0):
+                cards.append(unseen_jokers.pop())
             while len(cards) < size:
                 cards.append(unseen.pop())
             g.hands[p] = tuple(sorted(cards))

@@ -99,6 +99,10 @@ class Rules:
     jokers: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.variants, str):
+            raise RulesError(
+                f"variants must be a collection of names, not the string {self.variants!r}"
+            )
         object.__setattr__(self, "variants", frozenset(self.variants))
         object.__setattr__(self, "end", EndMode(self.end))
         unknown = sorted(self.variants - set(VARIANTS))
@@ -209,13 +213,18 @@ class Rules:
         extra = set(data) - known
         if extra:
             raise RulesError(f"unknown rules field {sorted(extra)[0]!r}")
+        variants = data.get("variants", ())
+        if not isinstance(variants, list | tuple | set | frozenset) or not all(
+            isinstance(v, str) for v in variants
+        ):
+            raise RulesError(f"variants must be a list of names, not {variants!r}")
         try:
             return cls(
                 players=data.get("players", 4),
                 limit=data.get("limit", PRESETS.get(data.get("preset", "classic"), 66)),
                 end=EndMode(data.get("end", "classic")),
                 rounds=data.get("rounds"),
-                variants=frozenset(data.get("variants", ())),
+                variants=frozenset(variants),
                 preset_name=data.get("preset", "classic"),
             )
         except ValueError as exc:
