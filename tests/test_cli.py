@@ -167,3 +167,20 @@ def test_help_lists_commands() -> None:
     assert done.returncode == 0
     for command in ("replay", "simulate", "schema"):
         assert command in done.stdout
+
+
+def test_replay_speaks_the_language_asked_for() -> None:
+    golden = str(ROOT / "tests" / "golden" / "jokers.json")
+    english = run("replay", golden).stdout.splitlines()
+    for lang, rules, turn in (("sr", "Pravila: ", "Potez 1."), ("cs", "Pravidla: ", "Tah 1.")):
+        told = run("replay", "--lang", lang, golden)
+        assert told.returncode == 0, told.stderr
+        lines = told.stdout.splitlines()
+        assert len(lines) == len(english)
+        assert lines[0].startswith(rules) and turn in lines
+        assert not any(line.startswith(("Turn ", "Cards revealed")) for line in lines)
+        assert any("0," in line for line in lines)  # jokers with a decimal comma
+        assert lines[-1] == english[-1]  # the verification line is for logs, in English
+    told = run("replay", "--lang", "xx", golden)
+    assert told.returncode == 2
+    assert told.stderr.startswith("no catalog for language 'xx'; known: cs, en, ")

@@ -20,7 +20,7 @@ import typer
 
 from .errors import RecordError, RulesError
 from .events import CardChosen, Event, RoundStarted, TurnStarted
-from .narrate import describe_rules, narrate
+from .narrate import Narrator, UnknownLanguage, available_languages
 from .randomplay import simulate as simulate_game
 from .record import load_record, record_from_game, replay, save_record, schema_json, to_json
 from .rules import EndMode, Rules
@@ -46,12 +46,24 @@ def replay_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only verify; print one line.")
     ] = False,
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang",
+            "-l",
+            help=f"Language of the narration ({', '.join(available_languages())}).",
+        ),
+    ] = "en",
 ) -> None:
-    """Verify a game record and tell the game turn by turn in plain English.
+    """Verify a game record and tell the game turn by turn (in English unless --lang).
 
     Exits with code 1, naming the step and the reason, when the record does
-    not replay.
+    not replay; with code 2 for a language without a catalog.
     """
+    try:
+        narrator = Narrator(lang)
+    except UnknownLanguage as exc:
+        raise _fail(str(exc), 2) from None
     try:
         rec = load_record(record)
         game = replay(rec)
@@ -60,11 +72,11 @@ def replay_command(
     names = rec.players
     decisions = sum(len(r.decisions) for r in rec.rounds)
     if not quiet:
-        typer.echo(describe_rules(game.rules))
-        typer.echo("Players: " + ", ".join(names) + ".")
+        typer.echo(narrator.rules_sentence(game.rules))
+        typer.echo(narrator.players_sentence(names))
         for block in _turns(game.events):
             typer.echo("")
-            for sentence in narrate(block, names):
+            for sentence in narrator.narrate(block, names):
                 typer.echo(sentence)
         typer.echo("")
     state = "finished" if game.is_over else "in progress"

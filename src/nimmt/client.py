@@ -1,0 +1,258 @@
+"""A Python client of the nimmt server (WebSocket protocol, see docs/protocol.md).
+
+:class:`Client` connects, says hello, and keeps what the server told it: the
+last sequence number (for reconnecting), the latest table state and the
+decision asked of it (:attr:`Client.prompt`). :meth:`Client.request` sends one
+message and waits for its answer (``ack``, ``error`` or a reply with the same
+``ref``); everything else received meanwhile is kept in :attr:`Client.inbox`.
+
+::
+
+    async with await Client.connect("http://127.0.0.1:8000", name="Ana") as ana:
+        state = await ana.create_table(rules={"preset": "classic", "players": 3})
+        await ana.add_bot("easy")
+        await ana.add_bot("medium")
+        await ana.start()
+        await ana.play_until_over()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from .server.protocol import (
+    Ack,
+    Error,
+    Events,
+    LobbyList,
+    Prompt,
+    ServerMessage,
+    TableState,
+    Welcome,
+    parse_server,
+)
+
+__all__ = ["Client", "ServerError", "ws_url"]
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` and the server's sentence."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.code = error.code
+        self.error = error
+
+
+def ws_url(url: str) -> str:
+    """``http://host:port`` (or ``ws://…``) → the WebSocket endpoint ``ws://host:port/ws``."""
+    if url.startswith("http://"):
+        url = "ws://" + url[len("http://"):]
+    elif url.startswith("https://"):
+        url = "wss://" + url[len("https://"):]
+    url = url.rstrip("/")
+    return url if url.endswith("/ws") else url + "/ws"
+
+
+class Client:
+    """One connection to a server, as one player."""
+
+    def __init__(self, ws: ClientConnection, *, record: bool = False) -> None:
+        self.ws = ws
+        self.seq = 0
+        self.name: str | None = None
+        self.token: str | None = None
+        self.state: TableState | None = None
+        self.prompt: Prompt | None = None
+        self.inbox: list[ServerMessage] = []
+        #: Every raw frame received, when ``record`` is true (tests of hidden information).
+        self.frames: list[str] | None = [] if record else None
+        self.game_over = False
+        self._refs = itertools.count(1)
+
+    # -- connecting -------------------------------------------------------------------
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        table: str | None = None,
+        last_seq: int | None = None,
+        record: bool = False,
+        open_timeout: float = 30,
+    ) -> Client:
+        """Connect and say hello (as a new player ``name``, or the player of ``token``)."""
+        ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
+                           ping_interval=None, compression=None)
+        client = cls(ws, record=record)
+        msg: dict[str, Any] = {"type": "hello"}
+        if name is not None:
+            msg["name"] = name
+        if token is not None:
+            msg["token"] = token
+        if table is not None:
+            msg["table"] = table
+        if last_seq is not None:
+            msg["last_seq"] = last_seq
+        welcome = await client.request(msg, want="welcome")
+        assert isinstance(welcome, Welcome)
+        client.name = welcome.player
+        client.token = welcome.token or token
+        return client
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # -- sending and receiving --------------------------------------------------------------
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        """Send a frame as it is (tests of bad input)."""
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = 30) -> ServerMessage:
+        """The next server message (also noted: seq, state, prompt)."""
+        text = await asyncio.wait_for(self.ws.recv(), timeout)
+        if self.frames is not None:
+            self.frames.append(text if isinstance(text, str) else text.decode())
+        msg = parse_server(text)
+        self.seq = max(self.seq, msg.seq)
+        if isinstance(msg, TableState):
+            self.state = msg
+            self.prompt = msg.prompt
+        elif isinstance(msg, Events):
+            self.prompt = msg.prompt
+            for item in msg.items:
+                if item.event is not None and item.event.get("type") == "game_over":
+                    self.game_over = True
+                if item.kind == "notice" and item.notice == "started":
+                    self.game_over = False
+        return msg
+
+    async def expect(
+        self, predicate: Callable[[ServerMessage], bool], timeout: float = 30
+    ) -> ServerMessage:
+        """Receive until a message matches ``predicate`` (others go to :attr:`inbox`)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            msg = await self.recv(max(0.001, end - loop.time()))
+            if predicate(msg):
+                return msg
+            self.inbox.append(msg)
+
+    async def request(
+        self, message: dict[str, Any], want: str = "ack", timeout: float = 30
+    ) -> ServerMessage:
+        """Send ``message`` with a fresh ``ref``; return the answer of type ``want``.
+
+        Raises :class:`ServerError` when the server answers with an error.
+        """
+        ref = next(self._refs)
+        await self.send({**message, "ref": ref})
+
+        def answer(m: ServerMessage) -> bool:
+            return getattr(m, "ref", None) == ref and (m.type == want or m.type == "error")
+
+        msg = await self.expect(answer, timeout)
+        if isinstance(msg, Error):
+            raise ServerError(msg)
+        return msg
+
+    # -- the messages -------------------------------------------------------------------------
+
+    async def create_table(self, **fields: Any) -> TableState:
+        msg = await self.request({"type": "create_table", **fields}, want="table_state")
+        assert isinstance(msg, TableState)
+        return msg
+
+    async def join(self, code: str, last_seq: int | None = None) -> TableState:
+        extra = {} if last_seq is None else {"last_seq": last_seq}
+        msg = await self.request({"type": "join", "table": code, **extra}, want="table_state")
+        assert isinstance(msg, TableState)
+        return msg
+
+    async def spectate(self, code: str) -> TableState:
+        msg = await self.request({"type": "spectate", "table": code}, want="table_state")
+        assert isinstance(msg, TableState)
+        return msg
+
+    async def lobby(self) -> LobbyList:
+        msg = await self.request({"type": "lobby"}, want="lobby")
+        assert isinstance(msg, LobbyList)
+        return msg
+
+    async def act(self, type_: str, **fields: Any) -> Ack:
+        msg = await self.request({"type": type_, **fields})
+        assert isinstance(msg, Ack)
+        return msg
+
+    async def sit(self, seat: int | None = None) -> Ack:
+        return await self.act("sit", seat=seat)
+
+    async def add_bot(self, strength: str = "medium", seat: int | None = None) -> Ack:
+        return await self.act("add_bot", strength=strength, seat=seat)
+
+    async def start(self) -> Ack:
+        return await self.act("start")
+
+    async def play_card(self, card: int) -> Ack:
+        return await self.act("play_card", card=card)
+
+    async def take_row(self, row: int) -> Ack:
+        return await self.act("take_row", row=row)
+
+    async def draft_card(self, card: int) -> Ack:
+        return await self.act("draft_card", card=card)
+
+    async def chat(self, text: str) -> Ack:
+        return await self.act("chat", text=text)
+
+    async def leave(self) -> Ack:
+        return await self.act("leave")
+
+    # -- playing --------------------------------------------------------------------------------
+
+    async def answer(self, prompt: Prompt, rng: random.Random | None = None) -> None:
+        """Answer ``prompt``: a random option (``rng``) or the first one."""
+        value = rng.choice(prompt.options) if rng is not None else prompt.options[0]
+        kind = {"card": "play_card", "row": "take_row", "draft": "draft_card"}[prompt.kind]
+        field = "row" if prompt.kind == "row" else "card"
+        await self.act(kind, **{field: value})
+
+    async def play_until_over(
+        self, rng: random.Random | None = None, timeout: float = 120
+    ) -> None:
+        """Answer every prompt once until the game is over."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        answered: set[str] = set()
+        while not self.game_over:
+            prompt = self.prompt
+            if prompt is not None and prompt.key not in answered:
+                answered.add(prompt.key)
+                await self.answer(prompt, rng)
+                continue
+            msg = await self.recv(max(0.001, end - loop.time()))
+            self.inbox.append(msg)

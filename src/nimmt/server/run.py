@@ -1,0 +1,101 @@
+"""Running the server: uvicorn on one process, for ``nimmt serve`` and for tests.
+
+uvicorn runs with the sans-I/O ``websockets`` implementation (the legacy one is
+deprecated). Frames larger than ``8 × max_frame`` are refused by the transport
+itself (close code 1009); smaller oversized frames get a ``frame_too_large``
+error from the protocol and the connection stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+
+import uvicorn
+
+from .app import Hub, create_app
+from .settings import Settings
+
+__all__ = ["running_server", "serve"]
+
+
+def _config(settings: Settings, hub: Hub) -> uvicorn.Config:
+    return uvicorn.Config(
+        create_app(settings, hub),
+        host=settings.host,
+        port=settings.port,
+        ws="websockets-sansio",
+        ws_max_size=8 * settings.max_frame,
+        ws_ping_interval=20.0,
+        ws_ping_timeout=20.0,
+        log_level="warning",
+        lifespan="on",
+        backlog=4096,
+    )
+
+
+async def _start(settings: Settings) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
+    """Open the store (resuming every table), then listen; errors come out as exceptions."""
+    hub = Hub(settings)
+    try:
+        await hub.open()
+    except BaseException:
+        await hub.close()
+        raise
+    try:
+        sock = _bind(settings.host, settings.port)
+    except OSError:
+        await hub.close()
+        raise
+    server = uvicorn.Server(_config(settings, hub))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            await hub.close()
+            raise RuntimeError("the server stopped while starting")
+        await asyncio.sleep(0.01)
+    port = int(sock.getsockname()[1])
+    return server, task, port
+
+
+@contextlib.asynccontextmanager
+async def running_server(settings: Settings) -> AsyncIterator[str]:
+    """Serve in this event loop; yields ``http://host:port`` and stops on exit."""
+    server, task, port = await _start(settings)
+    try:
+        yield f"http://{settings.host}:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def serve(settings: Settings) -> None:
+    """Serve until interrupted; prints the address to open once listening."""
+    _server, task, port = await _start(settings)
+    print(f"nimmt server: open http://{settings.host}:{port}/ (WebSocket "
+          f"ws://{settings.host}:{port}/ws; database {_safe_url(settings)})", flush=True)
+    await task
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind the listening socket here, so a port in use is a plain OSError."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _safe_url(settings: Settings) -> str:
+    url = settings.database_url()
+    if "@" in url:
+        scheme, _, rest = url.partition("://")
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

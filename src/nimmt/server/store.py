@@ -1,0 +1,290 @@
+"""The store: players, tables, each table's input log, game records, ratings.
+
+SQLAlchemy 2 (async Core) over SQLite (the default, WAL mode) or PostgreSQL
+(``postgresql+psycopg://``). The schema is made by the Alembic migrations
+shipped in :mod:`nimmt.server.migrations`, applied by :meth:`Store.open`, so an
+installed ``nimmt serve`` needs no extra step.
+
+A table is *event-sourced*: its actor writes every input that changed it (a
+seat taken, a game started with its deal, each decision with the deal of any
+round it started, chat, …) to ``table_log``; replaying the log rebuilds the
+table exactly, including the sequence numbers clients hold. All writes go
+through one writer task that commits whatever is queued in one transaction
+(group commit): a write is awaited until its transaction is durable, so the
+caller can acknowledge only what is stored, and many tables share one commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+__all__ = ["LogEntry", "Store", "hash_token", "metadata"]
+
+log = logging.getLogger("nimmt.server")
+
+metadata = sa.MetaData()
+
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(64), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("rated_games", sa.Integer, nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+tables = sa.Table(
+    "tables",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("code", sa.String(16), nullable=False, unique=True),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("host_id", sa.Integer, nullable=False),
+    sa.Column("rules", sa.Text, nullable=False),
+    sa.Column("settings", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False, index=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+table_log = sa.Table(
+    "table_log",
+    metadata,
+    sa.Column("table_id", sa.Integer, primary_key=True),
+    sa.Column("n", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+)
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("table_id", sa.Integer, nullable=False, index=True),
+    sa.Column("game_no", sa.Integer, nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("finished", sa.Boolean, nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("ended", sa.Float, nullable=False),
+)
+
+game_players = sa.Table(
+    "game_players",
+    metadata,
+    sa.Column("game_id", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("player_id", sa.Integer, nullable=True, index=True),
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("winner", sa.Boolean, nullable=False),
+    sa.Column("mu_after", sa.Float, nullable=True),
+)
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored hashed: a leaked database does not hand out seats."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One input of a table's log: ``n`` counts from 1 per table."""
+
+    table_id: int
+    n: int
+    kind: str
+    data: dict[str, Any]
+
+
+Op = Callable[[AsyncConnection], Awaitable[Any]]
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    # WAL lets readers work beside the writer; NORMAL sync in WAL still survives a killed
+    # process (only an OS crash may lose the last commits); busy_timeout waits for locks.
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.close()
+
+
+class Store:
+    """The database of one server process."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        parsed = make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        if self.is_sqlite and parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        self.engine: AsyncEngine = create_async_engine(url)
+        if self.is_sqlite:
+            sa.event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future[Any]]] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self.commits = 0
+
+    # -- life --------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Apply the migrations and start the writer."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(_upgrade)
+        self._writer = asyncio.create_task(self._write_loop(), name="nimmt-store-writer")
+
+    async def close(self) -> None:
+        """Finish queued writes, stop the writer and release every connection."""
+        if self._writer is not None:
+            done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._queue.put_nowait(("stop", None, done))
+            with contextlib.suppress(Exception):
+                await done
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+        await self.engine.dispose()
+
+    # -- writes (through the writer) ------------------------------------------------
+
+    async def append(self, entry: LogEntry) -> None:
+        """Store one log entry; returns once it is committed."""
+        await self._submit("log", entry)
+
+    async def run(self, op: Op) -> Any:
+        """Run ``op`` in the writer's next transaction; returns its result once committed."""
+        return await self._submit("op", op)
+
+    def _submit(self, kind: str, payload: Any) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((kind, payload, fut))
+        return fut
+
+    async def _write_loop(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while len(batch) < 2000:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
+            stop = [b for b in batch if b[0] == "stop"]
+            work = [b for b in batch if b[0] != "stop"]
+            if work:
+                try:
+                    results = await self._commit(work)
+                except Exception:
+                    log.exception("a group commit failed; retrying its writes one by one")
+                    for item in work:
+                        try:
+                            (res,) = await self._commit([item])
+                            _settle(item[2], res, None)
+                        except Exception as exc:
+                            _settle(item[2], None, exc)
+                else:
+                    for item, res in zip(work, results, strict=True):
+                        _settle(item[2], res, None)
+            for s in stop:
+                _settle(s[2], None, None)
+            if stop:
+                return
+
+    async def _commit(self, work: list[tuple[str, Any, asyncio.Future[Any]]]) -> list[Any]:
+        results: list[Any] = [None] * len(work)
+        async with self.engine.begin() as conn:
+            rows = [
+                {"table_id": e.table_id, "n": e.n, "kind": e.kind, "data": json.dumps(e.data)}
+                for kind, e, _ in work
+                if kind == "log"
+            ]
+            if rows:
+                await conn.execute(table_log.insert(), rows)
+            for i, (kind, payload, _) in enumerate(work):
+                if kind == "op":
+                    results[i] = await payload(conn)
+        self.commits += 1
+        return results
+
+    # -- reads --------------------------------------------------------------------
+
+    async def read(self, fn: Callable[[AsyncConnection], Awaitable[Any]]) -> Any:
+        """Run a read-only query on its own connection."""
+        async with self.engine.connect() as conn:
+            return await fn(conn)
+
+    async def player_by_token(self, token: str) -> sa.Row[Any] | None:
+        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
+            res = await conn.execute(
+                sa.select(players).where(players.c.token_hash == hash_token(token))
+            )
+            return res.first()
+
+        row: sa.Row[Any] | None = await self.read(q)
+        return row
+
+    async def player_by_name(self, name: str) -> sa.Row[Any] | None:
+        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
+            res = await conn.execute(sa.select(players).where(players.c.name == name))
+            return res.first()
+
+        row: sa.Row[Any] | None = await self.read(q)
+        return row
+
+    async def live_tables(self) -> list[tuple[sa.Row[Any], list[LogEntry]]]:
+        """Every table not closed, with its whole log, for resuming after a restart."""
+
+        async def q(conn: AsyncConnection) -> list[tuple[sa.Row[Any], list[LogEntry]]]:
+            res = await conn.execute(
+                sa.select(tables).where(tables.c.status != "closed").order_by(tables.c.id)
+            )
+            rows = list(res)
+            out = []
+            for row in rows:
+                lres = await conn.execute(
+                    sa.select(table_log)
+                    .where(table_log.c.table_id == row.id)
+                    .order_by(table_log.c.n)
+                )
+                entries = [
+                    LogEntry(row.id, r.n, r.kind, json.loads(r.data)) for r in lres
+                ]
+                out.append((row, entries))
+            return out
+
+        result: list[tuple[sa.Row[Any], list[LogEntry]]] = await self.read(q)
+        return result
+
+
+def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if fut.done():
+        return
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(result)
+
+
+def _upgrade(conn: Connection) -> None:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, "head")

@@ -1,0 +1,168 @@
+"""The web client's routes: the pages under ``/play/`` and the speech endpoints.
+
+``GET /api/speech/{code}?lang=&after=&upto=`` (header ``X-Nimmt-Token``) gives
+a page, for the table ``code`` and the seat its player holds there (none for a
+spectator): the narration of the game events with ``after < seq <= upto``,
+filtered for that seat; the view as it is now (the WebSocket ``events`` message
+carries items, not the view); and the speech sheet of the shortcuts.
+
+``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
+(one per turn, round start and round end), each with its sentences and the rows
+and scores after it, for the replay viewer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import RecordError
+from ..events import (
+    CardPlaced,
+    Event,
+    GameOver,
+    RoundScored,
+    RoundStarted,
+    RowsDealt,
+    RowTaken,
+    TurnStarted,
+    for_viewer,
+)
+from ..record import record_from_dict, replay
+from .speech import sheet, speaker
+
+__all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def _lang(request: Request) -> str:
+    return request.query_params.get("lang", "en")
+
+
+def _int(request: Request, key: str, default: int) -> int:
+    raw = request.query_params.get(key)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, not {raw!r}") from None
+
+
+def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A finished game's record as the replay viewer's steps (public information only)."""
+    rec = record_from_dict(record)
+    game = replay(rec)
+    names = list(rec.players)
+    speak = speaker(lang)
+    events: list[Event] = []
+    for ev in game.events:
+        public = for_viewer(ev, None)
+        if public is not None:
+            events.append(public)
+    rows: list[list[int]] = []
+    scores = list(rec.start_scores)
+    steps: list[dict[str, Any]] = []
+    chunk: list[Event] = []
+
+    def flush() -> None:
+        if chunk:
+            steps.append({"sentences": speak.narrate(chunk, names, None),
+                          "rows": [list(r) for r in rows], "scores": list(scores)})
+            chunk.clear()
+
+    for ev in events:
+        if isinstance(ev, TurnStarted | RoundStarted | RoundScored | GameOver):
+            flush()
+        chunk.append(ev)
+        if isinstance(ev, RowsDealt):
+            rows = [list(r) for r in ev.rows]
+        elif isinstance(ev, RowTaken):
+            rows[ev.row - 1] = []
+        elif isinstance(ev, CardPlaced):
+            if ev.end == "left":
+                rows[ev.row - 1].insert(0, ev.card)
+            else:
+                rows[ev.row - 1].append(ev.card)
+        elif isinstance(ev, RoundScored):
+            scores = list(ev.totals)
+    flush()
+    return {"players": names, "rules": rec.rules.model_dump(), "steps": steps,
+            "winners": list(game.winners), "totals": list(game.scores)}
+
+
+def web_routes(hub: Any) -> list[BaseRoute]:
+    """The routes to add to the server's app (``hub`` is its :class:`~nimmt.server.app.Hub`)."""
+
+    async def speech(request: Request) -> Response:
+        code = request.path_params["code"].strip().upper()
+        actor = hub.tables.get(code)
+        if actor is None:
+            return JSONResponse({"error": f"no open table has the code {code!r}"},
+                                status_code=404)
+        try:
+            after = _int(request, "after", 0)
+            upto = _int(request, "upto", actor.seq)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        viewer: int | None = None
+        token = request.headers.get("x-nimmt-token")
+        if token:
+            row = await hub.store.player_by_token(token)
+            if row is None:
+                return JSONResponse({"error": "no player has that token"}, status_code=403)
+            viewer = actor.seat_of(int(row.id))
+            if viewer is not None and int(row.id) in actor.kicked:
+                viewer = None
+        names = [s.name if s is not None else f"{i + 1}" for i, s in enumerate(actor.seats)]
+        speak = speaker(_lang(request))
+        events: list[Event] = []
+        for seq, kind, payload in actor.items:
+            if kind == "event" and after < seq <= upto:
+                ev = for_viewer(payload, viewer)
+                if ev is not None:
+                    events.append(ev)
+        game = actor.game
+        view = game.view(viewer) if game is not None else None
+        from ..server.table import view_to_dict
+
+        return JSONResponse({
+            "seq": actor.seq,
+            "upto": upto,
+            "you": viewer,
+            "events": speak.narrate(events, names, viewer) if events else [],
+            "view": view_to_dict(view) if view is not None else None,
+            "sheet": sheet(speak, view, names),
+        })
+
+    async def game_replay(request: Request) -> Response:
+        try:
+            game_id = int(request.path_params["game_id"])
+        except ValueError:
+            return JSONResponse({"error": "a game id is a number"}, status_code=400)
+        data = await hub.game(game_id)
+        if data is None:
+            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        try:
+            out = replay_steps(data["record"], _lang(request))
+        except RecordError as exc:
+            return JSONResponse({"error": f"the record does not replay: {exc}"},
+                                status_code=422)
+        out.update({"id": game_id, "table": data["table"], "finished": data["finished"]})
+        return JSONResponse(out)
+
+    async def play_root(request: Request) -> Response:
+        return RedirectResponse("/play/", status_code=307)
+
+    return [
+        Route("/api/speech/{code}", speech),
+        Route("/api/games/{game_id:int}/replay", game_replay),
+        Route("/play", play_root),
+        Mount("/play", StaticFiles(directory=STATIC_DIR, html=True), name="play"),
+    ]

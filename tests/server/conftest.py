@@ -1,0 +1,76 @@
+"""Fixtures of the server tests: a real server on loopback over a real database.
+
+Every test that takes ``server`` runs twice: on a SQLite file and on the
+PostgreSQL server of this machine (127.0.0.1:5432, user postgres). One fresh
+PostgreSQL database is made per test run, and each test gets its own schema in
+it, so tables resumed at a server's start never come from another test.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import pytest_asyncio
+
+from nimmt.server.run import running_server
+from nimmt.server.settings import Settings
+
+PG_HOST = os.environ.get("NIMMT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test run (dropped at the end)."""
+    name = f"nimmt_run_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    try:
+        admin = psycopg.connect(PG_HOST, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        pytest.fail(f"PostgreSQL is not reachable at {PG_HOST} (scripts/test starts it): {exc}")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        with psycopg.connect(PG_HOST, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _pg_schema_url(database: str) -> str:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    base = PG_HOST.rsplit("/", 1)[0]
+    with psycopg.connect(f"{base}/{database}", autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    host = base.split("://", 1)[1]
+    return f"postgresql+psycopg://{host}/{database}?options=-csearch_path%3D{schema}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database URL of each kind, empty for this test."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}"
+    database: str = request.getfixturevalue("pg_database")
+    return _pg_schema_url(database)
+
+
+def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
+    """Settings for a test server: a free port, generous rate limits unless told."""
+    base: dict[str, Any] = {
+        "host": "127.0.0.1", "port": 0, "db": db_url, "data_dir": tmp_path,
+        "rate": 10_000.0, "burst": 10_000, "disconnect_grace": 30.0, "bot_seconds": 0.05,
+    }
+    base.update(changes)
+    return Settings(**base)
+
+
+@pytest_asyncio.fixture
+async def server(db_url: str, tmp_path: Path) -> AsyncIterator[str]:
+    """A running server (``http://127.0.0.1:PORT``) with default test settings."""
+    async with running_server(make_settings(db_url, tmp_path)) as url:
+        yield url

@@ -1,0 +1,76 @@
+"""Helpers of the server tests: seat a table, play it out, fetch records."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import urllib.request
+from typing import Any
+
+from nimmt.client import Client
+
+RULE_SETS: list[dict[str, Any]] = [
+    {"preset": "classic", "players": 3},
+    {"preset": "category5", "players": 4},
+    {"preset": "classic", "players": 3, "variants": ["tactics"], "end": "rounds", "rounds": 2},
+    {"preset": "classic", "players": 3, "variants": ["logic"], "end": "rounds", "rounds": 2},
+    {"preset": "classic", "players": 4, "variants": ["professional"], "end": "rounds",
+     "rounds": 2},
+    {"preset": "classic", "players": 4, "variants": ["open"], "end": "rounds", "rounds": 2},
+    {"preset": "classic", "players": 3, "variants": ["open-hands"], "end": "rounds",
+     "rounds": 2},
+    {"preset": "classic", "players": 4, "variants": ["jokers"], "end": "rounds", "rounds": 2},
+    {"preset": "category5", "players": 3, "variants": ["tactics", "professional"],
+     "end": "elimination", "limit": 20},
+]
+
+
+def rules_id(spec: dict[str, Any]) -> str:
+    return "+".join([spec["preset"], *spec.get("variants", [])]) + f"-{spec.get('end', 'c')}"
+
+
+async def seat_table(
+    url: str,
+    rules: dict[str, Any],
+    humans: int,
+    bots: list[str] | None = None,
+    *,
+    record: bool = False,
+    prefix: str = "P",
+    **table: Any,
+) -> tuple[list[Client], str]:
+    """Open a table with ``humans`` clients and bots in the other seats; start it."""
+    clients = [await Client.connect(url, name=f"{prefix}{i}", record=record)
+               for i in range(humans)]
+    host = clients[0]
+    state = await host.create_table(rules=rules, **table)
+    code = state.table.code
+    for c in clients[1:]:
+        await c.join(code)
+        await c.sit()
+    rest = rules["players"] - humans
+    for i in range(rest):
+        strength = (bots or ["easy"])[i % len(bots or ["easy"])]
+        await host.add_bot(strength)
+    await host.start()
+    return clients, code
+
+
+async def play_out(clients: list[Client], seed: int = 0, timeout: float = 120) -> None:
+    await asyncio.gather(*(c.play_until_over(random.Random(seed + i), timeout)
+                           for i, c in enumerate(clients)))
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+async def api(url: str) -> Any:
+    return await asyncio.to_thread(get_json, url)
+
+
+async def close_all(clients: list[Client]) -> None:
+    for c in clients:
+        await c.close()

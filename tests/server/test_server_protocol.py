@@ -1,0 +1,106 @@
+"""The protocol: models, generated JSON Schema, documentation, error codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import typing
+from pathlib import Path
+
+import jsonschema
+import pytest
+from pydantic import TypeAdapter
+from server_helpers import api
+
+from nimmt.server import protocol as P
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = (ROOT / "docs" / "protocol.md").read_text()
+CLIENT_TYPES = [typing.get_args(m.model_fields["type"].annotation)[0]
+                for m in typing.get_args(typing.get_args(P.ClientMessage)[0])]
+SERVER_TYPES = [m.model_fields["type"].default
+                for m in typing.get_args(typing.get_args(P.ServerMessage)[0])]
+
+
+def doc_examples() -> list[dict[str, object]]:
+    blocks = re.findall(r"```json\n(.*?)```", DOC, flags=re.S)
+    return [json.loads(b) for b in blocks]
+
+
+def test_every_message_and_code_is_documented() -> None:
+    assert len(CLIENT_TYPES) == 18 and len(SERVER_TYPES) == 7
+    for t in CLIENT_TYPES + SERVER_TYPES:
+        assert f"`{t}`" in DOC, t
+    assert set(typing.get_args(P.ErrorCode)) == set(P.ERROR_CODES)
+    for code in P.ERROR_CODES:
+        assert f"`{code}`" in DOC, code
+
+
+def test_every_code_the_server_raises_is_known() -> None:
+    used: set[str] = set()
+    for path in (ROOT / "src" / "nimmt" / "server").glob("*.py"):
+        text = path.read_text()
+        used |= set(re.findall(r'ProtocolError\(\s*"(\w+)"', text))
+        used |= set(re.findall(r'\.(?:_error|error)\(\s*(?:\w+(?:\[\d\])?, )?"(\w+)"', text))
+    assert used and used <= set(P.ERROR_CODES), used - set(P.ERROR_CODES)
+
+
+def test_doc_examples_are_valid_messages() -> None:
+    examples = doc_examples()
+    assert len(examples) >= 8
+    client: TypeAdapter[P.ClientMessage] = TypeAdapter(P.ClientMessage)
+    schema = P.protocol_schema()
+    for ex in examples:
+        if "seq" in ex:
+            P.parse_server(json.dumps(ex))
+            jsonschema.validate(ex, schema["server"])
+        else:
+            client.validate_python(ex)
+            jsonschema.validate(ex, schema["client"])
+
+
+def test_schema_rejects_what_the_models_reject() -> None:
+    schema = P.protocol_schema()["client"]
+    for bad in ({"type": "play_card", "card": "5"}, {"type": "fly"},
+                {"type": "take_row", "row": 1, "x": 2}, {"card": 4}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        with pytest.raises(P.ProtocolError) as err:
+            P.parse_client(json.dumps(bad))
+        assert err.value.code == "bad_message"
+
+
+@pytest.mark.parametrize(("frame", "code"), [
+    ("", "bad_json"), ("nul", "bad_json"), ("42", "bad_json"), ('"x"', "bad_json"),
+    ('{"type": 3}', "bad_message"), ('{"type": "chat"}', "bad_message"),
+])
+def test_parse_client_errors(frame: str, code: str) -> None:
+    with pytest.raises(P.ProtocolError) as err:
+        P.parse_client(frame)
+    assert err.value.code == code and err.value.message
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_schema_is_served(server: str) -> None:
+    assert await api(f"{server}/protocol.json") == json.loads(json.dumps(P.protocol_schema()))
+    info = await api(f"{server}/api")
+    assert info["websocket"] == "/ws" and info["protocol"] == 1
+
+
+@pytest.mark.parametrize("spec", ["classic", "logic", "jokers", "open+professional",
+                                  "category5+open-hands"])
+def test_event_dicts_are_the_engine_events(spec: str) -> None:
+    """The server's fast event serialization says exactly what event_to_dict says."""
+    import random
+
+    from nimmt import Game, Rules
+    from nimmt.events import event_to_dict
+    from nimmt.randomplay import play_random
+    from nimmt.server.table import event_dict
+
+    game = Game(Rules.parse(spec, players=4), seed=3)
+    play_random(game, random.Random(1))
+    assert len(game.events) > 50
+    for ev in game.events:
+        assert json.dumps(event_dict(ev)) == json.dumps(event_to_dict(ev))
