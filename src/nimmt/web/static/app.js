@@ -938,6 +938,7 @@ function show(view) {
 
 async function route() {
   const hash = location.hash || "#/";
+  clearInterval(S.lobbyTimer);
   const parts = hash.slice(2).split("/");
   let heading;
   if (parts[0] === "table" && parts[1]) {
@@ -968,6 +969,7 @@ async function route() {
     heading = show("lobby");
     renderMe();
     loadTables();
+    S.lobbyTimer = setInterval(loadTables, 10000);
     document.title = `${t("lobby.title")} — 6 nimmt!`;
   }
   if (heading && !$("row-dialog").open) heading.focus();

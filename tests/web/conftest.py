@@ -1,0 +1,125 @@
+"""Fixtures of the browser tests: a real ``nimmt serve`` and Debian's Chromium.
+
+The server runs as a subprocess on a free loopback port with a SQLite file in a
+temporary folder; the browser is ``/usr/bin/chromium`` driven by Playwright
+(Playwright cannot download its own browsers on this machine; ``scripts/setup``
+installs Chromium). Every page records what its live regions say in
+``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = os.environ.get("NIMMT_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+#: ``new_page(width=, height=, lang=)``: a page of the client in a fresh browser context.
+NewPage = Callable[..., Any]
+
+RECORDER = """
+window.__ann = [];
+document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["live-polite", "live-assertive"]) {
+    const region = document.getElementById(id);
+    new MutationObserver((muts) => {
+      for (const m of muts) for (const n of m.addedNodes) {
+        window.__ann.push([region.getAttribute("aria-live"), n.textContent]);
+      }
+    }).observe(region, {childList: true});
+  }
+});
+"""
+
+
+def _nimmt() -> list[str]:
+    exe = Path(sys.executable).parent / "nimmt"
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "from nimmt.cli import main; main()"]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of a running ``nimmt serve``."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (it installs chromium)")
+    data = tmp_path_factory.mktemp("web-server")
+    env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
+               NIMMT_RATE="1000", NIMMT_BURST="1000")
+    proc = subprocess.Popen(
+        [*_nimmt(), "serve", "--port", "0", "--db",
+         f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    assert proc.stdout is not None
+    url = None
+    deadline = time.monotonic() + 60
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(r"open (http://127\.0\.0\.1:\d+)/", line)
+        if m:
+            url = m.group(1)
+            break
+    if url is None:
+        proc.kill()
+        pytest.fail("nimmt serve did not start:\n" + "".join(lines))
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    with playwright_sync.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def new_page(browser: Any, server: str) -> Iterator[NewPage]:
+    """Make pages in fresh browser contexts (each its own localStorage, like a new device)."""
+    contexts = []
+
+    def make(width: int = 1280, height: int = 900, lang: str | None = None,
+             dark: bool = False) -> Any:
+        ctx = browser.new_context(viewport={"width": width, "height": height},
+                                  reduced_motion="reduce",
+                                  color_scheme="dark" if dark else "light")
+        ctx.set_default_timeout(20_000)
+        ctx.add_init_script(RECORDER)
+        if lang:
+            ctx.add_init_script(f"localStorage.setItem('nimmt.lang', {lang!r});")
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.goto(f"{server}/play/")
+        page.wait_for_selector("body[data-ready='1']")
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()

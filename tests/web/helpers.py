@@ -1,0 +1,95 @@
+"""Steps the browser tests share: the lobby, seating bots, playing by keyboard."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+_names = itertools.count(1)
+
+
+def fresh_name(prefix: str = "Ana") -> str:
+    """A player name no other test uses (the server keeps names for good)."""
+    return f"{prefix}{next(_names)}x{id(_names) % 997}"
+
+
+def announcements(page: Any) -> list[tuple[str, str]]:
+    return [tuple(a) for a in page.evaluate("window.__ann")]
+
+
+def set_name(page: Any, name: str) -> None:
+    page.locator("#me-name").focus()
+    page.keyboard.type(name)
+
+
+def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: int = 2,
+                 timer: str = "", start: bool = True) -> str:
+    """Create a table by keyboard from the lobby; seat ``bots`` easy bots; start it."""
+    page.locator("#c-players").fill(str(players))
+    if rounds is not None:
+        page.locator("input[name=end][value=rounds]").check()
+        page.locator("#c-rounds").fill(str(rounds))
+    if timer:
+        page.locator("#c-timer").select_option(timer)
+    page.locator("#create-form button[type=submit]").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#view-table:not([hidden])")
+    page.wait_for_function("document.querySelector('#table-h').textContent.includes('(')")
+    code = page.evaluate("localStorage.getItem('nimmt.table')")
+    page.locator("#bot-strength").select_option("easy")
+    for k in range(bots):
+        page.locator("#add-bot").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#seat-list li')]"
+            f".filter(li => li.textContent.includes('bot')).length >= {k + 1}"
+        )
+    if start:
+        start_game(page)
+    return str(code)
+
+
+def start_game(page: Any) -> None:
+    page.locator("#start-game").focus()
+    page.keyboard.press("Enter")
+    wait_turn(page, 0)
+
+
+def assertive_count(page: Any) -> int:
+    return int(page.evaluate("window.__ann.filter(a => a[0] === 'assertive').length"))
+
+
+def wait_turn(page: Any, seen: int) -> str:
+    """Wait for a new decision (a new assertive announcement) or the results; say which."""
+    page.wait_for_function(
+        f"""window.__ann.filter(a => a[0] === 'assertive').length > {seen}
+            || !document.querySelector('#view-results').hidden""",
+        timeout=60_000,
+    )
+    if page.locator("#view-results").is_visible():
+        return "over"
+    if page.evaluate("document.querySelector('#row-dialog').open"):
+        return "row"
+    return "card"
+
+
+def play_by_keyboard(page: Any, *, on_turn: Any = None,
+                     max_turns: int = 400) -> list[dict[str, Any]]:
+    """Play until the results by keyboard alone: Enter on the focused card, Enter in the
+    row dialog. Returns what each decision looked like (focus, kind)."""
+    seen = 0
+    steps: list[dict[str, Any]] = []
+    for _ in range(max_turns):
+        kind = wait_turn(page, seen)
+        if kind == "over":
+            return steps
+        seen = assertive_count(page)
+        focus = page.evaluate(
+            "(() => { const el = document.activeElement; return {role: el.getAttribute('role'),"
+            " type: el.type, card: el.dataset.card, inDialog: !!el.closest('dialog')}; })()"
+        )
+        steps.append({"kind": kind, "focus": focus})
+        if on_turn is not None:
+            on_turn(page, kind)
+        page.keyboard.press("Enter")
+    raise AssertionError("the game did not end")

@@ -1,0 +1,111 @@
+"""A whole game in the browser by keyboard alone, against bots."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import NewPage
+from .helpers import (
+    announcements,
+    assertive_count,
+    create_table,
+    fresh_name,
+    play_by_keyboard,
+    set_name,
+    wait_turn,
+)
+
+
+def test_whole_game_by_keyboard(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Kbd"))
+    create_table(page, players=3, rounds=2, bots=2)
+    steps = play_by_keyboard(page)
+    # Focus was where the player had to act: a card of the hand, or a row in the dialog.
+    assert steps, "no decision was asked"
+    for step in steps:
+        if step["kind"] == "card":
+            assert step["focus"]["role"] == "option", step
+        else:
+            assert step["focus"]["type"] == "radio" and step["focus"]["inDialog"], step
+    cards = [s for s in steps if s["kind"] == "card"]
+    assert len(cards) == 20  # 2 rounds of 10 turns
+    # The results page takes focus at the end.
+    assert page.evaluate("document.activeElement.id") == "results-h"
+    ann = announcements(page)
+    assertive = [t for lvl, t in ann if lvl == "assertive"]
+    assert len(assertive) == len(steps)
+    for text, step in zip(assertive, steps, strict=True):
+        if step["kind"] == "card":
+            assert text.startswith("Choose a card to play: "), text
+        else:
+            assert "Choose a row to take" in text, text
+    # Each card decision: asked (assertive), answered ("You choose N."), then the reveal
+    # with N as yours (polite), in that order.
+    i = 0
+    for _ in cards:
+        while not (ann[i][0] == "assertive" and ann[i][1].startswith("Choose a card")):
+            i += 1
+        while not re.search(r"You choose (\d+)\.", ann[i][1]):
+            i += 1
+        found = re.search(r"You choose (\d+)\.", ann[i][1])
+        assert found is not None
+        card = found.group(1)
+        while "Cards revealed" not in ann[i][1]:
+            i += 1
+        assert re.search(rf"\byou {card}\b", ann[i][1]), (card, ann[i][1])
+    polite = [t for lvl, t in ann if lvl == "polite"]
+    assert any("Game over" in t for t in polite[-3:]), polite[-3:]
+    assert page.locator("#results-body tr").count() == 3
+
+
+def test_turn_timer_warns_assertively(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Clock"))
+    create_table(page, players=2, rounds=1, bots=1, timer="15")
+    page.wait_for_selector("#timer:not([hidden])")
+    left = int(page.locator("#timer-s").inner_text())
+    assert 10 < left <= 15
+    page.wait_for_function(
+        "window.__ann.some(a => a[0] === 'assertive' && /seconds? left/.test(a[1]))",
+        timeout=12_000)
+    assertive = [t for lvl, t in announcements(page) if lvl == "assertive"]
+    assert assertive[0].startswith("Choose a card to play")
+    assert re.fullmatch(r"(10|[1-9]) seconds? left\.", assertive[1]), assertive
+    # Only the decision and the warning were assertive.
+    assert len(assertive) == 2
+
+
+def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
+    """When time runs out the default bot plays; a button gives the seat back."""
+    ana = new_page()
+    set_name(ana, fresh_name("Late"))
+    code = create_table(ana, players=2, rounds=None, bots=0, timer="15", start=False)
+    bob = new_page()
+    set_name(bob, fresh_name("Quick"))
+    bob.locator("#join-code").fill(code)
+    bob.locator("#join-form button[type=submit]").click()
+    ana.wait_for_function("[...document.querySelectorAll('#seat-list li')]"
+                          ".every(li => !li.textContent.includes('empty'))")
+    ana.locator("#start-game").click()
+    wait_turn(bob, 0)
+    bob.keyboard.press("Enter")  # Bob plays; Ana lets her time run out.
+    seen = assertive_count(bob)
+    ana.wait_for_selector("#auto-note:not([hidden])", timeout=25_000)
+    said = " ".join(t for _, t in announcements(ana))
+    assert "ran out of time" in said or "Time is up" in said, said
+    ana.locator("#take-over").click()
+    ana.wait_for_selector("#auto-note[hidden]", state="attached")
+    # Bob plays on whenever asked; Ana is asked again in a later turn.
+    asked_again = ("window.__ann.filter(a => a[0] === 'assertive'"
+                   " && a[1].startsWith('Choose a card')).length >= 2")
+    for _ in range(400):
+        if ana.evaluate(asked_again):
+            break
+        count = assertive_count(bob)
+        if count > seen:
+            seen = count
+            bob.keyboard.press("Enter")
+        bob.wait_for_timeout(50)
+    assert ana.evaluate(asked_again)
+    assert ana.evaluate("document.activeElement.getAttribute('role')") == "option"

@@ -1,0 +1,128 @@
+"""The seed's shortcuts (V, 1–4, C, T, S), the row-choice dialog, and the key settings."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .conftest import NewPage
+from .helpers import announcements, create_table, fresh_name, play_by_keyboard, set_name
+
+
+def _last_polite(page: Any) -> str:
+    return [t for lvl, t in announcements(page) if lvl == "polite"][-1]
+
+
+def _press(page: Any, key: str) -> str:
+    before = len(announcements(page))
+    page.keyboard.press(key)
+    page.wait_for_function(f"window.__ann.length > {before}")
+    return _last_polite(page)
+
+
+def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Keys"))
+    create_table(page, players=3, rounds=1, bots=2)
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+    # Let the bots' choices be told first.
+    page.wait_for_function("document.querySelectorAll('#players li.done').length >= 2")
+    page.wait_for_timeout(300)
+    sheet_rows = page.evaluate("[...document.querySelectorAll('#rows [role=menuitem]')]"
+                               ".map(li => li.getAttribute('aria-label'))")
+    assert len(sheet_rows) == 4
+    # C on a focused card: its bullheads.
+    card = page.evaluate("document.activeElement.dataset.card")
+    assert _press(page, "c").startswith(f"{card}: ")
+    # T: who has chosen; the bots have, you have not.
+    said = _press(page, "t")
+    assert "Not yet: you" in said, said
+    # S: the scores.
+    assert _press(page, "s").startswith("Scores: ")
+    # V: the rows as a menu; focus moves to row 1 and the rows are spoken.
+    said = _press(page, "v")
+    assert said.startswith("Row 1: ") and "Row 4: " in said
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "menuitem"
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.row") == "2"
+    # C on a focused row: the row's bullheads.
+    assert re.match(r"Row 2: \d+ bullheads?\.", _press(page, "c"))
+    # 1–4 from the rows menu: each row's sentence.
+    for n in range(1, 5):
+        assert _press(page, str(n)) == sheet_rows[n - 1]
+    # Escape goes back to the hand; R repeats the last announcement.
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+    assert _press(page, "r") == sheet_rows[3]
+    # H lists every shortcut with its key.
+    said = _press(page, "h")
+    for key in ("V:", "1:", "2:", "3:", "4:", "C:", "T:", "S:", "R:"):
+        assert key in said, said
+    # Shortcuts never act in chat.
+    page.locator("#chat-text").focus()
+    before = len(announcements(page))
+    page.keyboard.type("vts")
+    page.wait_for_timeout(200)
+    assert len(announcements(page)) == before
+    assert page.locator("#chat-text").input_value() == "vts"
+
+
+def test_remap_and_turn_off(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Remap"))
+    page.goto(page.url.split("#")[0] + "#/settings")
+    page.locator("#key-scores").fill("shift+p")
+    page.locator("#settings-form button[type=submit]").click()
+    saved = page.evaluate("JSON.parse(localStorage.getItem('nimmt.keys'))")
+    assert saved["map"]["scores"] == "shift+p" and saved["on"] is True
+    page.goto(page.url.split("#")[0] + "#/")
+    create_table(page, players=2, rounds=1, bots=1)
+    page.wait_for_function("document.querySelectorAll('#players li.done').length >= 1")
+    page.wait_for_timeout(300)  # the bot's choice is told first
+    before = len(announcements(page))
+    page.keyboard.press("s")
+    page.wait_for_timeout(200)
+    assert len(announcements(page)) == before  # s no longer speaks the scores
+    assert _press(page, "Shift+P").startswith("Scores: ")
+    # Turned off: no single key acts.
+    page.evaluate("localStorage.setItem('nimmt.keys', JSON.stringify({on: false, map: {}}))")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_function("window.__ann.some(a => a[0] === 'assertive')")
+    page.locator("#hand [role=option]").first.focus()
+    page.wait_for_timeout(300)
+    before = len(announcements(page))
+    for key in ("v", "t", "Shift+P", "c"):
+        page.keyboard.press(key)
+    page.wait_for_timeout(300)
+    assert len(announcements(page)) == before
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+
+
+def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
+    """With jokers every hand holds one (the lowest card): playing it asks for a row."""
+    page = new_page()
+    set_name(page, fresh_name("Row"))
+    page.locator("input[name=variant][value=jokers]").check()
+    create_table(page, players=3, rounds=1, bots=2)
+    page.keyboard.press("Home")
+    card = page.evaluate("document.activeElement.dataset.card")
+    assert int(card) < 0, "the joker sorts first"
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#row-dialog').open", timeout=30_000)
+    focus = page.evaluate("({type: document.activeElement.type, name: document.activeElement.name,"
+                          " dlg: !!document.activeElement.closest('dialog')})")
+    assert focus == {"type": "radio", "name": "row", "dlg": True}
+    assert page.locator("#row-choices").get_attribute("role") == "radiogroup"
+    assertive = [t for lvl, t in announcements(page) if lvl == "assertive"]
+    assert assertive[-1].startswith("Choose the row for your joker"), assertive[-1]
+    page.keyboard.press("ArrowDown")
+    chosen = page.evaluate("document.activeElement.value")
+    page.keyboard.press("Enter")
+    page.wait_for_function("!document.querySelector('#row-dialog').open")
+    # The narration tells where the joker went.
+    page.wait_for_function(f"window.__ann.some(a => a[1].includes('row {chosen}'))")
+    # Focus came back out of the dialog, to the hand.
+    page.wait_for_function("document.activeElement.getAttribute('role') === 'option'"
+                           " || !document.querySelector('#view-results').hidden")
+    play_by_keyboard(page)

@@ -1,0 +1,200 @@
+"""axe-core on every page and state; two browsers at one table; a reload mid-game;
+Serbian and Czech; screenshots for the README (saved under docs/screenshots/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import NewPage
+from .helpers import (
+    announcements,
+    assertive_count,
+    create_table,
+    fresh_name,
+    play_by_keyboard,
+    set_name,
+    wait_turn,
+)
+
+axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _axe(page: Any, state: str) -> None:
+    result = axe_sync.Axe().run(page)
+    assert result.violations_count == 0, f"{state}:\n{result.generate_report()}"
+
+
+def _go(page: Any, hash_: str) -> None:
+    page.evaluate(f"location.hash = {hash_!r}")
+    page.wait_for_timeout(150)
+
+
+def test_axe_every_page_and_state(new_page: NewPage) -> None:
+    page = new_page()
+    _axe(page, "lobby")
+    _go(page, "#/help")
+    _axe(page, "help")
+    _go(page, "#/settings")
+    _axe(page, "settings")
+    _go(page, "#/")
+    set_name(page, fresh_name("Axe"))
+    page.locator("input[name=variant][value=jokers]").check()
+    create_table(page, players=3, rounds=1, bots=2, start=False)
+    _axe(page, "table before the start")
+    from .helpers import start_game
+
+    start_game(page)
+    _axe(page, "table, choosing a card")
+    page.keyboard.press("Home")
+    page.keyboard.press("Enter")  # the joker: a row choice
+    page.wait_for_function("document.querySelector('#row-dialog').open", timeout=30_000)
+    _axe(page, "row choice")
+    page.keyboard.press("Enter")
+    play_by_keyboard(page)
+    _axe(page, "results")
+    _go(page, "#/history")
+    page.wait_for_selector("#history-list a")
+    _axe(page, "history")
+    page.locator("#history-list a").first.click()
+    page.wait_for_selector("#replay:not([hidden])")
+    page.locator("#replay-next").click()
+    _axe(page, "replay")
+    # The replay steps through the record, told by the narration.
+    assert "Step 2 of" in page.locator("#replay-pos").inner_text()
+    assert announcements(page)[-1][1].startswith("Step 2 of")
+    page.locator("#replay-last").click()
+    assert "Game over" in page.locator("#replay-text").inner_text()
+
+
+def test_axe_dark_scheme_and_phone(new_page: NewPage) -> None:
+    """The dark colour scheme and the phone layout keep their contrast and names."""
+    page = new_page(width=390, height=844, dark=True)
+    _axe(page, "lobby, dark, phone")
+    set_name(page, fresh_name("Dark"))
+    create_table(page, players=3, rounds=1, bots=2)
+    _axe(page, "table, dark, phone")
+
+
+def test_two_browsers_one_table(new_page: NewPage) -> None:
+    ana = new_page()
+    set_name(ana, fresh_name("Ana"))
+    code = create_table(ana, players=2, rounds=1, bots=0, start=False)
+    bob = new_page()
+    set_name(bob, fresh_name("Bob"))
+    bob.locator("#join-code").fill(code)
+    bob.locator("#join-form button[type=submit]").click()
+    bob.wait_for_selector("#view-table:not([hidden])")
+    ana.wait_for_function("[...document.querySelectorAll('#seat-list li')]"
+                          ".every(li => !li.textContent.includes('empty'))")
+    # Chat: typed letters stay in the field, and the other browser hears the line.
+    bob.locator("#chat-text").fill("good luck, svima srećno")
+    bob.locator("#chat-text").press("Enter")
+    ana.wait_for_function("window.__ann.some(a => a[1].includes('good luck, svima srećno'))")
+    assert "good luck" in ana.locator("#log").inner_text()
+    # Focus stays in chat while one types; Bob leaves the field before the game.
+    bob.locator("#table-h").focus()
+    ana.locator("#start-game").click()
+    seen = {id(ana): 0, id(bob): 0}
+    decisions = 0
+    for _ in range(3000):
+        if ana.locator("#view-results").is_visible() and bob.locator("#view-results").is_visible():
+            break
+        acted = False
+        for page in (ana, bob):
+            count = assertive_count(page)
+            if count > seen[id(page)] and not page.locator("#view-results").is_visible():
+                seen[id(page)] = count
+                page.keyboard.press("Enter")
+                decisions += 1
+                acted = True
+        if not acted:
+            ana.wait_for_timeout(50)
+    assert decisions >= 20
+    for page in (ana, bob):
+        page.wait_for_selector("#view-results:not([hidden])", timeout=30_000)
+        assert page.locator("#results-body tr").count() == 2
+    # Both heard the same reveals, each as "you" for their own card.
+    a_text = " ".join(t for _, t in announcements(ana))
+    b_text = " ".join(t for _, t in announcements(bob))
+    assert a_text.count("Cards revealed") == b_text.count("Cards revealed") == 10
+
+
+def test_reload_mid_game_restores_the_seat(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Reload"))
+    create_table(page, players=3, rounds=1, bots=2)
+    for _ in range(3):
+        seen = assertive_count(page)
+        page.keyboard.press("Enter")
+        wait_turn(page, seen)
+    hand_before = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+                                ".map(li => li.dataset.card)")
+    assert 0 < len(hand_before) < 10
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    page.wait_for_function("window.__ann.some(a => a[0] === 'assertive')")
+    hand_after = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+                               ".map(li => li.dataset.card)")
+    assert hand_after == hand_before
+    assert "(you)" in page.locator("#players").inner_text()
+    # Focus is where the player must act: the hand, or the row dialog if a row is asked.
+    active = page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    assert page.evaluate("document.activeElement.getAttribute('role') === 'option'"
+                         " || (document.activeElement.type === 'radio'"
+                         "     && !!document.activeElement.closest('dialog[open]'))"), active
+    # A dropped connection comes back by itself too.
+    page.context.set_offline(True)
+    page.wait_for_timeout(300)
+    page.context.set_offline(False)
+    play_by_keyboard(page)
+    assert page.locator("#results-body tr").count() == 3
+
+
+@pytest.mark.parametrize(("lang", "plurals"), [
+    ("sr", ("Skup 1:", "poen", "Izaberite kartu")),
+    ("cs", ("Řada 1:", "bod", "Vyberte kartu")),
+])
+def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple[str, ...]) -> None:
+    page = new_page(lang=lang)
+    assert page.evaluate("document.documentElement.lang") == lang
+    set_name(page, fresh_name("Jezik"))
+    create_table(page, players=3, rounds=1, bots=2)
+    text = " ".join(t for _, t in announcements(page))
+    for word in plurals[:1]:
+        assert word in text, text
+    # Plural forms, from both catalogs: the narration's rows and the UI's cards.
+    rows = page.evaluate("[...document.querySelectorAll('#rows [role=menuitem]')]"
+                         ".map(li => li.getAttribute('aria-label'))")
+    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+                          ".map(li => [Number(li.dataset.card), li.getAttribute('aria-label')])")
+    forms = {"sr": {1: "1 poen", 2: "2 poena", 3: "3 poena", 5: "5 poena", 7: "7 poena"},
+             "cs": {1: "1 bod", 2: "2 body", 3: "3 body", 5: "5 bodů", 7: "7 bodů"}}[lang]
+    for card, label in cards:
+        bh = 7 if card == 55 else 5 if card % 11 == 0 else 3 if card % 10 == 0 else (
+            2 if card % 5 == 0 else 1)
+        assert label.endswith(forms[bh]), (card, label)
+    assert all(r.startswith(plurals[0][:-2]) for r in rows), rows
+    page.keyboard.press("s")
+    page.wait_for_function("window.__ann.length > 0")
+    page.keyboard.press("Enter")
+    wait_turn(page, 1)
+    said = " ".join(t for _, t in announcements(page))
+    assert ("Otkrivene karte" if lang == "sr" else "Odkryt") in said, said
+
+
+@pytest.mark.parametrize(("label", "width", "height"), [("phone", 390, 844),
+                                                        ("desktop", 1280, 900)])
+def test_screenshots(new_page: NewPage, label: str, width: int, height: int) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = new_page(width=width, height=height)
+    page.screenshot(path=str(SHOTS / f"lobby-{label}.png"), full_page=True)
+    set_name(page, fresh_name("Shot"))
+    create_table(page, players=4, rounds=1, bots=3)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / f"table-{label}.png"), full_page=(label == "desktop"))
+    assert (SHOTS / f"table-{label}.png").stat().st_size > 10_000
