@@ -278,6 +278,27 @@ class View:
         self.my_choice = my_choice
         self.options = options
 
+    def seen_cards(self) -> set[Card]:
+        """Every card the viewer has seen this round.
+
+        Their hand, the rows, the taken piles, the revealed cards and the cards
+        chosen face up: what a card-counting bot or a determinizer must exclude
+        from the other hands.
+        """
+        seen: set[Card] = set(self.hand)
+        table = self.table
+        for row in table.rows:
+            seen.update(row)
+        for pile in table.taken:
+            seen.update(pile)
+        for turn in table.revealed:
+            for _, c in turn:
+                seen.add(c)
+        for face in self.face_up:
+            if face is not None:
+                seen.add(face)
+        return seen
+
     @property
     def chosen(self) -> tuple[bool, ...]:
         """Per seat: has chosen this turn's card (not what, unless face up)."""
@@ -1228,16 +1249,7 @@ def sample_world(view: View, rng: random.Random) -> Game:
     else:
         g.hands = [()] * rules.players
         g.hands[me] = view.hand
-        seen: set[Card] = set(view.hand)
-        for r in view.rows:
-            seen.update(r)
-        for pile in view.taken:
-            seen.update(pile)
-        for turn in view.revealed:
-            seen.update(c for _, c in turn)
-        for c in view.face_up:
-            if c is not None:
-                seen.add(c)
+        seen = view.seen_cards()
         unseen = [c for c in rules.deck(len(view.active)) if c not in seen]
         unseen_jokers = [j for j in rules.joker_cards() if j not in seen]
         rng.shuffle(unseen)

@@ -139,17 +139,7 @@ def resolve(
 
 def seen_cards(view: View) -> set[Card]:
     """Every card the viewer has seen this round (hand, rows, taken piles, revealed cards)."""
-    seen: set[Card] = set(view.hand)
-    for row in view.rows:
-        seen.update(row)
-    for pile in view.taken:
-        seen.update(pile)
-    for turn in view.revealed:
-        seen.update(c for _, c in turn)
-    for c in view.face_up:
-        if c is not None:
-            seen.add(c)
-    return seen
+    return view.seen_cards()
 
 
 def unseen_cards(view: View) -> list[Card]:
