@@ -143,7 +143,7 @@ PLURALS = {
     ("en", "bullheads"): "bullhead bullheads bullheads bullheads bullheads bullheads "
     "bullheads bullheads bullheads",
     ("en", "cards"): "card cards cards cards cards cards cards cards cards",
-    ("sr", "bullheads"): "poen poena poena poena poena poena poen poena poena",
+    ("sr", "bullheads"): "bod boda boda boda bodova bodova bod boda bodova",
     ("sr", "cards"): "karta karte karte karte karata karata karta karte karata",
     ("sr", "seconds"): "sekunda sekunde sekunde sekunde sekundi sekundi sekunda sekunde sekundi",
     ("cs", "bullheads"): "bod body body body bodů bodů bodů bodů bodů",
@@ -169,19 +169,19 @@ def test_plurals_inside_sentences() -> None:
     sr, cs = Narrator("sr"), Narrator("cs")
     out = [sr.describe(PlayerEliminated(0, n), NAMES) for n in (1, 2, 5, 21, 22, 25)]
     assert out == [
-        "Ana ispada iz igre, ima 1 poen.",
-        "Ana ispada iz igre, ima 2 poena.",
-        "Ana ispada iz igre, ima 5 poena.",
-        "Ana ispada iz igre, ima 21 poen.",
-        "Ana ispada iz igre, ima 22 poena.",
-        "Ana ispada iz igre, ima 25 poena.",
+        "Ana ispada iz igre, ima 1 bod.",
+        "Ana ispada iz igre, ima 2 boda.",
+        "Ana ispada iz igre, ima 5 bodova.",
+        "Ana ispada iz igre, ima 21 bod.",
+        "Ana ispada iz igre, ima 22 boda.",
+        "Ana ispada iz igre, ima 25 bodova.",
     ]
     assert [cs.describe(RowTaken(1, 2, (5,), n, "full"), NAMES) for n in (1, 2, 5)] == [
         "Bob bere řadu 2, 1 bod.",
         "Bob bere řadu 2, 2 body.",
         "Bob bere řadu 2, 5 bodů.",
     ]
-    assert sr.row(1, (1, 2, 3, 4, 6)) == "Skup 1: 1, 2, 3, 4, 6 — 5 karata, 5 poena."
+    assert sr.row(1, (1, 2, 3, 4, 6)) == "Skup 1: 1, 2, 3, 4, 6 — 5 karata, 5 bodova."
     assert cs.row(1, (1, 2)) == "Řada 1: 1, 2 — 2 karty, 2 body."
     assert sr.describe(DraftStarted((1, 2), 0), NAMES) == (
         "Biranje karata sa stola, otvorene su 2 karte: 1, 2. Prvo bira Ana."
@@ -202,7 +202,7 @@ def test_jokers_and_raised_rows_take_the_decimal_comma() -> None:
     assert Narrator("sr").card(-7) == "džoker 0,3"
     assert Narrator("cs").card(-10) == "žolík 0,0"
     assert Narrator("sr").row(2, (87, -1)) == (
-        "Skup 2: 87, džoker 0,9 (vrednost na kraju 87,9) — 2 karte, 2 poena."
+        "Skup 2: 87, džoker 0,9 (vrednost na kraju 87,9) — 2 karte, 2 boda."
     )
     with pytest.raises(ValueError, match="not a card"):
         Narrator("cs").card(0)
@@ -367,9 +367,9 @@ def test_the_seed_example_in_serbian_and_czech() -> None:
     assert Narrator("sr").announce(step, names, viewer=1) == (
         "Otkrivene karte: Celia 7, Alisa 23, David 64, vi 88. "
         "Izbor skupa: Celia ima kartu 7, manju od svih skupova. "
-        "Celia uzima skup 4, 3 poena, i započinje ga kartom 7. "
+        "Celia uzima skup 4, 3 boda, i započinje ga kartom 7. "
         "Alisa stavlja 23 u skup 1. David stavlja 64 u skup 3. "
-        "Uzimate skup 3, 11 poena, i započinjete ga kartom 88."
+        "Uzimate skup 3, 11 bodova, i započinjete ga kartom 88."
     )
     assert Narrator("cs").announce(step, names, viewer=3) == (
         "Odkryté karty: Celia 7, Alisa 23, vy 64, Bob 88. "

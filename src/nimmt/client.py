@@ -5,6 +5,9 @@ last sequence number (for reconnecting), the latest table state and the
 decision asked of it (:attr:`Client.prompt`). :meth:`Client.request` sends one
 message and waits for its answer (``ack``, ``error`` or a reply with the same
 ``ref``); everything else received meanwhile is kept in :attr:`Client.inbox`.
+The narration the server sends with each batch of events (in the language
+given to :meth:`Client.connect` as ``lang``) is collected in
+:attr:`Client.narration`.
 
 ::
 
@@ -76,6 +79,10 @@ class Client:
         #: Every raw frame received, when ``record`` is true (tests of hidden information).
         self.frames: list[str] | None = [] if record else None
         self.game_over = False
+        #: The language the server narrates in for this connection (from ``welcome``).
+        self.lang = "en"
+        #: Every narration entry received (one per resolution step), in order.
+        self.narration: list[str] = []
         self._refs = itertools.count(1)
 
     # -- connecting -------------------------------------------------------------------
@@ -89,10 +96,15 @@ class Client:
         token: str | None = None,
         table: str | None = None,
         last_seq: int | None = None,
+        lang: str | None = None,
         record: bool = False,
         open_timeout: float = 30,
     ) -> Client:
-        """Connect and say hello (as a new player ``name``, or the player of ``token``)."""
+        """Connect and say hello (as a new player ``name``, or the player of ``token``).
+
+        ``lang`` (``en``, ``sr``, ``cs``) is the language of the narration the server sends;
+        an unknown one is refused with :class:`ServerError` ``bad_language``.
+        """
         ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
                            ping_interval=None, compression=None)
         client = cls(ws, record=record)
@@ -105,10 +117,13 @@ class Client:
             msg["table"] = table
         if last_seq is not None:
             msg["last_seq"] = last_seq
+        if lang is not None:
+            msg["lang"] = lang
         welcome = await client.request(msg, want="welcome")
         assert isinstance(welcome, Welcome)
         client.name = welcome.player
         client.token = welcome.token or token
+        client.lang = welcome.lang
         return client
 
     async def close(self) -> None:
@@ -143,6 +158,7 @@ class Client:
             self.prompt = msg.prompt
         elif isinstance(msg, Events):
             self.prompt = msg.prompt
+            self.narration.extend(msg.text)
             for item in msg.items:
                 if item.event is not None and item.event.get("type") == "game_over":
                     self.game_over = True

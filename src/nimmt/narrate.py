@@ -46,7 +46,7 @@ Cleo takes row 3, 8 bullheads, and starts it with 77.
 Otkrivene karte: Ana 12, Bob 40, Cleo 77.
 Ana stavlja 12 u skup 1.
 Bob stavlja 40 u skup 2.
-Cleo uzima skup 3, 8 poena, i započinje ga kartom 77.
+Cleo uzima skup 3, 8 bodova, i započinje ga kartom 77.
 >>> Narrator("cs").row_sentence(((9, 12, 21), (87, -1)), 2)
 'Řada 2: 87, žolík 0,9 (hodnota na konci 87,9) — 2 karty, 2 body.'
 
@@ -255,7 +255,7 @@ class Narrator:
         return self._n("{count} card", "{count} cards", count)
 
     def count_bullheads(self, count: int) -> str:
-        """``"1 bullhead"``, ``"8 bullheads"`` (Serbian ``"8 poena"``, Czech ``"8 bodů"``)."""
+        """``"1 bullhead"``, ``"8 bullheads"`` (Serbian ``"8 bodova"``, Czech ``"8 bodů"``)."""
         return self._n("{count} bullhead", "{count} bullheads", count)
 
     def _names(self, seats: Iterable[int], names: Sequence[str], viewer: int | None) -> str:

@@ -4,12 +4,15 @@ Every frame one seat (and one spectator) receives over full games of every
 variant is recorded. Afterwards the stored record gives each round's deal, and
 the frames are checked in order: a card may appear only if the viewer holds it,
 it lies on the table at the deal, hands are public, or an earlier item (or an
-earlier item of the same frame) revealed it.
+earlier item of the same frame) revealed it. The narration sent with the items
+(``text``, English) is checked the same way: every card number it says must be
+one the viewer may know.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -72,6 +75,23 @@ def view_cards(view: dict[str, Any], prompt: dict[str, Any] | None) -> set[int]:
     return cards
 
 
+#: Numbers the English narration says that are not cards: rows, rounds, turns, counts,
+#: the value a joker gives a row, the scores of a round's end.
+NOT_CARDS = re.compile(
+    r"\b[Rr]ow \d+|\bRound \d+|\bTurn \d+|\b\d+ (?:face-up )?(?:bullheads?|cards?)\b"
+    r"|end value [\d.]+|Penalties: [^.]*\. Totals: [^.]*\.|\bPlayer \d+"
+)
+
+
+def text_cards(text: str, names: list[str]) -> set[int]:
+    """The cards an English narration entry names (jokers as -10..-1)."""
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, "NAME")
+    cards = {int(d) - 10 for d in re.findall(r"joker 0\.(\d)", text)}
+    text = re.sub(r"joker 0\.\d", "", NOT_CARDS.sub("", text))
+    return cards | {int(n) for n in re.findall(r"\d+", text)}
+
+
 def check_frames(frames: list[str], seat: int | None, record: dict[str, Any]) -> int:
     """Assert no leak; return the number of card mentions checked."""
     rounds = record["rounds"]
@@ -79,6 +99,7 @@ def check_frames(frames: list[str], seat: int | None, record: dict[str, Any]) ->
     known: set[int] = set()
     current = 0
     checked = 0
+    names: list[str] = []
 
     def start_round(r: int) -> None:
         nonlocal current
@@ -97,6 +118,7 @@ def check_frames(frames: list[str], seat: int | None, record: dict[str, Any]) ->
     for frame in frames:
         msg = json.loads(frame)
         if msg["type"] == "events":
+            seen_here = set(known)
             for item in msg["items"]:
                 if item["kind"] != "event":
                     continue
@@ -110,11 +132,21 @@ def check_frames(frames: list[str], seat: int | None, record: dict[str, Any]) ->
                 leak = mentioned - known
                 assert not leak, f"seat {seat} saw hidden {sorted(leak)} in {ev}"
                 checked += len(mentioned)
+                seen_here |= known
+            # The narration of these items: every card it names was known during them.
+            for text in msg["text"]:
+                said = text_cards(text, names)
+                leak = said - seen_here - known
+                assert not leak, f"seat {seat} was told hidden {sorted(leak)}: {text!r}"
+                checked += len(said)
             if msg["prompt"] is not None and current:
                 leak = {c for c in msg["prompt"]["options"] if msg["prompt"]["kind"] != "row"}
                 leak -= known
                 assert not leak, f"seat {seat} prompt holds hidden {sorted(leak)}"
-        elif msg["type"] == "table_state" and msg["view"] is not None:
+        elif msg["type"] == "table_state":
+            names = [s["name"] or "" for s in msg["table"]["seats"]]
+            if msg["view"] is None:
+                continue
             view = msg["view"]
             if view["round"] and view["round"] != current:
                 start_round(view["round"])
@@ -140,6 +172,9 @@ async def test_no_hidden_card_in_any_frame(server: str, rules: dict[str, Any]) -
     assert clients[0].frames is not None and watcher.frames is not None
     assert check_frames(clients[0].frames, 0, record) > 50
     assert check_frames(watcher.frames, None, record) > 20
+    # The narration was there to check.
+    told = [t for f in clients[0].frames for t in json.loads(f).get("text", [])]
+    assert sum("Cards revealed" in t for t in told) >= 5
     await close_all([*clients, watcher])
 
 
@@ -155,3 +190,27 @@ def test_the_checker_catches_a_leak() -> None:
     ]})]
     with pytest.raises(AssertionError, match="hidden"):
         check_frames(frames, 0, record)
+
+
+def test_the_checker_catches_a_leak_in_the_narration() -> None:
+    """A sentence naming another seat's hidden card fails the check; the same sentence
+    about a revealed card, and numbers that are not cards, pass."""
+    record = {"rules": {"variants": []}, "rounds": [{"deal": {
+        "hands": [[1, 2], [3, 4]], "rows": [[10], [20], [30], [40]], "pool": []}}]}
+    state = {"type": "table_state", "seq": 0, "view": None, "prompt": None, "you": 0,
+             "table": {"seats": [{"name": "Ana 7"}, {"name": "Bob"}]}}
+    start = {"seq": 1, "kind": "event", "event": {"type": "round_started", "round": 1,
+                                                  "players": [0, 1], "deck_size": 104}}
+
+    def frames(text: str) -> list[str]:
+        return [json.dumps(state), json.dumps({"type": "events", "seq": 1, "prompt": None,
+                                               "items": [start], "text": [text]})]
+
+    fine = "Round 1 begins for you and Bob, with 104 cards. Ana 7's 2 goes to row 4."
+    assert check_frames(frames(fine), 0, record) == 1
+    assert text_cards("Bob takes row 3, 8 bullheads, and starts it with joker 0.4.",
+                      ["Bob"]) == {-6}
+    with pytest.raises(AssertionError, match="hidden"):
+        check_frames(frames("Bob chooses 3."), 0, record)
+    with pytest.raises(AssertionError, match="hidden"):
+        check_frames(frames("Cards revealed: Bob 4, you 1."), 0, record)

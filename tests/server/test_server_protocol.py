@@ -104,3 +104,30 @@ def test_event_dicts_are_the_engine_events(spec: str) -> None:
     assert len(game.events) > 50
     for ev in game.events:
         assert json.dumps(event_dict(ev)) == json.dumps(event_to_dict(ev))
+
+
+def test_schema_has_the_language_and_the_narration() -> None:
+    """``hello`` takes an optional ``lang``; ``events`` carries ``text``, a list of strings;
+    notices carry a ``reason``; ``welcome`` says the language chosen."""
+    schema = P.protocol_schema()
+    defs = schema["client"]["$defs"]
+    assert defs["Hello"]["properties"]["lang"]["anyOf"][0]["type"] == "string"
+    assert "lang" not in defs["Hello"].get("required", [])
+    server = schema["server"]["$defs"]
+    assert server["Events"]["properties"]["text"]["items"] == {"type": "string"}
+    assert "reason" in server["Item"]["properties"]
+    assert "lang" in server["Welcome"]["properties"]
+    jsonschema.validate({"type": "hello", "name": "Mila", "lang": "sr"}, schema["client"])
+    # Old clients stay valid: no lang in hello, no text in events.
+    jsonschema.validate({"type": "hello", "name": "Ana"}, schema["client"])
+    P.parse_server('{"type": "events", "seq": 1, "items": [], "prompt": null}')
+    for bad in ({"type": "hello", "name": "x", "lang": 5},
+                {"type": "hello", "name": "x", "lang": ""}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema["client"])
+        with pytest.raises(P.ProtocolError) as err:
+            P.parse_client(json.dumps(bad))
+        assert err.value.code == "bad_message"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"type": "events", "seq": 1, "items": [], "text": [3]},
+                            schema["server"])

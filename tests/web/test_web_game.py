@@ -18,6 +18,8 @@ from .helpers import (
 
 def test_whole_game_by_keyboard(new_page: NewPage) -> None:
     page = new_page()
+    speech_urls: list[str] = []
+    page.on("request", lambda r: speech_urls.append(r.url) if "/api/speech/" in r.url else None)
     set_name(page, fresh_name("Kbd"))
     create_table(page, players=3, rounds=2, bots=2)
     steps = play_by_keyboard(page)
@@ -57,6 +59,12 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
     polite = [t for lvl, t in ann if lvl == "polite"]
     assert any("Game over" in t for t in polite[-3:]), polite[-3:]
     assert page.locator("#results-body tr").count() == 3
+    # The narration came over the WebSocket: the speech endpoint was asked for the view
+    # and the shortcuts' sentences only (no range of events: after == upto).
+    assert speech_urls
+    for url in speech_urls:
+        query = dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&"))
+        assert query["after"] == query["upto"], url
 
 
 def test_turn_timer_warns_assertively(new_page: NewPage) -> None:
@@ -81,7 +89,7 @@ def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
     ana = new_page()
     set_name(ana, fresh_name("Late"))
     code = create_table(ana, players=2, rounds=None, bots=0, timer="15", start=False)
-    bob = new_page()
+    bob = new_page(lang="sr")
     set_name(bob, fresh_name("Quick"))
     bob.locator("#join-code").fill(code)
     bob.locator("#join-form button[type=submit]").click()
@@ -93,9 +101,17 @@ def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
     seen = assertive_count(bob)
     ana.wait_for_selector("#auto-note:not([hidden])", timeout=25_000)
     said = " ".join(t for _, t in announcements(ana))
-    assert "ran out of time" in said or "Time is up" in said, said
+    assert "You ran out of time; the default bot plays for you." in said, said
+    # Bob reads Serbian: the notice is said from its reason and seat, in his language.
+    ana_name = ana.evaluate("localStorage.getItem('nimmt.name')")
+    bob.wait_for_function(
+        "n => window.__ann.some(a => a[1].includes(n + ': vreme je isteklo'))", arg=ana_name)
     ana.locator("#take-over").click()
     ana.wait_for_selector("#auto-note[hidden]", state="attached")
+    ana.wait_for_function("window.__ann.some(a => a[1].includes('You play again.'))")
+    bob.wait_for_function(
+        "n => window.__ann.some(a => a[1].includes(n + ' ponovo igra.'))", arg=ana_name)
+    assert "ran out of time" not in " ".join(t for _, t in announcements(bob))
     # Bob plays on whenever asked; Ana is asked again in a later turn.
     asked_again = ("window.__ann.filter(a => a[0] === 'assertive'"
                    " && a[1].startsWith('Choose a card')).length >= 2")

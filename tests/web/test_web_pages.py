@@ -3,6 +3,7 @@ Serbian and Czech; screenshots for the README (saved under docs/screenshots/).""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from .helpers import (
     fresh_name,
     play_by_keyboard,
     set_name,
+    start_game,
     wait_turn,
 )
 
@@ -46,8 +48,6 @@ def test_axe_every_page_and_state(new_page: NewPage) -> None:
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2, start=False)
     _axe(page, "table before the start")
-    from .helpers import start_game
-
     start_game(page)
     _axe(page, "table, choosing a card")
     page.keyboard.press("Home")
@@ -156,14 +156,19 @@ def test_reload_mid_game_restores_the_seat(new_page: NewPage) -> None:
 
 
 @pytest.mark.parametrize(("lang", "plurals"), [
-    ("sr", ("Skup 1:", "poen", "Izaberite kartu")),
+    ("sr", ("Skup 1:", "bod", "Izaberite kartu")),
     ("cs", ("Řada 1:", "bod", "Vyberte kartu")),
 ])
 def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple[str, ...]) -> None:
     page = new_page(lang=lang)
     assert page.evaluate("document.documentElement.lang") == lang
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(str(f))))
     set_name(page, fresh_name("Jezik"))
     create_table(page, players=3, rounds=1, bots=2)
+    # The page asked the server to narrate in its language.
+    hellos = [json.loads(f) for f in sent if '"hello"' in f]
+    assert hellos and all(h["lang"] == lang for h in hellos), sent
     text = " ".join(t for _, t in announcements(page))
     for word in plurals[:1]:
         assert word in text, text
@@ -172,13 +177,20 @@ def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple
                          ".map(li => li.getAttribute('aria-label'))")
     cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
                           ".map(li => [Number(li.dataset.card), li.getAttribute('aria-label')])")
-    forms = {"sr": {1: "1 poen", 2: "2 poena", 3: "3 poena", 5: "5 poena", 7: "7 poena"},
+    forms = {"sr": {1: "1 bod", 2: "2 boda", 3: "3 boda", 5: "5 bodova", 7: "7 bodova"},
              "cs": {1: "1 bod", 2: "2 body", 3: "3 body", 5: "5 bodů", 7: "7 bodů"}}[lang]
     for card, label in cards:
         bh = 7 if card == 55 else 5 if card % 11 == 0 else 3 if card % 10 == 0 else (
             2 if card % 5 == 0 else 1)
         assert label.endswith(forms[bh]), (card, label)
     assert all(r.startswith(plurals[0][:-2]) for r in rows), rows
+    # Every plural form of the UI catalog, whatever the hand holds (1, 2, 5, 21, 22, 25).
+    said_counts = page.evaluate(
+        "import('./i18n.js').then(m => [1, 2, 5, 21, 22, 25].map("
+        "n => m.t('card.name', {card: 'x', count: n})))")
+    want = {"sr": ["1 bod", "2 boda", "5 bodova", "21 bod", "22 boda", "25 bodova"],
+            "cs": ["1 bod", "2 body", "5 bodů", "21 bodů", "22 bodů", "25 bodů"]}[lang]
+    assert said_counts == [f"x, {w}" for w in want], said_counts
     page.keyboard.press("s")
     page.wait_for_function("window.__ann.length > 0")
     page.keyboard.press("Enter")
@@ -198,3 +210,36 @@ def test_screenshots(new_page: NewPage, label: str, width: int, height: int) -> 
     page.wait_for_timeout(300)
     page.screenshot(path=str(SHOTS / f"table-{label}.png"), full_page=(label == "desktop"))
     assert (SHOTS / f"table-{label}.png").stat().st_size > 10_000
+
+
+def test_the_printed_address_opens_the_client(new_page: NewPage, server: str) -> None:
+    """``nimmt serve`` prints ``open http://127.0.0.1:PORT/``: that address shows the lobby."""
+    page = new_page()
+    page.goto(f"{server}/")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.url == f"{server}/play/"
+    assert page.locator("#view-lobby").is_visible()
+    assert page.locator("#create-form").is_visible()
+
+
+def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:
+    """The server narrates in the language of the hello: a new language says hello again,
+    at the same table, and the next narration is in that language."""
+    page = new_page()
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(str(f))))
+    set_name(page, fresh_name("Lang"))
+    create_table(page, players=2, rounds=1, bots=1, start=False)
+    code = page.evaluate("localStorage.getItem('nimmt.table')")
+    page.evaluate("location.hash = '#/'")
+    page.locator("#me-lang").select_option("cs")
+    page.wait_for_function("document.documentElement.lang === 'cs'")
+    page.wait_for_timeout(500)
+    hellos = [json.loads(f) for f in sent if '"hello"' in f]
+    assert [h["lang"] for h in hellos] == ["en", "cs"], hellos
+    assert hellos[1]["table"] == code
+    page.evaluate(f"location.hash = '#/table/{code}'")
+    page.wait_for_selector("#view-table:not([hidden])")
+    start_game(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function("window.__ann.some(a => a[1].includes('Odkryté karty'))")

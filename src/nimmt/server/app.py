@@ -37,6 +37,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import RulesError
+from ..narrate import UnknownLanguage, narrator
 from ..rules import Rules
 from ..web import web_routes
 from . import protocol as P
@@ -83,6 +84,8 @@ class Connection:
         self.ws = ws
         self.player_id = 0
         self.name = ""
+        #: The narration language of this connection (its ``hello`` says which).
+        self.lang = "en"
         self.seq = 0
         self.table: TableActor | None = None
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
@@ -218,6 +221,12 @@ class Hub:
                 f"not {msg.version}")
         if conn.player_id:
             raise P.ProtocolError("bad_message", "hello was already said on this connection")
+        lang = "en"
+        if msg.lang is not None:
+            try:
+                lang = narrator(msg.lang).language
+            except UnknownLanguage as exc:
+                raise P.ProtocolError("bad_language", str(exc)) from None
         token: str | None = None
         if msg.token is not None:
             row = await self.store.player_by_token(msg.token)
@@ -230,8 +239,8 @@ class Hub:
             pid = await self._new_player(name, token)
         else:
             raise P.ProtocolError("bad_message", "hello needs a name (new player) or a token")
-        conn.player_id, conn.name = pid, name
-        conn.send(P.Welcome(seq=conn.seq, player=name, token=token, ref=msg.ref)
+        conn.player_id, conn.name, conn.lang = pid, name, lang
+        conn.send(P.Welcome(seq=conn.seq, player=name, token=token, lang=lang, ref=msg.ref)
                   .model_dump_json())
         if msg.table is not None:
             self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)

@@ -45,6 +45,7 @@ ERROR_CODES: dict[str, str] = {
     "not_authenticated": "send hello first",
     "bad_token": "the token is wrong",
     "bad_name": "the display name is empty, too long or holds control characters",
+    "bad_language": "no narration in that language (en, sr, cs)",
     "name_taken": "that name belongs to another player, or is used at this table",
     "no_table": "no table has that code",
     "not_at_table": "join or spectate a table first",
@@ -80,6 +81,7 @@ ErrorCode: TypeAlias = Literal[
     "not_authenticated",
     "bad_token",
     "bad_name",
+    "bad_language",
     "name_taken",
     "no_table",
     "not_at_table",
@@ -137,11 +139,13 @@ class _Client(BaseModel):
 class Hello(_Client):
     """Say who you are. With ``token``: an existing player (reconnect). Without: a new player
     named ``name``; the answer carries the token to keep. ``table`` + ``last_seq`` rejoin a
-    table at once and receive the items missed after ``last_seq``."""
+    table at once and receive the items missed after ``last_seq``. ``lang`` is the language
+    of the narration this connection receives (``en``, ``sr``, ``cs``; English when absent)."""
 
     type: Literal["hello"]
     version: Annotated[int, Field(strict=True, ge=1)] = PROTOCOL_VERSION
     name: Name | None = None
+    lang: Annotated[str, Field(min_length=1, max_length=35)] | None = None
     token: Annotated[str, Field(max_length=128)] | None = None
     table: Code | None = None
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
@@ -311,12 +315,14 @@ class _Server(BaseModel):
 
 
 class Welcome(_Server):
-    """Answer to ``hello``. ``token`` is sent once, when the player is created: keep it."""
+    """Answer to ``hello``. ``token`` is sent once, when the player is created: keep it.
+    ``lang`` is the narration language the server chose for this connection."""
 
     type: Literal["welcome"] = "welcome"
     version: int = PROTOCOL_VERSION
     player: str
     token: str | None = None
+    lang: str = "en"
     ref: Ref = None
 
 
@@ -398,23 +404,36 @@ class TableState(_Server):
 
 
 class Item(BaseModel):
-    """One table stream item: a game ``event`` (filtered for you), a ``notice`` or a ``chat``."""
+    """One table stream item: a game ``event`` (filtered for you), a ``notice`` or a ``chat``.
+
+    A notice names what changed (``notice``), the ``seat`` it concerns and, for the default
+    player taking a seat over or handing it back (``auto_on``, ``auto_off``), the
+    ``reason``: ``timeout``, ``left``, ``kicked``, ``disconnected`` or ``took_over``.
+    ``text`` is an English sentence for logs; clients say it in their own language.
+    """
 
     seq: int
     kind: Literal["event", "notice", "chat"]
     event: dict[str, Any] | None = None
     notice: str | None = None
+    reason: str | None = None
     seat: int | None = None
     name: str | None = None
     text: str | None = None
 
 
 class Events(_Server):
-    """New table stream items, in order, and the decision now asked of you (if any)."""
+    """New table stream items, in order, and the decision now asked of you (if any).
+
+    ``text`` is the narration of the game events among ``items``, as your seat may know
+    them, in the language of your ``hello``: one entry per resolution step (a turn's
+    reveal and placements, a round's start, its scores, the end of the game).
+    """
 
     type: Literal["events"] = "events"
     items: list[Item]
     prompt: Prompt | None = None
+    text: list[str] = []
 
 
 class LobbyTable(BaseModel):

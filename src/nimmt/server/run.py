@@ -18,7 +18,19 @@ import uvicorn
 from .app import Hub, create_app
 from .settings import Settings
 
-__all__ = ["running_server", "serve"]
+__all__ = ["address", "running_server", "serve"]
+
+
+def address(host: str, port: int) -> str:
+    """The address to open in a browser for a server listening on ``host``: a wildcard
+    (all interfaces) is opened on this machine's loopback, an IPv6 literal in brackets."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
 
 
 def _config(settings: Settings, hub: Hub) -> uvicorn.Config:
@@ -74,8 +86,11 @@ async def running_server(settings: Settings) -> AsyncIterator[str]:
 async def serve(settings: Settings) -> None:
     """Serve until interrupted; prints the address to open once listening."""
     _server, task, port = await _start(settings)
-    print(f"nimmt server: open http://{settings.host}:{port}/ (WebSocket "
-          f"ws://{settings.host}:{port}/ws; database {_safe_url(settings)})", flush=True)
+    url = address(settings.host, port)
+    # The root redirects to the web client (/play/): that is the address people open.
+    print(f"nimmt server: open {url}/ in a browser (WebSocket "
+          f"{url.replace('http://', 'ws://', 1)}/ws; database {_safe_url(settings)})",
+          flush=True)
     await task
 
 

@@ -9,8 +9,9 @@ its stored entries again, which also gives every stream item the same ``seq``
 it had, so reconnecting clients carry on where they were.
 
 Hidden information: game events go out through :func:`nimmt.events.for_viewer`
-and views through :meth:`nimmt.Game.view`, per seat, before serialization;
-nothing else carries cards.
+and views through :meth:`nimmt.Game.view`, per seat, before serialization; the
+narration sent with them (:meth:`TableActor.narration`, in each connection's
+language) is made from those filtered events only; nothing else carries cards.
 """
 
 from __future__ import annotations
@@ -37,7 +38,16 @@ from ..engine import Deal, DecisionKind, Game, View
 from ..engine import DraftCard as EDraftCard
 from ..engine import PlayCard as EPlayCard
 from ..engine import TakeRow as ETakeRow
-from ..events import Event, event_to_dict, for_viewer
+from ..events import (
+    Event,
+    GameOver,
+    RoundScored,
+    RoundStarted,
+    TurnStarted,
+    event_to_dict,
+    for_viewer,
+)
+from ..narrate import narrator
 from ..rules import Rules
 from . import protocol as P
 from .autoplay import BotError, DefaultPlayer, decide, seat_bot
@@ -56,6 +66,8 @@ class Peer(Protocol):
 
     player_id: int
     name: str
+    #: The narration language (``en``, ``sr``, ``cs``).
+    lang: str
     seq: int
     table: TableActor | None
 
@@ -145,6 +157,10 @@ def event_dict(ev: Event) -> dict[str, Any]:
     out = {name: getattr(ev, name) for name in names}
     out["type"] = ev.type
     return out
+
+
+#: Events that open a new resolution step: the narration says each step as one entry.
+STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
 
 
 def _dumps(data: dict[str, Any]) -> str:
@@ -352,7 +368,7 @@ class TableActor:
                 "disconnected": f"{s.name} is disconnected; the default bot plays for them.",
                 "took_over": f"{s.name} plays again.",
             }[why]
-            self._notice("auto_on" if s.auto else "auto_off", seat, s.name, text)
+            self._notice("auto_on" if s.auto else "auto_off", seat, s.name, text, reason=why)
         elif kind == "chat":
             self.seq += 1
             self.items.append(
@@ -365,10 +381,11 @@ class TableActor:
         else:
             raise ValueError(f"unknown log entry {kind!r}")
 
-    def _notice(self, what: str, seat: int | None, name: str | None, text: str) -> None:
+    def _notice(self, what: str, seat: int | None, name: str | None, text: str,
+                reason: str | None = None) -> None:
         self.seq += 1
-        self.items.append((self.seq, "notice", {"notice": what, "seat": seat, "name": name,
-                                                "text": text}))
+        self.items.append((self.seq, "notice", {"notice": what, "reason": reason, "seat": seat,
+                                                "name": name, "text": text}))
 
     def _events(self, events: list[Event]) -> None:
         for ev in events:
@@ -510,35 +527,71 @@ class TableActor:
             return {"seq": seq, "kind": "notice", **payload}
         return {"seq": seq, "kind": "chat", **payload}
 
+    def names(self) -> list[str]:
+        """The display names by seat, as the narration names them."""
+        return [s.name if s is not None else f"{i + 1}" for i, s in enumerate(self.seats)]
+
+    def narration(self, items: list[tuple[int, str, Any]], viewer: int | None,
+                  lang: str) -> list[str]:
+        """The sentences of the game events among ``items``, one entry per resolution step,
+        in ``lang``, for ``viewer``. Each event is first filtered for the viewer (a spectator
+        gets the public events), so no sentence tells what the viewer may not know."""
+        speak = narrator(lang)
+        names = self.names()
+        out: list[str] = []
+        step: list[Event] = []
+        for _, kind, payload in items:
+            if kind != "event":
+                continue
+            ev = for_viewer(payload, viewer)
+            if ev is None:
+                continue
+            if step and isinstance(ev, STEP_STARTS):
+                out.append(speak.announce(step, names, viewer))
+                step = []
+            step.append(ev)
+        if step:
+            out.append(speak.announce(step, names, viewer))
+        return [text for text in out if text]
+
+    def _events_text(self, items: list[tuple[int, str, Any]], viewer: int | None, lang: str,
+                     cache: dict[int, dict[str, Any]] | None, *, always: bool) -> str | None:
+        """One ``events`` frame for ``viewer`` in ``lang`` (None: nothing to send)."""
+        dicts = [d for d in (self._item_dict(it, viewer, cache) for it in items)
+                 if d is not None]
+        prompt = self._prompt(viewer)
+        if not dicts and (prompt is None or not always):
+            return None
+        return _dumps({"type": "events", "seq": self.seq, "items": dicts, "prompt": prompt,
+                       "text": self.narration(items, viewer, lang)})
+
     def _broadcast(self, mark: int, *, state: bool = False) -> None:
-        """Send the items from index ``mark`` on to every watcher, filtered per seat."""
+        """Send the items from index ``mark`` on to every watcher, filtered per seat and
+        narrated in each connection's language."""
         new = self.items[mark:]
         cache: dict[int, dict[str, Any]] = {}
-        groups: dict[int | None, list[Peer]] = {}
+        groups: dict[tuple[int | None, str], list[Peer]] = {}
         for peer, viewer in self.watchers.items():
-            groups.setdefault(viewer, []).append(peer)
-        for viewer, peers in groups.items():
+            groups.setdefault((viewer, peer.lang), []).append(peer)
+        states: dict[int | None, str] = {}
+        for (viewer, lang), peers in groups.items():
+            text: str | None
             if state:
-                text = self._state_text(viewer, None)
+                if viewer not in states:
+                    states[viewer] = self._state_text(viewer, None)
+                text = states[viewer]
             else:
-                items = [d for d in (self._item_dict(it, viewer, cache) for it in new)
-                         if d is not None]
-                prompt = self._prompt(viewer)
-                if not items and prompt is None:
+                text = self._events_text(new, viewer, lang, cache, always=True)
+                if text is None:
                     continue
-                text = _dumps({"type": "events", "seq": self.seq, "items": items,
-                               "prompt": prompt})
             for peer in peers:
                 peer.seq = self.seq
                 peer.send(text)
         if state and new:
             # Items that came with a state change still go out, for logs and narration.
-            for viewer, peers in groups.items():
-                items = [d for d in (self._item_dict(it, viewer, cache) for it in new)
-                         if d is not None]
-                if items:
-                    text = _dumps({"type": "events", "seq": self.seq, "items": items,
-                                   "prompt": self._prompt(viewer)})
+            for (viewer, lang), peers in groups.items():
+                text = self._events_text(new, viewer, lang, cache, always=False)
+                if text is not None:
                     for peer in peers:
                         peer.send(text)
 
@@ -695,8 +748,8 @@ class TableActor:
         if self._key(seat) != key:
             return
         mark = await self.commit("auto", {"seat": seat, "on": True, "reason": "timeout"})
-        self._broadcast(mark)
-        self._schedule()
+        self._schedule()  # first: the prompts sent carry the timer
+        self._broadcast(mark, state=True)
 
     async def _grace_over(self, seat: int) -> None:
         self._grace.pop(seat, None)
@@ -706,8 +759,8 @@ class TableActor:
         if seat in self.watchers.values():
             return
         mark = await self.commit("auto", {"seat": seat, "on": True, "reason": "disconnected"})
+        self._schedule()  # first: the prompts sent carry the timer
         self._broadcast(mark, state=True)
-        self._schedule()
 
     # -- connections -------------------------------------------------------------------
 
@@ -733,11 +786,10 @@ class TableActor:
         peer.seq = self.seq
         peer.send(self._state_text(viewer, ref))
         if last_seq is not None:
-            items = [d for d in (self._item_dict(it, viewer) for it in self.items
-                                 if it[0] > last_seq) if d is not None]
-            if items:
-                peer.send(_dumps({"type": "events", "seq": self.seq, "items": items,
-                                  "prompt": self._prompt(viewer)}))
+            missed = [it for it in self.items if it[0] > last_seq]
+            text = self._events_text(missed, viewer, peer.lang, None, always=False)
+            if text is not None:
+                peer.send(text)
         if viewer is not None:
             self._presence(peer)
         self._check_idle()
@@ -834,8 +886,8 @@ class TableActor:
                 mark = await self.commit("auto", {"seat": seat, "on": False,
                                                   "reason": "took_over"})
                 self._ack(peer, ref)
+                self._schedule()  # first: the prompts sent carry the timer
                 self._broadcast(mark, state=True)
-                self._schedule()
             else:
                 self._ack(peer, ref)
         elif t == "chat":
@@ -899,8 +951,8 @@ class TableActor:
         """A table change everyone sees in full: commit, ack, new table_state to all."""
         mark = await self.commit(kind, data)
         self._ack(peer, ref)
+        self._schedule()  # first: the prompts sent carry the timer
         self._broadcast(mark, state=True)
-        self._schedule()
 
     def _check_decision(self, seat: int, kind: str, value: int) -> None:
         game = self.game
@@ -936,8 +988,8 @@ class TableActor:
         await self.commit("decision", {"seat": seat, "kind": kind, "value": value, "by": by})
         if peer is not None:
             self._ack(peer, ref)
+        self._schedule()  # first: the prompts sent carry the timer
         self._broadcast(mark, state=state)
-        self._schedule()
 
     async def _sit(self, peer: Peer, seat: int | None, ref: P.Ref) -> None:
         viewer = self._viewer(peer)
@@ -1025,8 +1077,8 @@ class TableActor:
         present = [s for s in self.seats if s is not None and s.kind == "human" and not s.left]
         if not present and self.status != "closed":
             await self.commit("close", {})
+        self._schedule()  # first: the prompts sent carry the timer
         self._broadcast(mark, state=True)
-        self._schedule()
         self._check_idle()
 
     async def _pass_host(self) -> None:

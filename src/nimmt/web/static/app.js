@@ -1,6 +1,8 @@
 // The nimmt web client: lobby, table, results, history with replay, help, settings.
 // Speaks the WebSocket protocol of docs/protocol.md; every game sentence comes from
-// the server's narration (GET /api/speech/{code}), never from this file.
+// the server's narration (the `text` of each `events` message, in the language this
+// page said in `hello`; GET /api/speech/{code} for the shortcuts' sentences and the
+// view), never from this file.
 import { t, setLanguage, language, translatePage, LANGUAGES } from "./i18n.js";
 import { announce, lastAnnouncement, cue, soundOn, setSound } from "./live.js";
 
@@ -88,7 +90,7 @@ function connect() {
   ws.onopen = () => {
     S.open = true;
     S.retry = 0;
-    const hello = { type: "hello" };
+    const hello = { type: "hello", lang: language() };
     if (S.token) hello.token = S.token; else hello.name = S.name;
     if (S.token && S.code) {
       hello.table = S.code;
@@ -105,6 +107,17 @@ function connect() {
     const delay = Math.min(5000, 300 * 2 ** S.retry++);
     setTimeout(connect, delay);
   };
+}
+
+// A new hello (the server narrates in the language a connection said in its hello):
+// after a change of language, reconnect at once; the seat and the table come back.
+function reconnect() {
+  const old = S.ws;
+  S.ws = null;
+  S.open = false;
+  S.welcomed = false;
+  if (old) old.close();
+  connect();
 }
 
 function whenWelcomed() {
@@ -242,11 +255,22 @@ function settle() {
   S.settleId = setTimeout(() => queue(afterUpdate), 80);
 }
 
+// A notice in the page's language from its machine-readable fields (notice, reason,
+// seat, name); the server's English sentence only when the catalog has no key for it.
 function noticeText(item) {
   const seat = item.seat === null || item.seat === undefined ? "" : item.seat + 1;
-  const key = `notice.${item.notice}`;
-  const text = t(key, { name: item.name || "", seat });
-  return text === key ? item.text : text;
+  const params = { name: item.name || "", seat };
+  const keys = [];
+  if (item.reason) {
+    if (item.seat !== null && item.seat === S.you) keys.push(`notice.${item.notice}.${item.reason}.you`);
+    keys.push(`notice.${item.notice}.${item.reason}`);
+  }
+  keys.push(`notice.${item.notice}`);
+  for (const key of keys) {
+    const text = t(key, params);
+    if (text !== key) return text;
+  }
+  return item.text;
 }
 
 function onEvents(msg) {
@@ -255,12 +279,9 @@ function onEvents(msg) {
   const items = msg.items || [];
   const events = items.filter((i) => i.kind === "event");
   queue(async () => {
-    let sp = null;
-    if (events.length && S.code) {
-      sp = await speech(events[0].seq - 1, events[events.length - 1].seq);
-    } else if (S.code && S.view) {
-      sp = await speech(msg.seq, msg.seq);
-    }
+    // The narration came with the message; the speech sheet brings the view as it is
+    // now and the sentences of the shortcuts (no events: after = upto).
+    const sp = S.code && (events.length || S.view) ? await speech(msg.seq, msg.seq) : null;
     const first = events.length ? events[0].seq : Infinity;
     const before = [];
     const after = [];
@@ -281,10 +302,10 @@ function onEvents(msg) {
       }
       if (text) (item.seq < first ? before : after).push(text);
     }
-    const sentences = [...before, ...(sp ? sp.events : []), ...after];
+    const sentences = [...before, ...(msg.text || []), ...after];
     if (sp) applySpeech(sp);
     if (sentences.length) say(sentences.join(" "));
-    if (events.some((i) => i.event.type === "RowTaken" && i.event.player === S.you)) cue("take");
+    if (events.some((i) => i.event.type === "row_taken" && i.event.player === S.you)) cue("take");
     settle();
   });
 }
@@ -984,6 +1005,7 @@ function wire() {
     setConn($("conn").dataset.state);
     renderMe();
     renderTable();
+    if (S.ws) reconnect();
     if (S.code && S.view) queue(async () => { const sp = await speech(S.seq, S.seq); if (sp) applySpeech(sp); });
   });
   $("tables-refresh").addEventListener("click", loadTables);
