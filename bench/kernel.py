@@ -14,37 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
 
-from nimmt import DecisionKind, Game, Rules, default_row
+from engine import engine_rounds  # bench/engine.py: the same public-API loop
 from nimmt.sim import kernel as K
-
-
-def engine_rounds(players: int, seconds: float, seed: int) -> float:
-    rules = Rules.preset("classic", players=players, end="rounds", rounds=1)
-    rng = random.Random(seed)
-    card = DecisionKind.CARD
-    rounds = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(20):
-            game = Game(rules, rng)
-            while not game.is_over:
-                pending = game.pending
-                assert pending is not None
-                if pending.kind is card:
-                    for p in pending.players:
-                        options = game.view(p).options
-                        game.play_card(p, options[rng.randrange(len(options))])
-                else:
-                    p = pending.players[0]
-                    game.take_row(p, default_row(game.view(p).rows))
-            rounds += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return rounds / (now - start)
 
 
 def kernel_rounds(players: int, seconds: float, seed: int, policy: int) -> tuple[float, float]:
