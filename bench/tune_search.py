@@ -25,8 +25,8 @@ import numpy as np
 
 from nimmt import DecisionKind, Game, Rules
 from nimmt.bots.base import Bot, Budget
-from nimmt.bots.search import ExpertBot, MCSBot
 from nimmt.bots.simple import CheapestBot
+from nimmt.sim.search import ExpertBot, MCSBot
 
 _KEYS = ("kind", "rollouts", "seconds", "name")
 

@@ -201,8 +201,8 @@ def test_heuristics_beat_the_baseline() -> None:
 
 def test_registry_names_and_strengths() -> None:
     assert list(BOTS)[:2] == ["random", "cheapest"]
-    assert BOTS["mcs"] == "nimmt.bots.search:MCSBot"
-    assert BOTS["expert"] == "nimmt.bots.search:ExpertBot"
+    assert BOTS["mcs"] == "nimmt.sim.search:MCSBot"
+    assert BOTS["expert"] == "nimmt.sim.search:ExpertBot"
     assert STRENGTHS["hard"] == "mcs" and STRENGTHS["expert"] == "expert"
     for name in SIMPLE:
         bot = make_bot(name, seed=3)
@@ -241,7 +241,7 @@ def test_search_module_imported_lazily() -> None:
 
     code = (
         "import sys; from nimmt.bots.registry import make_bot; make_bot('dodger'); "
-        "print('nimmt.bots.search' in sys.modules)"
+        "print('nimmt.sim.search' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -13,7 +13,7 @@ import pytest
 
 from nimmt import Deal, DecisionKind, Game, Rules, default_row
 from nimmt.bots.base import Bot, Budget
-from nimmt.bots.search import ExpertBot, MCSBot
+from nimmt.sim.search import ExpertBot, MCSBot
 
 SMALL = Budget(rollouts=24)
 

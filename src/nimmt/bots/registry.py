@@ -37,14 +37,16 @@ class BotError(NimmtError):
     """A bot that cannot be found, built, or trusted; the message names it."""
 
 
-#: The ladder, weakest first: name → import path.
+#: The ladder, weakest first: name → import path. The search bots live on floor 3
+#: beside the kernel they roll out with (``nimmt.sim.search``); naming them by path
+#: keeps this floor from importing upward: they load only when asked for.
 BOTS: dict[str, str] = {
     "random": "nimmt.bots.simple:RandomBot",
     "cheapest": "nimmt.bots.simple:CheapestBot",
     "lowrisk": "nimmt.bots.simple:LowRiskBot",
     "dodger": "nimmt.bots.simple:DodgerBot",
-    "mcs": "nimmt.bots.search:MCSBot",
-    "expert": "nimmt.bots.search:ExpertBot",
+    "mcs": "nimmt.sim.search:MCSBot",
+    "expert": "nimmt.sim.search:ExpertBot",
 }
 
 #: Strength levels offered to players, mapped to the ladder.

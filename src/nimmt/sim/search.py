@@ -25,11 +25,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..bots.base import Budget
 from ..cards import BULLHEADS, Card
 from ..engine import View, sample_world
-from ..sim import kernel as K
-from ..sim.world import Hidden, KernelWorld, encode_game, hidden_cards
-from .base import Budget
+from . import kernel as K
+from .world import Hidden, KernelWorld, encode_game, hidden_cards
 
 __all__ = ["DEFAULT_BUDGET", "ExpertBot", "MCSBot"]
 
