@@ -11,6 +11,7 @@ import pytest
 from nimmt import Deal, DecisionKind, Game, Rules, View, default_row
 from nimmt.bots import BOTS, STRENGTHS, Bot, BotError, describe_bots, make_bot
 from nimmt.bots.play import BotFault, play_game, play_round
+from nimmt.bots.registry import check_extra, offered
 from nimmt.bots.simple import CheapestBot, DodgerBot, LowRiskBot, RandomBot
 from nimmt.bots.table import landing
 from nimmt.errors import RulesError
@@ -233,6 +234,26 @@ def test_registry_import_paths(monkeypatch: pytest.MonkeyPatch) -> None:
         make_bot("grandmaster")
     with pytest.raises(BotError, match="empty"):
         make_bot(" ")
+
+
+def test_registry_without_import_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``allow_paths=False`` (the game server): only the ladder, the levels and ``extra``
+    resolve, and a path is refused before anything is imported."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    for spec in ("os:abort", "sys:exit", "nimmt.bots.simple:DodgerBot", "arena_bots:Minimal"):
+        with pytest.raises(BotError, match=r"this one offers random, cheapest.*medium"):
+            make_bot(spec, allow_paths=False)
+    assert make_bot("medium", allow_paths=False).name == "dodger"
+    extra = {"mini": "arena_bots:Minimal"}
+    assert make_bot("mini", seed=2, allow_paths=False, extra=extra).name == "mini"
+    with pytest.raises(BotError, match=r"offers .*, mini$"):
+        make_bot("maxi", allow_paths=False, extra=extra)
+    assert offered(extra)[-1] == "mini" and "expert" in offered()
+    for bad in ({"os:abort": "os:abort"}, {"easy": "arena_bots:Minimal"},
+                {"ok": "not a path"}, {"": "a:B"}):
+        with pytest.raises(BotError):
+            check_extra(bad)
+    check_extra(extra)
 
 
 def test_search_module_imported_lazily() -> None:
