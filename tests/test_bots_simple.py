@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from nimmt import Deal, DecisionKind, Game, Rules, View, default_row
+from nimmt import Deal, Decision, DecisionKind, Game, Rules, View, default_row
 from nimmt.bots import BOTS, STRENGTHS, Bot, BotError, describe_bots, make_bot
 from nimmt.bots.play import BotFault, play_game, play_round
 from nimmt.bots.simple import CheapestBot, DodgerBot, LowRiskBot, RandomBot
-from nimmt.bots.table import landing
 from nimmt.errors import RulesError
 
 SIMPLE = ["random", "cheapest", "lowrisk", "dodger"]
@@ -88,7 +87,7 @@ def test_many_single_rounds_per_bot(name: str) -> None:
 def test_deterministic_per_seed(name: str) -> None:
     rules = Rules.parse("professional+jokers", players=4)
 
-    def decisions(bot_seed: int) -> list[list[tuple[str, int, int]]]:
+    def decisions(bot_seed: int) -> tuple[tuple[Decision, ...], ...]:
         bots = [make_bot(name, seed=bot_seed + s) for s in range(4)]
         return play_game(rules, bots, 11).decisions
 
@@ -129,7 +128,7 @@ def test_lowrisk_avoids_the_sixth_card() -> None:
         hands=((21, 50, 95, 96, 97, 98, 99, 100, 101, 102), (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)),
     )
     view = Game(Rules.preset("classic", 2), deals=[deal]).view(0)
-    assert landing(view.rows, 21, False).sixth
+    assert view.target(21).sixth
     assert LowRiskBot().choose_card(view) != 21
     assert DodgerBot().choose_card(view) != 21
 

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from nimmt import (
     PRESETS,
     VARIANTS,
+    Decision,
     DecisionKind,
     EndMode,
     Game,
@@ -34,9 +35,9 @@ from nimmt import (
     View,
     bullheads,
     for_viewer,
-    sample_world,
 )
 from nimmt.cards import JOKERS
+from nimmt.decisions import make_decision
 from nimmt.events import (
     CardChosen,
     CardPlaced,
@@ -86,7 +87,7 @@ def make_rules(
 # -- driving a game ---------------------------------------------------------------
 
 
-def random_decision(game: Game, rng: random.Random) -> tuple[str, int, int]:
+def random_decision(game: Game, rng: random.Random) -> Decision:
     """One legal decision, chosen at random among everything that may be decided now."""
     pending = game.pending
     assert pending is not None
@@ -95,21 +96,15 @@ def random_decision(game: Game, rng: random.Random) -> tuple[str, int, int]:
         done = [p for p in game.active if game.view(p).my_choice is not None]
         if done:
             p = rng.choice(done)
-            return ("card", p, rng.choice(game.legal(p)))
+            return make_decision(DecisionKind.CARD, p, rng.choice(game.legal(p)))
     p = rng.choice(pending.players)
     options = game.legal(p)
     assert options, f"player {p} is pending but has no option"
-    return (pending.kind.value, p, rng.choice(options))
+    return make_decision(pending.kind, p, rng.choice(options))
 
 
-def apply(game: Game, decision: tuple[str, int, int]) -> None:
-    kind, p, value = decision
-    if kind == "card":
-        game.play_card(p, value)
-    elif kind == "row":
-        game.take_row(p, value)
-    else:
-        game.draft_card(p, value)
+def apply(game: Game, decision: Decision) -> None:
+    game.decide(decision)
 
 
 def play_out(
@@ -117,7 +112,7 @@ def play_out(
     rng: random.Random,
     step: Callable[[Game, list[Event]], None] | None = None,
     cap: int = 20000,
-) -> list[tuple[str, int, int]]:
+) -> list[Decision]:
     """Random decisions until the game ends; ``step`` runs after each one, given the
     events that decision caused."""
     made = []
@@ -365,6 +360,9 @@ def check_against_reference(game: Game) -> None:
             if c < 0:
                 reason = "joker"
             else:
+                # RULES.md §4: in professional a card fits before a higher first card,
+                # so one that fits nowhere fits at no end; else it is below every row.
+                fits_nowhere = "fits_no_end" if professional else "too_low"
                 v = c * 10
                 below = [(row_value(r), -k) for k, r in enumerate(rows) if row_value(r) < v]
                 right = -max(below)[1] if below else -1
@@ -378,7 +376,7 @@ def check_against_reference(game: Game) -> None:
                 if target < 0:
                     target = right
                 if target < 0:
-                    reason = "too_low"
+                    reason = fits_nowhere
             if reason is not None:
                 assert events[i] == RowChoiceNeeded(p, c, reason)  # type: ignore[arg-type]
                 i += 1
@@ -387,8 +385,8 @@ def check_against_reference(game: Game) -> None:
                 target = chosen.row - 1
             row = rows[target]
             expected: list[Event] = []
-            if reason == "too_low" or len(row) == 5:
-                kind = "too_low" if reason == "too_low" else "full"
+            if reason in ("too_low", "fits_no_end") or len(row) == 5:
+                kind = "full" if reason in (None, "joker") else reason
                 points = sum(bullheads(x) for x in row)
                 expected.append(RowTaken(p, target + 1, tuple(row), points, kind))  # type: ignore[arg-type]
                 expected.append(CardPlaced(p, c, target + 1, "right", True))
@@ -487,7 +485,7 @@ def test_clone_evolves_identically(
 def check_world(game: Game, viewer: int, rng: random.Random) -> Game:
     """``sample_world`` of one seat's view: consistent with the view, unseen cards only."""
     view = game.view(viewer)
-    world = sample_world(view, rng)
+    world = Game.sample_world(view, rng)
     seen = world.view(viewer)
     for field in (
         "rows", "scores", "penalties", "taken", "hand", "hand_sizes", "revealed",

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nimmt import DecisionKind, Game, Rules, default_row, sample_world
+from nimmt import DecisionKind, Game, Rules, default_row
 from nimmt.events import event_to_dict
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "nimmt"
@@ -45,7 +45,7 @@ def digest() -> str:
                 assert pending is not None
                 for p in pending.players:
                     view = game.view(p)
-                    world = sample_world(view, random.Random(len(game.events)))
+                    world = Game.sample_world(view, random.Random(len(game.events)))
                     h.update(repr(sorted(world.hands[q] for q in world.active)).encode())
                     if pending.kind is DecisionKind.CARD:
                         game.play_card(p, rng.choice(game.legal(p)))

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nimmt import Deal, Game, RecordError, Rules, sample_world
+from nimmt import Deal, Game, RecordError, Rules
 from nimmt.events import RoundScored
 from nimmt.randomplay import decision_rng, play_random, simulate
 from nimmt.record import (
@@ -198,7 +198,7 @@ def test_events_digest_is_canonical_json_lines() -> None:
 
 def test_sampled_world_cannot_be_recorded() -> None:
     game = simulate(Rules.preset("classic", players=3), 1, max_decisions=5)
-    world = sample_world(game.view(0), random.Random(0))
+    world = Game.sample_world(game.view(0), random.Random(0))
     with pytest.raises(RecordError) as info:
         record_from_game(world)
     assert info.value.step == "game"

@@ -31,20 +31,10 @@ from .cards import (
     joker,
     parse_card,
 )
-from .defaults import default_row, row_bullheads
-from .engine import (
-    Deal,
-    Decision,
-    DecisionKind,
-    DraftCard,
-    Game,
-    Pending,
-    Phase,
-    PlayCard,
-    TakeRow,
-    View,
-    sample_world,
-)
+from .deals import Deal
+from .decisions import Decision, DecisionKind, DraftCard, Pending, PlayCard, TakeRow
+from .defaults import default_row
+from .engine import Game
 from .errors import (
     CardNotInHand,
     GameOverError,
@@ -56,7 +46,9 @@ from .errors import (
     RulesError,
 )
 from .events import Event, for_viewer
+from .rows import Target, end_value, row_bullheads, target
 from .rules import PRESETS, VARIANTS, EndMode, Rules
+from .views import Phase, View
 
 __version__ = "0.1.0"
 
@@ -86,14 +78,16 @@ __all__ = [
     "Rules",
     "RulesError",
     "TakeRow",
+    "Target",
     "View",
     "bullheads",
     "card_label",
     "default_row",
+    "end_value",
     "for_viewer",
     "is_joker",
     "joker",
     "parse_card",
     "row_bullheads",
-    "sample_world",
+    "target",
 ]

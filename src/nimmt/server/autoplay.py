@@ -2,34 +2,20 @@
 
 Two kinds: the bot a host seated (any strength of :mod:`nimmt.bots.registry`),
 and the *default player* that the table uses for a person who ran out of time,
-left, or stayed disconnected (RULES.md §5). The default player must be fair to
-the person it stands in for, so it does not play a random card: it plays the
-``lowrisk`` rule of thumb (the card that lands safely with the most room, no
-sixth cards when avoidable), drafts like ``lowrisk`` (the highest card), and
-takes the default row of :func:`nimmt.default_row` for every row choice,
-jokers included, exactly as RULES.md §5 names it.
+left, or stayed disconnected (RULES.md §5):
+:class:`~nimmt.bots.simple.DefaultPlayer`, the same one the arena uses.
 """
 
 from __future__ import annotations
 
 from ..bots.base import Bot, Budget
 from ..bots.registry import BotError, make_bot
-from ..bots.simple import LowRiskBot
+from ..bots.simple import DefaultPlayer
 from ..cards import Card
-from ..defaults import default_row
-from ..engine import DecisionKind, View
+from ..decisions import DecisionKind
+from ..views import View
 
 __all__ = ["BotError", "DefaultPlayer", "decide", "seat_bot"]
-
-
-class DefaultPlayer(LowRiskBot):
-    """The table's stand-in for an absent person: ``lowrisk`` cards, the default row."""
-
-    name = "default"
-    description = "plays for an absent person: a safe card, the default row"
-
-    def choose_row(self, view: View) -> int:
-        return default_row(view.rows)
 
 
 def seat_bot(strength: str, seed: int, seconds: float) -> Bot:

@@ -34,10 +34,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .. import record as records
 from ..bots.base import Bot
-from ..engine import Deal, DecisionKind, Game, View
-from ..engine import DraftCard as EDraftCard
-from ..engine import PlayCard as EPlayCard
-from ..engine import TakeRow as ETakeRow
+from ..deals import Deal
+from ..decisions import DecisionKind
+from ..decisions import DraftCard as EDraftCard
+from ..decisions import PlayCard as EPlayCard
+from ..decisions import TakeRow as ETakeRow
+from ..engine import Game
 from ..events import (
     Event,
     GameOver,
@@ -49,6 +51,7 @@ from ..events import (
 )
 from ..narrate import narrator
 from ..rules import Rules
+from ..views import View
 from . import protocol as P
 from .autoplay import BotError, DefaultPlayer, decide, seat_bot
 from .settings import Settings

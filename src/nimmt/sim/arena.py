@@ -40,7 +40,7 @@ from ..bots.play import Fault, play_game
 from ..bots.play import single_round as one_round
 from ..bots.registry import BotError, make_bot
 from ..bots.simple import CheapestBot
-from ..engine import Decision
+from ..decisions import Decision
 from ..errors import RulesError
 from ..events import RoundStarted
 from ..rules import Rules
