@@ -9,8 +9,9 @@ seat (or a spectator) holds a card that seat may not know. The same seed and
 decisions replay to the same events, a clone evolves like its original, and
 ``sample_world`` gives a playable game consistent with the view it came from.
 
-Hypothesis runs derandomized with a bounded number of examples so that the
-suite is reproducible in CI and cheap on a shared machine.
+Hypothesis draws new examples every run from the profile of tests/profiles.py
+(a few hundred in all by default, ten times as many with ``scripts/test
+--thorough``); a failure prints how to replay it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import random
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nimmt import (
@@ -52,6 +53,7 @@ from nimmt.events import (
     RowsDealt,
     RowTaken,
 )
+from profiles import examples
 
 REFUSED = [{"open", "tactics"}, {"open", "logic"}, {"jokers", "tactics"}, {"jokers", "logic"}]
 ALLOWED = [
@@ -62,13 +64,6 @@ ALLOWED = [
 ]
 ENDS = [EndMode.CLASSIC, EndMode.ELIMINATION, EndMode.ROUNDS]
 
-SETTINGS = settings(
-    max_examples=3,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 
 
 def make_rules(
@@ -419,7 +414,7 @@ def combo_id(combo: tuple[frozenset[str], EndMode, str]) -> str:
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])
-@SETTINGS
+@settings(max_examples=examples(1 / 100))  # per combination: about 3, 30 when thorough
 @given(players=st.integers(2, 10), seed=st.integers(0, 2**32 - 1), knob=st.integers(0, 5))
 def test_random_games_keep_every_invariant(
     combo: tuple[frozenset[str], EndMode, str], players: int, seed: int, knob: int
@@ -443,7 +438,7 @@ def test_random_games_keep_every_invariant(
     assert [d for rnd in game.decisions for d in rnd] == decisions
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(max_examples=examples(1))
 @given(
     variants=st.sampled_from(ALLOWED),
     end=st.sampled_from(ENDS),
@@ -516,7 +511,7 @@ def check_world(game: Game, viewer: int, rng: random.Random) -> Game:
     return world
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(max_examples=examples(1))
 @given(
     variants=st.sampled_from(ALLOWED),
     end=st.sampled_from(ENDS),

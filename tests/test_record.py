@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nimmt import Deal, Game, RecordError, Rules
@@ -32,6 +32,7 @@ from nimmt.record import (
     schema_json,
     to_json,
 )
+from profiles import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "schemas" / "record.schema.json"
@@ -81,12 +82,7 @@ def _validator() -> jsonschema.Draft202012Validator:
 # -- round trips ----------------------------------------------------------------
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
+@settings(max_examples=examples(1 / 3))
 @given(
     spec=st.sampled_from(SPECS),
     players=st.integers(2, 10),
