@@ -324,15 +324,15 @@ class Game:
         card until the last player has chosen; then all cards are revealed at
         once and resolved. In ``open`` players choose in turn order, face up.
         """
+        _check_int("player", player)
+        _check_int("card", card)
         if self.phase is not Phase.CHOOSE:
             self._wrong_phase(DecisionKind.CARD)
         hands = self._hands
-        _check_int("player", player)
         if not 0 <= player < len(hands):
             raise NotYourDecision(f"there is no player {player!r} at this table")
         if self._eliminated[player]:
             raise NotYourDecision(f"player {player} is eliminated and has no cards")
-        _check_int("card", card)
         if card not in hands[player]:
             raise CardNotInHand(f"card {card_or_repr(card)} is not in player {player}'s hand")
         if self._open:
@@ -346,6 +346,8 @@ class Game:
 
     def take_row(self, player: int, row: int) -> list[Event]:
         """``player`` chooses row ``row`` (1..4) for their card that waits for a row."""
+        _check_int("player", player)
+        _check_int("row", row)
         if self.phase is not Phase.ROW:
             self._wrong_phase(DecisionKind.ROW)
         self._check_seat(player)
@@ -356,7 +358,6 @@ class Game:
             raise NotYourDecision(
                 f"player {p} chooses the row for card {card_or_repr(card)}, not {player}"
             )
-        _check_int("row", row)
         if not 1 <= row <= _ROWS:
             raise NoSuchRow(f"there is no row {row!r}; rows are numbered 1 to {_ROWS}")
         decision = TakeRow(player, row)
@@ -366,13 +367,14 @@ class Game:
 
     def draft_card(self, player: int, card: Card) -> list[Event]:
         """Logic: ``player`` takes ``card`` from the face-up pool."""
+        _check_int("player", player)
+        _check_int("card", card)
         if self.phase is not Phase.DRAFT:
             self._wrong_phase(DecisionKind.DRAFT)
         self._check_seat(player)
         expected = self._draft_order[self._draft_i]
         if player != expected:
             raise NotYourDecision(f"it is player {expected}'s turn to draft, not {player}'s")
-        _check_int("card", card)
         if card not in self._draft_pool:
             raise CardNotInHand(f"card {card_or_repr(card)} is not in the pool")
         self._decisions[-1].append(DraftCard(player, card))
@@ -676,7 +678,6 @@ class Game:
         self._active = tuple([p for p in range(n) if not self._eliminated[p]])
 
     def _check_seat(self, player: int) -> None:
-        _check_int("player", player)
         if not 0 <= player < self.rules.players:
             raise NotYourDecision(f"there is no player {player!r} at this table")
 
