@@ -102,7 +102,8 @@ class Rules:
     def __post_init__(self) -> None:
         if isinstance(self.variants, str):
             raise RulesError(
-                f"variants must be a collection of names, not the string {self.variants!r}"
+                f"variants must be a collection of names ({', '.join(VARIANTS)}), "
+                f"not the string {self.variants!r}"
             )
         object.__setattr__(self, "variants", frozenset(self.variants))
         try:
