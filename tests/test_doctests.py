@@ -60,6 +60,14 @@ def test_docstring_examples(module_name: str) -> None:
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {module_name}"
 
 
+def test_readme_examples() -> None:
+    """The README's three-line game runs as printed."""
+    result = doctest.testfile(
+        str(ROOT / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS
+    )
+    assert result.attempted >= 3 and result.failed == 0
+
+
 def test_compiled_modules_are_fresh() -> None:
     """A compiled module older than its source would silently shadow the edit."""
     for module_name in COMPILED:

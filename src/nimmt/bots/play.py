@@ -39,7 +39,7 @@ from ..errors import RulesError
 from ..rules import EndMode, Rules
 from ..views import View
 from .base import Bot
-from .registry import BotError
+from .registry import BotError, make_bot
 from .simple import DefaultPlayer
 
 __all__ = [
@@ -246,7 +246,7 @@ def decide_safely(
 
 def play_game(
     rules: Rules,
-    bots: Sequence[Bot],
+    bots: Sequence[Bot | str],
     seed: int | random.Random | None = None,
     *,
     deals: Sequence[Deal] | None = None,
@@ -256,6 +256,8 @@ def play_game(
 ) -> Game:
     """Play a whole game with one bot per seat; returns the finished :class:`Game`.
 
+    A bot is any object of the bot protocol, or a name for
+    :func:`~nimmt.bots.registry.make_bot` (seeded with its seat number).
     ``seed`` deals every round (``deals`` are used first, round by round).
     ``timeout`` is the longest a bot may think over one decision. Without
     ``on_fault`` a misbehaving bot raises :class:`BotFault`; with it, the
@@ -266,7 +268,7 @@ def play_game(
     if len(bots) != rules.players:
         raise RulesError(f"{rules.players} players need {rules.players} bots, not {len(bots)}")
     game = Game(rules, seed, deals=deals or ())
-    seated: list[Bot] = list(bots)
+    seated = [make_bot(b, seed=s) if isinstance(b, str) else b for s, b in enumerate(bots)]
     fallbacks = [DefaultPlayer(seed=s) for s in range(rules.players)]
     replaced = [False] * len(seated)
     while not game.is_over:
@@ -297,7 +299,7 @@ def single_round(rules: Rules) -> Rules:
 
 def play_round(
     rules: Rules,
-    bots: Sequence[Bot],
+    bots: Sequence[Bot | str],
     seed: int | random.Random | None,
     *,
     deal: Deal | None = None,
