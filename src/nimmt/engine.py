@@ -82,9 +82,10 @@ _NO_JOKERS: Final = tuple((False,) * n for n in range(11))
 # table drives ``__slots__``, :meth:`Game.clone`, pickling and
 # :meth:`Game.sample_world` (which must give every field), so that a field
 # added here cannot be forgotten by any of them.
-_SHARE: Final = 0  # an immutable value (or a generator, copied apart): shared
+_SHARE: Final = 0  # an immutable value: shared
 _LIST: Final = 1  # a list of immutable values: copied
 _LISTS: Final = 2  # a list of lists of immutable values: copied two deep
+_RNG: Final = 3  # the random generator of later deals: copied with its state
 _GAME_FIELDS: Final[dict[str, int]] = {
     "rules": _SHARE,
     "events": _LIST,
@@ -97,7 +98,7 @@ _GAME_FIELDS: Final[dict[str, int]] = {
     "marker": _SHARE,
     "penalties": _SHARE,
     "revealed": _SHARE,
-    "_rng": _SHARE,
+    "_rng": _RNG,
     "_deals": _LIST,
     "_decisions": _LISTS,
     "_round_deals": _LIST,
@@ -927,11 +928,12 @@ def _game_from_fields(fields: dict[str, Any]) -> Game:
 
 
 def _copied(how: int, value: Any) -> Any:
+    """``value`` of a field copied as ``_GAME_FIELDS`` says, for :meth:`Game.clone`."""
     if how == _LIST:
         return list(value)
     if how == _LISTS:
         return [list(v) for v in value]
-    if isinstance(value, random.Random):
+    if how == _RNG and value is not None:
         copy = random.Random()
         copy.setstate(value.getstate())
         return copy
