@@ -66,6 +66,17 @@ ENDS = [EndMode.CLASSIC, EndMode.ELIMINATION, EndMode.ROUNDS]
 
 
 
+#: A random game: the variants, the end, the seats, the deals' seed, and a knob for
+#: the limit or the number of rounds (see :func:`make_rules`).
+GAMES = {
+    "variants": st.sampled_from(ALLOWED),
+    "end": st.sampled_from(ENDS),
+    "players": st.integers(2, 10),
+    "seed": st.integers(0, 2**32 - 1),
+    "knob": st.integers(0, 5),
+}
+
+
 def make_rules(
     variants: frozenset[str], preset: str, end: EndMode, players: int, knob: int
 ) -> Rules:
@@ -439,14 +450,7 @@ def test_random_games_keep_every_invariant(
 
 
 @settings(max_examples=examples(1))
-@given(
-    variants=st.sampled_from(ALLOWED),
-    end=st.sampled_from(ENDS),
-    players=st.integers(2, 10),
-    seed=st.integers(0, 2**32 - 1),
-    knob=st.integers(0, 5),
-    cut=st.floats(0, 1),
-)
+@given(**GAMES, cut=st.floats(0, 1))
 def test_clone_evolves_identically(
     variants: frozenset[str], end: EndMode, players: int, seed: int, knob: int, cut: float
 ) -> None:
@@ -512,14 +516,7 @@ def check_world(game: Game, viewer: int, rng: random.Random) -> Game:
 
 
 @settings(max_examples=examples(1))
-@given(
-    variants=st.sampled_from(ALLOWED),
-    end=st.sampled_from(ENDS),
-    players=st.integers(2, 10),
-    seed=st.integers(0, 2**32 - 1),
-    knob=st.integers(0, 5),
-    cut=st.floats(0, 1),
-)
+@given(**GAMES, cut=st.floats(0, 1))
 def test_sample_world_is_consistent_and_playable(
     variants: frozenset[str], end: EndMode, players: int, seed: int, knob: int, cut: float
 ) -> None:

@@ -31,7 +31,7 @@ from nimmt.rows import Row, end_value, play, start_value, target
 from nimmt.sim import kernel as K
 from nimmt.sim.world import encode_rows, rows_of
 from profiles import examples
-from test_engine_properties import ALLOWED, ENDS, make_rules, play_out
+from test_engine_properties import GAMES, make_rules, play_out
 
 Rows = tuple[Row, ...]
 
@@ -197,13 +197,7 @@ def check_game(game: Game) -> int:
 
 
 @settings(max_examples=examples(1))
-@given(
-    variants=st.sampled_from(ALLOWED),
-    end=st.sampled_from(ENDS),
-    players=st.integers(2, 10),
-    seed=st.integers(0, 2**32 - 1),
-    knob=st.integers(0, 5),
-)
+@given(**GAMES)
 def test_every_user_agrees_with_the_engine_in_random_games(
     variants: frozenset[str], end: str, players: int, seed: int, knob: int
 ) -> None:
