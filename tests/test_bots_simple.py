@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from nimmt import Deal, DecisionKind, Game, Rules, View, default_row
+from nimmt import Deal, Decision, DecisionKind, Game, PlayCard, Rules, View, default_row
 from nimmt.bots import BOTS, STRENGTHS, Bot, BotError, describe_bots, make_bot
-from nimmt.bots.play import BotFault, play_game, play_round
+from nimmt.bots.play import BotFault, Fault, decide_safely, play_game, play_round
 from nimmt.bots.registry import check_extra, offered
-from nimmt.bots.simple import CheapestBot, DodgerBot, LowRiskBot, RandomBot
-from nimmt.bots.table import landing
+from nimmt.bots.simple import CheapestBot, DefaultPlayer, DodgerBot, LowRiskBot, RandomBot
 from nimmt.errors import RulesError
 
 SIMPLE = ["random", "cheapest", "lowrisk", "dodger"]
@@ -89,7 +89,7 @@ def test_many_single_rounds_per_bot(name: str) -> None:
 def test_deterministic_per_seed(name: str) -> None:
     rules = Rules.parse("professional+jokers", players=4)
 
-    def decisions(bot_seed: int) -> list[list[tuple[str, int, int]]]:
+    def decisions(bot_seed: int) -> tuple[tuple[Decision, ...], ...]:
         bots = [make_bot(name, seed=bot_seed + s) for s in range(4)]
         return play_game(rules, bots, 11).decisions
 
@@ -130,7 +130,7 @@ def test_lowrisk_avoids_the_sixth_card() -> None:
         hands=((21, 50, 95, 96, 97, 98, 99, 100, 101, 102), (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)),
     )
     view = Game(Rules.preset("classic", 2), deals=[deal]).view(0)
-    assert landing(view.rows, 21, False).sixth
+    assert view.target(21).sixth
     assert LowRiskBot().choose_card(view) != 21
     assert DodgerBot().choose_card(view) != 21
 
@@ -312,3 +312,75 @@ def test_play_round_reports_timing() -> None:
     )
     assert game.is_over and game.round == 1
     assert len(times) >= 40 and all(t >= 0 for t in times)
+
+
+# -- the one bot-fault policy -----------------------------------------------------
+
+
+class Raises(CheapestBot):
+    name = "raises"
+
+    def choose_card(self, view: View) -> int:
+        raise RuntimeError("no idea")
+
+
+class Illegal(CheapestBot):
+    name = "illegal"
+
+    def choose_card(self, view: View) -> int:
+        return 105
+
+
+def test_decide_safely_names_the_bot_and_lets_the_default_player_answer() -> None:
+    game = Game(Rules.preset("classic", 3), seed=4)
+    view = game.view(1)
+    fallback = DefaultPlayer(seed=1)
+    expected = PlayCard(1, fallback.choose_card(view))
+    for bot, kind, message in [
+        (Raises(), "raised", "card decision raised RuntimeError: no idea"),
+        (Illegal(), "illegal", f"illegal card decision 105; legal: {list(view.options)}"),
+    ]:
+        decision, fault, _ = decide_safely(bot, view, fallback)
+        assert decision == expected
+        assert fault is not None
+        assert (fault.seat, fault.bot, fault.kind, fault.message) == (1, bot.name, kind, message)
+        assert (fault.round, fault.turn) == (1, 1)
+    good = CheapestBot(seed=2)
+    decision, fault, seconds = decide_safely(good, view, fallback)
+    assert fault is None and seconds >= 0
+    assert type(decision) is PlayCard and decision.card in view.options
+
+
+def test_decide_safely_times_a_bot_out() -> None:
+    class Slow(CheapestBot):
+        name = "slow"
+
+        def choose_card(self, view: View) -> int:
+            time.sleep(5)
+            return view.options[0]
+
+    view = Game(Rules.preset("classic", 2), seed=1).view(0)
+    decision, fault, _ = decide_safely(Slow(), view, DefaultPlayer(), timeout=0.2)
+    assert fault is not None and fault.kind == "timeout" and "within 0.2 s" in fault.message
+    assert decision == PlayCard(0, DefaultPlayer().choose_card(view))
+
+
+def test_decide_safely_needs_a_pending_decision_of_the_viewer() -> None:
+    game = Game(Rules.preset("classic", 2), seed=1)
+    game.play_card(0, game.legal(0)[0])
+    with pytest.raises(BotError, match="decide_safely needs the view of a player"):
+        decide_safely(CheapestBot(), game.view(0), DefaultPlayer())
+    with pytest.raises(BotError):
+        decide_safely(CheapestBot(), game.view(None), DefaultPlayer())
+
+
+def test_a_faulty_seat_is_played_by_the_default_player_for_the_rest_of_the_game() -> None:
+    faults: list[Fault] = []
+    game = play_game(
+        Rules.preset("classic", 3, end="rounds", rounds=1),
+        [CheapestBot(0), Raises(1), CheapestBot(2)],
+        7,
+        on_fault=faults.append,
+    )
+    assert game.is_over
+    assert [(f.seat, f.bot, f.kind) for f in faults] == [(1, "raises", "raised")]

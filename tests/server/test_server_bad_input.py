@@ -8,9 +8,9 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import make_settings
 from server_helpers import close_all, error_for, play_out, seat_table, state_of
 
+from conftest import make_settings
 from nimmt.client import Client
 from nimmt.server.run import running_server
 

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import make_settings
 from server_helpers import close_all, error_for, play_out, seat_table, state_of
 
+from conftest import make_settings
 from nimmt.server.protocol import Ack
 from nimmt.server.run import running_server
 

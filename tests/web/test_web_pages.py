@@ -1,5 +1,9 @@
 """axe-core on every page and state; two browsers at one table; a reload mid-game;
-Serbian and Czech; screenshots for the README (saved under docs/screenshots/)."""
+Serbian and Czech; screenshots for the README.
+
+The screenshots go to build/screenshots/ (ignored by git): a test run never
+changes a tracked file. ``scripts/screenshots`` takes them and copies them to
+docs/screenshots/, the README's pictures."""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from .helpers import (
 
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 
 def _axe(page: Any, state: str) -> None:

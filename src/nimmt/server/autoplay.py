@@ -1,15 +1,11 @@
 """Who decides for a seat that is not played by a person at the moment.
 
 Two kinds: the bot a host seated (a name the server offers, see
-:mod:`nimmt.server.botpool`), and the *default player* that the table uses for
-a person who ran out of time, left, or stayed disconnected (RULES.md §5). The
-default player must be fair to the person it stands in for, so it does not
-play a random card: it plays the ``lowrisk`` rule of thumb (the card that lands
-safely with the most room, no sixth cards when avoidable), drafts like
-``lowrisk`` (the highest card), and takes the default row of
-:func:`nimmt.default_row` for every row choice, jokers included, exactly as
-RULES.md §5 names it. It is also what a seat plays when its bot fails or runs
-past the deadline the server enforces.
+:mod:`nimmt.server.botpool`), and the *default player*
+(:class:`~nimmt.bots.simple.DefaultPlayer`, the same one the arena uses) that
+the table uses for a person who ran out of time, left, or stayed disconnected
+(RULES.md §5). It is also what a seat plays when its bot fails or runs past the
+deadline the server enforces.
 """
 
 from __future__ import annotations
@@ -17,22 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..bots.base import Bot
-from ..bots.simple import LowRiskBot
+from ..bots.simple import DefaultPlayer
 from ..cards import Card
-from ..defaults import default_row
-from ..engine import DecisionKind, View
+from ..decisions import DecisionKind
+from ..views import View
 
 __all__ = ["DefaultPlayer", "ask", "decision_kind", "default_answer"]
-
-
-class DefaultPlayer(LowRiskBot):
-    """The table's stand-in for an absent person: ``lowrisk`` cards, the default row."""
-
-    name = "default"
-    description = "plays for an absent person: a safe card, the default row"
-
-    def choose_row(self, view: View) -> int:
-        return default_row(view.rows)
 
 
 def decision_kind(view: View) -> str:

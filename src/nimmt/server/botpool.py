@@ -35,12 +35,8 @@ worker: the worker just died). A bot that raises, answers an illegal value or
 kills its process gets the same fallback, and the log names it.
 
 What crosses the process boundary: the server sends a job (bot name, seed,
-seconds, view) pickled; views of the mypyc-compiled engine do not unpickle
-(their native ``__new__`` wants the constructor's arguments), so the pickler
-here sends :class:`~nimmt.engine.View`, :class:`~nimmt.engine.Table` and
-:class:`~nimmt.engine.Pending` as their constructor and fields. Workers answer
-in JSON: the server never unpickles what a worker (which runs the operator's
-code) sends.
+seconds, view) pickled; workers answer in JSON: the server never unpickles
+what a worker (which runs the operator's code) sends.
 """
 
 from __future__ import annotations
@@ -48,11 +44,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import copyreg
-import dataclasses
 import hashlib
 import inspect
-import io
 import json
 import logging
 import multiprocessing
@@ -64,11 +57,11 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..bots.base import Budget
 from ..bots.registry import BotError, bot_class, build_bot, check_extra, offered
-from ..engine import Pending, Table, View
+from ..views import View
 from . import botworker
 from .autoplay import default_answer
 from .botworker import DEFAULT, HEADER, lane_of
@@ -157,22 +150,9 @@ def check_bots(extra: Mapping[str, str]) -> None:
 # -- the wire ---------------------------------------------------------------------------
 
 
-def _by_fields(obj: Any) -> tuple[Any, tuple[Any, ...]]:
-    cls = type(obj)
-    return cls, tuple(getattr(obj, f.name) for f in dataclasses.fields(cls))
-
-
-_DISPATCH: dict[type, Any] = {**copyreg.dispatch_table, View: _by_fields, Table: _by_fields,
-                              Pending: _by_fields}
-
-
 def dump_job(spec: str, seed: int, seconds: float, view: View) -> bytes:
-    """A job as bytes: pickled, with views rebuilt by their constructor (compiled build)."""
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _DISPATCH
-    pickler.dump((spec, seed, seconds, view))
-    return buf.getvalue()
+    """A job as bytes (views pickle by their fields in both builds)."""
+    return pickle.dumps((spec, seed, seconds, view), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # -- the pool ---------------------------------------------------------------------------

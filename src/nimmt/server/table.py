@@ -33,10 +33,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .. import record as records
 from ..bots.registry import BotError
-from ..engine import Deal, DecisionKind, Game, View
-from ..engine import DraftCard as EDraftCard
-from ..engine import PlayCard as EPlayCard
-from ..engine import TakeRow as ETakeRow
+from ..deals import Deal
+from ..decisions import DecisionKind
+from ..decisions import DraftCard as EDraftCard
+from ..decisions import PlayCard as EPlayCard
+from ..decisions import TakeRow as ETakeRow
+from ..engine import Game
 from ..events import (
     Event,
     GameOver,
@@ -48,6 +50,7 @@ from ..events import (
 )
 from ..narrate import narrator
 from ..rules import Rules
+from ..views import View
 from . import protocol as P
 from .autoplay import decision_kind
 from .botpool import AWAY, DEFAULT, PEOPLE, BotPool, decision_seed
