@@ -4,7 +4,8 @@ The engine, its events, decisions, views, deals, row arithmetic and the
 default row choice are plain, strictly typed Python; mypyc turns them into C
 extensions, about twice as fast, with the same behaviour (the test suite runs
 against the compiled build). Set ``NIMMT_PURE=1`` to install the pure-Python
-package instead.
+package instead; where no C compiler works (or mypyc cannot be had), the build
+falls back to it by itself, with a notice.
 
 mypyc (pinned in ``pyproject.toml``) gives the compiled modules, classes,
 methods and properties no docstring, only a signature, so ``help(nimmt.Game)``
@@ -17,11 +18,16 @@ checks it).
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import BaseError, CCompilerError
 
 #: The modules compiled with mypyc. ``scripts/setup`` rebuilds when one of them changes,
 #: and the tests read this list to find the compiled modules (conftest.py).
@@ -120,12 +126,43 @@ def _keep_docstrings(c_files: list[str], docs: dict[str, str]) -> None:
             Path(path).write_text(text, encoding="utf-8")
 
 
-ext_modules = []
-if os.environ.get("NIMMT_PURE") != "1":
-    from mypyc.build import mypycify
+class OptionalBuildExt(build_ext):
+    """Compiles the core where a C compiler works; elsewhere the package stays pure Python.
 
-    ext_modules = mypycify(COMPILED, opt_level="3")
-    generated = {s for ext in ext_modules for s in ext.sources if s.endswith(".c")}
+    The compiled modules are only faster, never different (tests/test_pure_build.py), so
+    a machine without a compiler still gets a working nimmt: what was built so far is
+    removed (a half-compiled core would mix two builds) and a notice says why.
+    """
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except (CCompilerError, BaseError, OSError) as exc:
+            for path in self.get_outputs():
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            print(
+                f"nimmt: the C extensions could not be built ({exc}); installing the "
+                "pure-Python engine instead (same rules, about half as fast)",
+                file=sys.stderr,
+            )
+
+
+def _compiled() -> list[Any]:
+    """The mypyc extensions, or none: NIMMT_PURE=1 asks for none, and without mypyc
+    (a build from source that could not install it) there is nothing to compile with."""
+    if os.environ.get("NIMMT_PURE") == "1":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError as exc:
+        print(f"nimmt: mypyc is not available ({exc}); installing the pure-Python engine",
+              file=sys.stderr)
+        return []
+    modules: list[Any] = mypycify(COMPILED, opt_level="3")
+    generated = {s for ext in modules for s in ext.sources if s.endswith(".c")}
     _keep_docstrings(sorted(generated), _docstrings(COMPILED))
+    return modules
 
-setup(ext_modules=ext_modules)
+
+setup(ext_modules=_compiled(), cmdclass={"build_ext": OptionalBuildExt})

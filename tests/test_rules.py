@@ -226,6 +226,11 @@ AFTER = f"after it come variants ({VARIANT_LIST})"
         (" + ", EMPTY),
         (
             "tactic",
+            "unknown rules 'tactic': the first part is a preset (classic, category5) or a "
+            "variant (tactics, logic, professional, open, open-hands, jokers)",
+        ),
+        (
+            "classic+tactic",
             "unknown variant 'tactic'; known variants: tactics, logic, professional, "
             "open, open-hands, jokers",
         ),

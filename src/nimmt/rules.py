@@ -182,6 +182,12 @@ class Rules:
         preset = "classic"
         if parts[0] in PRESETS:
             preset = parts.pop(0)
+        elif parts[0] not in VARIANTS:
+            # The first part names a preset or a variant: say both lists, as it is neither.
+            raise RulesError(
+                f"unknown rules {parts[0]!r}: the first part is a preset "
+                f"({', '.join(PRESETS)}) or a variant ({', '.join(VARIANTS)})"
+            )
         for p in parts:
             if p in PRESETS:
                 raise RulesError(

@@ -1,4 +1,9 @@
-"""``nimmt serve``: the game server in one command."""
+"""``nimmt serve``: the game server in one command.
+
+The server's own dependencies are the ``server`` extra; this module imports them
+only when the command runs, so ``nimmt --help`` works with the core alone and
+``nimmt serve`` without the extra says what to install.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,6 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from pydantic_settings import SettingsError
-
-from .settings import Settings
 
 __all__ = ["parse_bot_flags", "serve_command"]
 
@@ -66,8 +68,18 @@ def serve_command(
         k: v for k, v in {"host": host, "port": port, "db": db, "data_dir": data_dir}.items()
         if v is not None
     }
+    try:
+        from pydantic_settings import SettingsError
+        from sqlalchemy.exc import ArgumentError, OperationalError
+
+        from .botpool import check_bots
+        from .run import serve
+        from .settings import Settings
+    except ImportError as exc:
+        typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
+                   "pip install 'nimmt[server]'", err=True)
+        raise typer.Exit(3) from None
     from ..bots.registry import BotError
-    from .botpool import check_bots
 
     try:
         settings = Settings(**changes)
@@ -85,10 +97,13 @@ def serve_command(
     except BotError as exc:
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
-    from sqlalchemy.exc import ArgumentError, OperationalError
-
-    from .run import serve
-
+    if not settings.db:
+        try:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            typer.echo(f"Cannot use the data directory {settings.data_dir}: "
+                       f"{exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(settings))
