@@ -34,8 +34,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from .server.protocol import (
     Ack,
     Error,
+    EventItem,
     Events,
     LobbyList,
+    NoticeItem,
     Prompt,
     ServerMessage,
     TableState,
@@ -164,9 +166,9 @@ class Client:
             self.prompt = msg.prompt
             self.narration.extend(msg.text)
             for item in msg.items:
-                if item.event is not None and item.event.get("type") == "game_over":
+                if isinstance(item, EventItem) and item.event.type == "game_over":
                     self.game_over = True
-                if item.kind == "notice" and item.notice == "started":
+                if isinstance(item, NoticeItem) and item.notice == "started":
                     self.game_over = False
         return msg
 

@@ -90,4 +90,5 @@ async def state_of(client: Client, code: str) -> dict[str, Any]:
     """What a table looks like to ``client``: to check that bad input changed nothing."""
     state = await client.join(code)
     assert isinstance(state, TableState)
-    return {"seq": state.seq, "view": state.view, "seats": state.table.model_dump()["seats"]}
+    view = None if state.view is None else state.view.model_dump(mode="json")
+    return {"seq": state.seq, "view": view, "seats": state.table.model_dump()["seats"]}

@@ -71,7 +71,7 @@ async def test_acting_for_another_seat_or_out_of_turn(server: str) -> None:
         if state.prompt is None:
             waiting = c
     assert waiting is not None and waiting.state is not None
-    hand = waiting.state.view["hand"] if waiting.state.view else []
+    hand = waiting.state.view.hand if waiting.state.view else ()
     before = await state_of(waiting, code)
     err = await error_for(waiting, json.dumps({"type": "play_card", "card": hand[0]}))
     assert err.code == "not_your_turn"

@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_settings
 from hostile_bots import HOSTILE
 
+from conftest import make_settings
 from nimmt.bots.registry import BotError
 from nimmt.client import Client, ServerError
 from nimmt.engine import Game, View
 from nimmt.rules import Rules
 from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
-from nimmt.server.protocol import Events, ServerMessage
+from nimmt.server.protocol import EventItem, Events, ServerMessage
 from nimmt.server.run import running_hub
 
 pytestmark = [pytest.mark.timeout(120)]
@@ -57,15 +57,15 @@ def chosen_by(seat: int) -> Callable[[ServerMessage], bool]:
 
     def match(m: ServerMessage) -> bool:
         return isinstance(m, Events) and any(
-            it.event is not None and it.event.get("type") == "card_chosen"
-            and it.event.get("player") == seat for it in m.items)
+            isinstance(it, EventItem) and it.event.type == "card_chosen"
+            and it.event.player == seat for it in m.items)
 
     return match
 
 
 def revealed(m: ServerMessage) -> bool:
     return isinstance(m, Events) and any(
-        it.event is not None and it.event.get("type") == "cards_revealed" for it in m.items)
+        isinstance(it, EventItem) and it.event.type == "cards_revealed" for it in m.items)
 
 
 async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -240,11 +240,17 @@ async def test_hostile_operator_bots_are_cut_off_and_the_game_goes_on(
             reveals += revealed(await ana.recv(60))
         await ping(ana)
         log = caplog.text
-        assert "bot 'sleeper' did not answer within 0.35 s" in log, log
-        assert "bot 'spinner' did not answer within 0.35 s" in log, log
-        assert "bot 'quitter' ended its worker process (exit code 3)" in log, log
-        assert "bot 'raiser' failed: RuntimeError: this bot always fails" in log, log
-        assert "bot 'liar' answered 999, not one of" in log, log
+        # Every fault is reported as the arena reports it (nimmt.bots.play.Fault): the bot,
+        # its seat, when, and what it did; the default player then answers for it.
+        where = r"\(seat \d, round 1, turn \d+\): "
+        for pattern in (
+            "bot 'sleeper' " + where + r"did not answer within 0\.35 s",
+            "bot 'spinner' " + where + r"did not answer within 0\.35 s",
+            "bot 'quitter' " + where + r"ended its worker process \(exit code 3\)",
+            "bot 'raiser' " + where + "card decision raised RuntimeError: this bot always fails",
+            "bot 'liar' " + where + "illegal card decision 999; legal: ",
+        ):
+            assert re.search(pattern + ".*; the default player plays for it", log), pattern
         # The hung workers were killed (and reaped) and new ones took over.
         assert not _alive(first_pid)
         assert hub.bots.search.workers[0].starts >= 4  # sleeper, spinner, quitter per turn
@@ -339,20 +345,21 @@ async def test_pool_serves_people_first_away_last_and_nobody_never() -> None:
                   "people": Stand("PEOPLE", PEOPLE)}
         tasks = {}
         for name, stand in stands.items():  # queued in this order, behind the busy one
-            task = asyncio.create_task(pool.decide(stand, 1, "mcs", 2, view))
+            task = asyncio.create_task(pool.decide(stand, 0, "mcs", 2, view))
             task.add_done_callback(lambda _t, n=name: order.append(n))
             tasks[name] = task
-        assert await busy in view.options
+        assert (await busy).decision.value in view.options
         await tasks["away"]
         assert order == ["people", "away"]
         await asyncio.sleep(0.5)  # an idle worker, and still nothing for a table of nobody
         assert not tasks["empty"].done() and pool.search.waiting() == 1
         stands["empty"].priority = PEOPLE  # someone sat down again
         pool.wake()
-        assert await tasks["empty"] in view.options
+        assert (await tasks["empty"]).decision.value in view.options
         # The default player (for absent people) is quick: its own lane.
         assert lane_of("default") == "quick"
-        assert await pool.decide(stands["people"], 2, "default", 3, view) in view.options
+        answer = await pool.decide(stands["people"], 0, "default", 3, view)
+        assert answer.decision.value in view.options and answer.fault is None
         pids = pool.pids()
         assert len(pids) == 2
     finally:

@@ -127,7 +127,7 @@ async def test_sigkill_mid_round_resumes_exactly(db_url: str, tmp_path: Path) ->
         for i, card in mine.items():
             st = again[i].state
             assert st is not None and st.view is not None
-            assert st.view["my_choice"] == card
+            assert st.view.my_choice == card
         # The game carries on to the end after the restart.
         await asyncio.gather(*(c.play_until_over(random.Random(i)) for i, c in enumerate(again)))
         for c in again:

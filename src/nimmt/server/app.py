@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import secrets
@@ -43,6 +44,8 @@ from .botpool import BotPool
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, table_code
+from .payloads import build
+from .ratings import INITIAL
 from .settings import Settings
 from .store import Store, game_players, games, hash_token, players, tables
 from .table import TableActor
@@ -55,6 +58,8 @@ log = logging.getLogger("nimmt.server")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 #: Frames queued for one client before it counts as gone (a client that stopped reading).
 SEND_BACKLOG = 2000
+#: Numbers for connections (how tables tell them apart).
+_CONNECTION_IDS = itertools.count(1)
 
 
 def _echo_ref(text: str) -> P.Ref:
@@ -77,6 +82,8 @@ class Connection:
 
     def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown") -> None:
         self.ws = ws
+        #: This connection's number, unique in this process.
+        self.id = next(_CONNECTION_IDS)
         #: The client address as counted by the limits (:func:`~.limits.address_key`).
         self.address = address
         self.player_id = 0
@@ -122,8 +129,8 @@ class Connection:
                 return
 
     def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
-        self.send(json.dumps({"type": "error", "seq": self.seq, "code": code,
-                              "message": message, "ref": ref}, separators=(",", ":")))
+        self.send(build(P.Error, {"seq": self.seq, "type": "error", "code": code,
+                                  "message": message, "ref": ref}).model_dump_json())
 
     def cut_off(self, code: P.ErrorCode, message: str) -> None:
         """Send a last error and close (policy violation) once it has gone out."""
@@ -284,7 +291,7 @@ class Hub:
         elif conn.table is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
         else:
-            conn.table.post("msg", conn, msg)
+            conn.table.message(conn, msg)
 
     async def _hello(self, conn: Connection, msg: P.Hello) -> None:
         if msg.version != P.PROTOCOL_VERSION:
@@ -330,7 +337,7 @@ class Hub:
         async def op(c: AsyncConnection) -> int:
             res = await c.execute(
                 players.insert().values(name=name, skeleton=key, token_hash=hash_token(token),
-                                        mu=25.0, sigma=25.0 / 3, rated_games=0,
+                                        mu=INITIAL[0], sigma=INITIAL[1], rated_games=0,
                                         created=time.time())
             )
             return int(res.inserted_primary_key[0])  # type: ignore[index]
@@ -394,7 +401,7 @@ class Hub:
         actor.start()
         self._leave_current(conn)
         conn.table = actor
-        actor.post("create", conn, msg.ref)
+        actor.create(conn, msg.ref)
 
     def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                ref: P.Ref) -> None:
@@ -403,11 +410,11 @@ class Hub:
             raise P.ProtocolError("no_table", f"no open table has the code {code!r}")
         self._leave_current(conn)
         conn.table = actor
-        actor.post("attach", conn, mode, last_seq, ref)
+        actor.attach(conn, mode, last_seq, ref)
 
     def _leave_current(self, conn: Connection) -> None:
         if conn.table is not None:
-            conn.table.post("detach", conn)
+            conn.table.detach(conn)
             conn.table = None
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
@@ -459,9 +466,8 @@ class Hub:
         for a in self.tables.values():
             if a.private or a.status not in ("open", "playing"):
                 continue
-            info = a.info()
             out.append(P.LobbyTable(
-                code=a.code, name=a.name, host=info["host"], rules_name=a.rules.name,
+                code=a.code, name=a.name, host=a.info().host, rules_name=a.rules.name,
                 seats=len(a.seats), taken=sum(1 for s in a.seats if s is not None),
                 status=a.status,
             ))
@@ -601,7 +607,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
         actor = hub.tables.get(code)
         if actor is None:
             return JSONResponse({"error": "no open table has that code"}, status_code=404)
-        return JSONResponse(actor.info())
+        return JSONResponse(actor.info().model_dump(mode="json"))
 
     async def game(request: Request) -> JSONResponse:
         try:

@@ -31,12 +31,16 @@ priority until their people come back.
 The deadline: a job has ``bot_seconds`` (the bot's own :class:`Budget`) plus
 ``bot_grace``. A worker that has not answered by then is killed and replaced;
 the seat plays the default player's answer, computed here (it needs no
-worker: the worker just died). A bot that raises, answers an illegal value or
-kills its process gets the same fallback, and the log names it.
+worker: the worker just died). A bot that raises or answers an illegal value
+is handled in its worker by :func:`nimmt.bots.play.decide_safely`, the policy
+the arena uses; one that kills its process gets the fallback here. Either way
+the fault is a :class:`~nimmt.bots.play.Fault` naming the bot, logged with the
+table, and the game goes on.
 
 What crosses the process boundary: the server sends a job (bot name, seed,
 seconds, view) pickled; workers answer in JSON: the server never unpickles
-what a worker (which runs the operator's code) sends.
+what a worker (which runs the operator's code) sends, and checks the decision
+it reads against the options it holds itself.
 """
 
 from __future__ import annotations
@@ -60,10 +64,12 @@ from multiprocessing.process import BaseProcess
 from typing import Protocol
 
 from ..bots.base import Budget
+from ..bots.play import Answer, Fault, FaultKind
 from ..bots.registry import BotError, bot_class, build_bot, check_extra, offered
+from ..decisions import Decision, decision_from_dict
 from ..views import View
 from . import botworker
-from .autoplay import default_answer
+from .autoplay import default_decision
 from .botworker import DEFAULT, HEADER, lane_of
 
 __all__ = [
@@ -99,7 +105,10 @@ MAX_REPLY = 1 << 16
 class Owner(Protocol):
     """A table as the pool sees it."""
 
-    code: str
+    @property
+    def code(self) -> str:
+        """The table's short code (the log names it)."""
+        ...
 
     def bot_priority(self) -> int | None:
         """:data:`PEOPLE`, :data:`AWAY`, or ``None`` when nobody is seated (no jobs)."""
@@ -167,7 +176,9 @@ class Job:
     spec: str
     seed: int
     view: View
-    future: asyncio.Future[int]
+    future: asyncio.Future[Answer]
+    #: When a worker took it (for :attr:`~nimmt.bots.play.Answer.seconds`).
+    started: float = 0.0
 
 
 class Lane:
@@ -350,7 +361,7 @@ class Worker:
             except Exception:
                 # Whatever went wrong here, the seat gets its answer and the lane its worker.
                 log.exception("%s failed on a job", self.label)
-                pool.fallback(job, "could not be asked (a server error)")
+                pool.fallback(job, "raised", "could not be asked (a server error)")
                 await self.stop()
             finally:
                 self.job = None
@@ -359,33 +370,27 @@ class Worker:
         pool = self.lane.pool
         assert self.writer is not None
         limit = pool.seconds + pool.grace
+        job.started = time.perf_counter()
         try:
             data = dump_job(job.spec, job.seed, pool.seconds, job.view)
             self.writer.write(HEADER.pack(len(data)) + data)
             await self.writer.drain()
             reply = json.loads(await asyncio.wait_for(self._read(), limit))
         except TimeoutError:
-            pool.fallback(job, f"did not answer within {limit:g} s; its worker was stopped")
+            pool.fallback(job, "timeout", f"did not answer within {limit:g} s; its worker "
+                          "was stopped")
             await self.stop()
             return
         except (OSError, EOFError):  # IncompleteReadError too: the socket closed
             code = await self.stop(wait=1.0)
-            pool.fallback(job, f"ended its worker process (exit code {code})")
+            pool.fallback(job, "raised", f"ended its worker process (exit code {code})")
             return
         except ValueError as exc:
             await self.stop()
-            pool.fallback(job, f"sent a reply the server cannot read ({exc}); its worker was "
-                          "stopped")
+            pool.fallback(job, "raised", f"sent a reply the server cannot read ({exc}); its "
+                          "worker was stopped")
             return
-        value = reply.get("value") if isinstance(reply, dict) else None
-        if isinstance(reply, dict) and "error" in reply:
-            pool.fallback(job, f"failed: {reply['error']}")
-        elif type(value) is not int or value not in job.view.options:
-            pool.fallback(job, f"answered {value!r}, not one of {list(job.view.options)}")
-        else:
-            self.lane.done += 1
-            if not job.future.done():
-                job.future.set_result(value)
+        pool.answer(job, reply)
 
 
 def _start_without_main(proc: BaseProcess) -> None:
@@ -520,17 +525,18 @@ class BotPool:
 
     # -- deciding -------------------------------------------------------------------
 
-    async def decide(self, owner: Owner, seat: int, spec: str, seed: int, view: View) -> int:
+    async def decide(self, owner: Owner, seat: int, spec: str, seed: int, view: View) -> Answer:
         """The answer of bot ``spec`` for seat ``seat`` of ``owner``, from ``view``.
 
-        Always a legal option: the bot's, or the default player's when the bot
-        failed, answered out of the options or ran past the deadline.
+        Always a legal decision: the bot's, or the default player's when the bot
+        faulted (raised, answered out of the options, ran past the deadline, or
+        ended its process), with the :class:`~nimmt.bots.play.Fault` that says so.
         """
         loop = asyncio.get_running_loop()
         job = Job(owner, seat, spec, seed, view, loop.create_future())
         if spec != DEFAULT and spec not in self.names():
             # A bot the operator no longer offers (a table resumed after a restart).
-            self.fallback(job, "is not offered by this server")
+            self.fallback(job, "raised", "is not offered by this server")
             return job.future.result()
         lane = self.lanes[lane_of(spec)]
         lane.put(job)
@@ -540,16 +546,63 @@ class BotPool:
             lane.discard(job)
             raise
 
-    def fallback(self, job: Job, why: str) -> None:
-        """Answer ``job`` with the default player's choice, and say which bot failed."""
+    def answer(self, job: Job, reply: object) -> None:
+        """Settle ``job`` with a worker's ``reply``: its decision if it is the one asked for
+        and legal (with the fault the worker's policy reported, if any), else the
+        default player's."""
+        if not isinstance(reply, dict) or "error" in reply:
+            why = reply.get("error") if isinstance(reply, dict) else reply
+            self.fallback(job, "raised", f"failed: {why}")
+            return
+        data = reply.get("decision")
+        try:
+            decision = decision_from_dict(data) if isinstance(data, dict) else None
+        except (ValueError, KeyError, TypeError):
+            decision = None
+        view = job.view
+        pending = view.pending
+        if (decision is None or pending is None or decision.player != job.seat
+                or decision.kind is not pending.kind or decision.value not in view.options):
+            self.fallback(job, "illegal", f"answered {reply.get('decision')!r}, not one of "
+                          f"{list(view.options)}")
+            return
+        fault = reply.get("fault")
+        lane = self.lanes[lane_of(job.spec)]
+        if isinstance(fault, dict):
+            kind = fault.get("kind")
+            reported = self.report(job, kind if kind in _FAULT_KINDS else "raised",
+                                   str(fault.get("message")))
+            lane.failed += 1
+            self._settle(job, Answer(decision, reported, self._seconds(job)))
+            return
+        lane.done += 1
+        self._settle(job, Answer(decision, None, self._seconds(job)))
+
+    def report(self, job: Job, kind: FaultKind, message: str) -> Fault:
+        """The fault of ``job``'s bot, logged with its table: the default player answers."""
+        view = job.view
+        fault = Fault(job.seat, job.spec, kind, message, view.round, view.turn)
+        log.warning("table %s: %s; the default player plays for it", job.owner.code,
+                    fault.describe())
+        return fault
+
+    def fallback(self, job: Job, kind: FaultKind, message: str) -> None:
+        """Answer ``job`` with the default player's decision, and report the bot's fault."""
         self.lanes[lane_of(job.spec)].failed += 1
-        log.warning("table %s seat %d: bot %r %s; the default player plays for it",
-                    job.owner.code, job.seat + 1, job.spec, why)
+        fault = self.report(job, kind, message)
         if job.future.done():
             return
-        try:
-            value = default_answer(job.view)
-        except Exception:
-            log.exception("the default player failed at table %s", job.owner.code)
-            value = job.view.options[0]
-        job.future.set_result(value)
+        decision: Decision = default_decision(job.view)
+        self._settle(job, Answer(decision, fault, self._seconds(job)))
+
+    @staticmethod
+    def _seconds(job: Job) -> float:
+        return time.perf_counter() - job.started if job.started else 0.0
+
+    @staticmethod
+    def _settle(job: Job, answer: Answer) -> None:
+        if not job.future.done():
+            job.future.set_result(answer)
+
+
+_FAULT_KINDS = ("raised", "illegal", "timeout")

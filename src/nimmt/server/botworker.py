@@ -7,16 +7,20 @@ replaced quickly.
 
 A worker reads jobs from its socket, each a length-prefixed pickle of
 ``(bot name, seed, seconds, view)`` sent by the server, and answers each with a
-length-prefixed JSON object: ``{"value": n}`` or ``{"error": "..."}``. The
-first thing it sends, once warmed up, is ``{"ready": pid, "unavailable":
-{name: why}}``.
+length-prefixed JSON object: ``{"decision": {...}, "fault": null}`` (the
+decision as :func:`~nimmt.decisions.decision_to_dict` writes it), or with
+``"fault": {"kind": ..., "message": ...}`` when the bot raised or answered
+illegally and the default player decided instead, or ``{"error": "..."}`` when
+not even that could be done. The bot is asked through
+:func:`nimmt.bots.play.decide_safely`, the bot-fault policy the arena uses too.
+The first thing a worker sends, once warmed up, is ``{"ready": pid,
+"unavailable": {name: why}}``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import operator
 import os
 import pickle
 import signal
@@ -24,8 +28,10 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 from ..bots.base import Budget
+from ..bots.play import decide_safely
 from ..bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
-from .autoplay import ask
+from ..bots.simple import DefaultPlayer
+from ..decisions import decision_to_dict
 
 if TYPE_CHECKING:
     import socket
@@ -106,10 +112,16 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
             cls = classes[spec] if spec in classes else bot_class(
                 spec, allow_paths=False, extra=names)
             bot = build_bot(cls, spec, seed, Budget(seconds=seconds))
-            answer = ask(bot, view)
-            if isinstance(answer, bool):
-                raise TypeError(f"answered {answer!r}")
-            reply: dict[str, Any] = {"value": operator.index(answer)}
+            # The server keeps the deadline (it kills a worker that runs past it): no
+            # timeout here. A bot that raises or answers illegally is a fault, and the
+            # default player answers.
+            answer = decide_safely(bot, view, DefaultPlayer(seed=seed))
+            fault = answer.fault
+            reply: dict[str, Any] = {
+                "decision": decision_to_dict(answer.decision),
+                "fault": None if fault is None else {"kind": fault.kind,
+                                                     "message": fault.message[:300]},
+            }
         except Exception as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         send(reply)

@@ -4,8 +4,10 @@ Messages are JSON objects discriminated by ``type``. Client messages are
 *intentions* (the server decides); server messages carry ``seq``, the table
 stream position of the newest table item this connection has been sent (0
 before any table), so a client that reconnects can say what it already saw.
-The JSON Schema served at ``/protocol.json`` is generated from these models
-(:func:`protocol_schema`), and ``docs/protocol.md`` describes them with examples.
+What server messages carry (views, events, prompts, stream items, tables) is
+typed too, in :mod:`.payloads`. The JSON Schema served at ``/protocol.json`` is
+generated from these models (:func:`protocol_schema`); every field's docstring is
+its description there. ``docs/protocol.md`` describes them with examples.
 
 >>> msg = parse_client('{"type": "play_card", "card": 55}')
 >>> type(msg).__name__, msg.card
@@ -22,14 +24,36 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .. import decisions as D
 from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
+from ..decisions import Decision
+from .payloads import (
+    ChatItem,
+    EventItem,
+    Item,
+    NoticeItem,
+    Prompt,
+    SeatInfo,
+    TableInfo,
+    ViewPayload,
+)
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "ChatItem",
     "ClientMessage",
+    "DecisionMessage",
     "ErrorCode",
+    "EventItem",
+    "Item",
+    "NoticeItem",
+    "Prompt",
     "ProtocolError",
+    "SeatInfo",
     "ServerMessage",
+    "TableInfo",
+    "ViewPayload",
+    "decision",
     "load_json",
     "parse_client",
     "parse_server",
@@ -139,8 +163,10 @@ Card: TypeAlias = Annotated[int, Field(strict=True, ge=-10, le=104)]
 Ref: TypeAlias = Annotated[str, Field(max_length=64)] | Annotated[int, Field(strict=True)] | None
 Code: TypeAlias = Annotated[str, Field(min_length=1, max_length=16)]
 Name: TypeAlias = Annotated[str, Field(min_length=1, max_length=64)]
+SeatNo: TypeAlias = Annotated[int, Field(strict=True, ge=0, le=9)]
 
-_STRICT = ConfigDict(extra="forbid", strict=True)
+# Field docstrings are the descriptions of the JSON Schema (every field is described).
+_STRICT = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
 
 class _Client(BaseModel):
@@ -148,6 +174,8 @@ class _Client(BaseModel):
 
     model_config = _STRICT
     ref: Ref = None
+    """Any string (at most 64 characters) or integer; the answer to this message carries
+    it back."""
 
 
 # -- client → server -------------------------------------------------------------
@@ -160,12 +188,19 @@ class Hello(_Client):
     of the narration this connection receives (``en``, ``sr``, ``cs``; English when absent)."""
 
     type: Literal["hello"]
+    """The message's name."""
     version: Annotated[int, Field(strict=True, ge=1)] = PROTOCOL_VERSION
+    """The protocol version the client speaks."""
     name: Name | None = None
+    """A new player's display name."""
     lang: Annotated[str, Field(min_length=1, max_length=35)] | None = None
+    """The narration language (``en``, ``sr``, ``cs``, or a tag such as ``cs_CZ``)."""
     token: Annotated[str, Field(max_length=128)] | None = None
+    """An existing player's token (from their first ``welcome``)."""
     table: Code | None = None
+    """A table to rejoin at once."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class RulesSpec(BaseModel):
@@ -173,11 +208,18 @@ class RulesSpec(BaseModel):
 
     model_config = _STRICT
     preset: Annotated[str, Field(max_length=32)] = "classic"
+    """``classic`` or ``category5``."""
     variants: Annotated[list[Annotated[str, Field(max_length=32)]], Field(max_length=8)] = []
+    """Any of ``tactics``, ``logic``, ``professional``, ``open``, ``open-hands``, ``jokers``
+    (where RULES.md allows the combination)."""
     players: Annotated[int, Field(strict=True, ge=2, le=10)] = 4
+    """Seats at the table."""
     limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
+    """The points that end the game; null: the preset's."""
     end: Literal["classic", "elimination", "rounds"] = "classic"
+    """How the game ends."""
     rounds: Annotated[int, Field(strict=True, ge=1, le=100)] | None = None
+    """The number of rounds, for ``end: rounds``."""
 
 
 class CreateTable(_Client):
@@ -185,34 +227,48 @@ class CreateTable(_Client):
     decision, or null for no timer."""
 
     type: Literal["create_table"]
+    """The message's name."""
     rules: RulesSpec = RulesSpec()
+    """The rules of the table's games."""
     turn_timer: Annotated[float, Field(gt=0, le=3600)] | None = None
+    """Seconds each person has per decision; null for no timer."""
     rated: bool = False
+    """Whether finished games change the players' ratings."""
     private: bool = False
+    """Whether to leave the table out of the lobby."""
     name: Annotated[str, Field(max_length=64)] | None = None
+    """The table's name (plain text); null: after the host."""
 
 
 class Join(_Client):
     """Enter the table with short code ``table`` (seat restored if you hold one)."""
 
     type: Literal["join"]
+    """The message's name."""
     table: Code
+    """The table's short code (any case)."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class Spectate(_Client):
     """Watch the table ``table`` without a seat (public information only)."""
 
     type: Literal["spectate"]
+    """The message's name."""
     table: Code
+    """The table's short code (any case)."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class Sit(_Client):
     """Take a free seat (the first free one when ``seat`` is null)."""
 
     type: Literal["sit"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)] | None = None
+    """The message's name."""
+    seat: SeatNo | None = None
+    """The seat to take (from 0); null: the first free one."""
 
 
 class AddBot(_Client):
@@ -224,86 +280,107 @@ class AddBot(_Client):
     """
 
     type: Literal["add_bot"]
+    """The message's name."""
     strength: Annotated[str, Field(pattern=BOT_NAME_PATTERN)] = "medium"
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)] | None = None
+    """A strength or a bot name the server offers."""
+    seat: SeatNo | None = None
+    """The seat (from 0); null: the first free one."""
 
 
 class RemoveBot(_Client):
     """Host: remove the bot in ``seat`` before the game starts."""
 
     type: Literal["remove_bot"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)]
+    """The message's name."""
+    seat: SeatNo
+    """The bot's seat (from 0)."""
 
 
 class Start(_Client):
     """Host: start the game (every seat must be taken)."""
 
     type: Literal["start"]
+    """The message's name."""
 
 
 class Leave(_Client):
     """Leave the table. During a game the default bot plays your seat."""
 
     type: Literal["leave"]
+    """The message's name."""
 
 
 class PlayCard(_Client):
     """Choose (or change) your card for this turn."""
 
     type: Literal["play_card"]
+    """The message's name."""
     card: Card
+    """The card (jokers as −10..−1)."""
 
 
 class TakeRow(_Client):
     """Choose the row (1..4) for your too-low card or joker."""
 
     type: Literal["take_row"]
+    """The message's name."""
     row: Annotated[int, Field(strict=True)]
+    """The row number, 1 to 4."""
 
 
 class DraftCard(_Client):
     """Logic: take ``card`` from the face-up pool."""
 
     type: Literal["draft_card"]
+    """The message's name."""
     card: Card
+    """The card to take."""
 
 
 class TakeOver(_Client):
     """Take your seat back from the default bot."""
 
     type: Literal["take_over"]
+    """The message's name."""
 
 
 class Chat(_Client):
     """Say something to the table (plain text, never markup)."""
 
     type: Literal["chat"]
+    """The message's name."""
     text: Annotated[str, Field(max_length=4096)]
+    """What to say (the server keeps at most ``NIMMT_CHAT_MAX`` characters)."""
 
 
 class Kick(_Client):
     """Host: remove the player in ``seat`` (the default bot plays it if a game is on)."""
 
     type: Literal["kick"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)]
+    """The message's name."""
+    seat: SeatNo
+    """The person's seat (from 0)."""
 
 
 class Rematch(_Client):
     """Host: after the game, start a new one with the same seats."""
 
     type: Literal["rematch"]
+    """The message's name."""
 
 
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
     type: Literal["lobby"]
+    """The message's name."""
 
 
 class Ping(_Client):
     """Keep-alive; answered by ``pong``."""
 
     type: Literal["ping"]
+    """The message's name."""
 
 
 ClientMessage: TypeAlias = Annotated[
@@ -328,12 +405,34 @@ ClientMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
+#: The three messages that are decisions (:func:`decision`).
+DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
+
+
+def decision(msg: DecisionMessage, seat: int) -> Decision:
+    """The :data:`~nimmt.decisions.Decision` that ``msg`` asks for, by ``seat``: the one
+    place where the protocol's decision messages meet the engine's decisions.
+
+    >>> decision(TakeRow(type="take_row", row=2), seat=1)
+    TakeRow(player=1, row=2)
+    """
+    match msg:
+        case PlayCard(card=card):
+            return D.PlayCard(seat, card)
+        case TakeRow(row=row):
+            return D.TakeRow(seat, row)
+        case DraftCard(card=card):
+            return D.DraftCard(seat, card)
+
+
 # -- server → client -------------------------------------------------------------
 
 
 class _Server(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     seq: int
+    """The stream position of the newest table item this connection has been sent (0
+    before any table)."""
 
 
 class Welcome(_Server):
@@ -341,107 +440,61 @@ class Welcome(_Server):
     ``lang`` is the narration language the server chose for this connection."""
 
     type: Literal["welcome"] = "welcome"
+    """The message's name."""
     version: int = PROTOCOL_VERSION
+    """The protocol version the server speaks."""
     player: str
+    """Your display name."""
     token: str | None = None
+    """Your token, when the player was just created (keep it); else null."""
     lang: str = "en"
+    """The narration language of this connection."""
     ref: Ref = None
+    """The ``ref`` of the ``hello``."""
 
 
 class Error(_Server):
     """A refusal: nothing changed. ``code`` is machine-readable, ``message`` a sentence."""
 
     type: Literal["error"] = "error"
-    code: str
+    """The message's name."""
+    code: ErrorCode
+    """What went wrong (the list is ``error_codes`` of this schema)."""
     message: str
+    """A sentence saying it."""
     ref: Ref = None
+    """The ``ref`` of the refused message, when it could be read."""
 
 
 class Ack(_Server):
     """The intention ``ref`` was accepted and is stored."""
 
     type: Literal["ack"] = "ack"
+    """The message's name."""
     ref: Ref = None
-
-
-class SeatInfo(BaseModel):
-    """One seat: who sits there. ``auto`` is true while the default bot plays for them."""
-
-    seat: int
-    name: str | None
-    kind: Literal["empty", "human", "bot"]
-    bot: str | None = None
-    connected: bool = False
-    auto: bool = False
-
-
-class TableInfo(BaseModel):
-    """The public facts of a table."""
-
-    code: str
-    name: str
-    host: str | None
-    rules: dict[str, Any]
-    rules_name: str
-    status: Literal["open", "playing", "over", "closed"]
-    turn_timer: float | None
-    rated: bool
-    private: bool
-    seats: list[SeatInfo]
-    game_no: int
-    spectators: int = 0
-
-
-class Prompt(BaseModel):
-    """The decision asked of *you* now: ``options`` are legal cards or rows.
-
-    ``key`` names this decision: it stays the same while the same decision is
-    pending, so a client answers each key once (a card may still be changed).
-
-    ``card`` and ``reason`` are set for a row choice; ``seconds`` is the time
-    left on the turn timer (null: no timer).
-    """
-
-    kind: Literal["card", "row", "draft"]
-    key: str
-    options: list[int]
-    card: int | None = None
-    reason: str | None = None
-    seconds: float | None = None
+    """The ``ref`` of the accepted message."""
 
 
 class TableState(_Server):
     """Everything you may know now: the table and your view of the game (RULES.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
-    first game starts; it is :class:`nimmt.engine.View` as JSON.
+    first game starts.
     """
 
     type: Literal["table_state"] = "table_state"
+    """The message's name."""
     table: TableInfo
+    """The table's public facts."""
     you: int | None
-    view: dict[str, Any] | None
+    """Your seat (from 0); null for a spectator."""
+    view: ViewPayload | None
+    """Your view of the game; null before the first game."""
     prompt: Prompt | None = None
+    """The decision asked of you now; null if none."""
     ref: Ref = None
-
-
-class Item(BaseModel):
-    """One table stream item: a game ``event`` (filtered for you), a ``notice`` or a ``chat``.
-
-    A notice names what changed (``notice``), the ``seat`` it concerns and, for the default
-    player taking a seat over or handing it back (``auto_on``, ``auto_off``), the
-    ``reason``: ``timeout``, ``left``, ``kicked``, ``disconnected`` or ``took_over``.
-    ``text`` is an English sentence for logs; clients say it in their own language.
-    """
-
-    seq: int
-    kind: Literal["event", "notice", "chat"]
-    event: dict[str, Any] | None = None
-    notice: str | None = None
-    reason: str | None = None
-    seat: int | None = None
-    name: str | None = None
-    text: str | None = None
+    """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
+    else null."""
 
 
 class Events(_Server):
@@ -453,36 +506,53 @@ class Events(_Server):
     """
 
     type: Literal["events"] = "events"
+    """The message's name."""
     items: list[Item]
+    """The new items, filtered for you, in stream order."""
     prompt: Prompt | None = None
+    """The decision asked of you now; null if none."""
     text: list[str] = []
+    """The narration of the game events among the items: one entry per step."""
 
 
 class LobbyTable(BaseModel):
     """A table in the lobby listing."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
     code: str
+    """The table's short code."""
     name: str
+    """The table's name."""
     host: str | None
+    """The host's display name."""
     rules_name: str
+    """The rules in a few words."""
     seats: int
+    """Seats at the table."""
     taken: int
-    status: str
+    """Seats taken."""
+    status: Literal["open", "playing", "over", "closed"]
+    """``open`` (not started) or ``playing``."""
 
 
 class LobbyList(_Server):
     """The open, public tables."""
 
     type: Literal["lobby"] = "lobby"
+    """The message's name."""
     tables: list[LobbyTable]
+    """The tables, oldest first."""
     ref: Ref = None
+    """The ``ref`` of the ``lobby`` message."""
 
 
 class Pong(_Server):
     """Answer to ``ping``."""
 
     type: Literal["pong"] = "pong"
+    """The message's name."""
     ref: Ref = None
+    """The ``ref`` of the ``ping``."""
 
 
 ServerMessage: TypeAlias = Annotated[

@@ -172,7 +172,12 @@ class Store:
 
     async def append(self, entry: LogEntry) -> None:
         """Store one log entry; returns once it is committed."""
-        await self._submit("log", entry)
+        await self._submit("log", [entry])
+
+    async def append_all(self, entries: list[LogEntry]) -> None:
+        """Store log entries in one transaction (what one command logged); returns once
+        they are committed."""
+        await self._submit("log", entries)
 
     async def run(self, op: Op) -> Any:
         """Run ``op`` in the writer's next transaction; returns its result once committed."""
@@ -217,8 +222,9 @@ class Store:
         async with self.engine.begin() as conn:
             rows = [
                 {"table_id": e.table_id, "n": e.n, "kind": e.kind, "data": json.dumps(e.data)}
-                for kind, e, _ in work
+                for kind, entries, _ in work
                 if kind == "log"
+                for e in entries
             ]
             if rows:
                 await conn.execute(table_log.insert(), rows)
