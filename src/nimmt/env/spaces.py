@@ -1,0 +1,428 @@
+"""Observations, actions and masks: one fixed layout for every rule set.
+
+A learning agent should not have to be rebuilt because a table has six seats
+instead of four or plays ``professional``: every space here has the same
+shape for 2 to 10 players and every variant. Seats are *relative*: index 0
+is the observer, index ``k`` the ``k``-th seat to their left, so that a policy
+learned in one seat plays in any other. Cards have fixed *slots*: the jokers
+0.0..0.9 in slots 0..9, number card ``c`` in slot ``c + 9`` (slots 10..113).
+
+Everything is encoded from the engine's :class:`~nimmt.engine.View` of the
+observer, which already holds only what that seat may know (RULES.md §6): no
+other hand (unless hands are public), no undealt card, no face-down choice of
+another seat. The encoder reads nothing else, so it cannot leak what the view
+hides.
+
+**Actions** are one ``Discrete(118)`` for every decision: action ``a < 114``
+plays (or drafts) the card in slot ``a``; action ``114 + r - 1`` takes row
+``r`` (1..4). The ``action_mask`` marks the legal ones for the seat asked now.
+
+**Observations** come flat (one ``float32`` vector of :data:`FLAT_SIZE`, the
+fields below in order) or as a dict of the same fields (``int32`` arrays,
+``row_ends`` ``float32``). The fields, with their shapes:
+
+==================  ========  ===============================================
+field               shape     meaning
+==================  ========  ===============================================
+``hand``            114       1 for each card in the observer's hand
+``seen``            114       1 for each card seen this round outside the hand
+                              (rows, taken, revealed, chosen face up)
+``played_by``       114       1 + relative seat of who played the card this
+                              round (revealed or chosen face up), else 0
+``held_by``         114       1 + relative seat holding the card where hands
+                              are public (``open-hands``, ``logic``), else 0
+``pool``            114       ``logic``: 1 for each card still to draft
+``rows``            4 × 5     the rows' cards (card codes: jokers -10..-1), 0
+                              for an empty place
+``row_ends``        4         each row's end value (87.9 after joker 0.9)
+``row_bullheads``   4         each row's bullheads
+``row_lengths``     4         cards in each row
+``scores``          10        totals before this round, by relative seat
+``penalties``       10        bullheads taken this round, by relative seat
+``hand_sizes``      10        cards in hand, by relative seat
+``chosen``          10        1 for each seat that has chosen this turn
+``face_up``         10        ``open``: the card each seat chose face up, 0 if
+                              none
+``in_play``         10        1 for each seat dealt in this round
+``eliminated``      10        1 for each seat out of the game (elimination)
+``marker``          10        ``open``: 1 at the seat holding the marker
+``phase``           4         one-hot: draft, card, row, over
+``my_choice``       1         the observer's own face-down choice, 0 if none
+``pending_card``    1         the card waiting for a row choice, 0 if none
+``pending_reason``  2         one-hot: too low, joker
+``round``           1         the round, from 1
+``turn``            1         the turn within the round, 1..10 (0 in a draft)
+``variants``        6         1 for each variant in play, in ``VARIANTS`` order
+``players``         1         seats at the table
+``limit``           1         the score limit
+==================  ========  ===============================================
+
+>>> from nimmt import Game, Rules
+>>> game = Game(Rules.preset("classic", players=3), seed=1)
+>>> obs = encode(game.view(0))
+>>> obs.shape == (FLAT_SIZE,), int(obs[field_slice("hand")].sum())
+(True, 10)
+>>> int(action_mask(game.view(0)).sum())
+10
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from ..cards import BULLHEADS, Card
+from ..engine import DecisionKind, DraftCard, Phase, PlayCard, TakeRow, View
+from ..rules import HAND_SIZE, MAX_PLAYERS, ROW_CAPACITY, ROWS, VARIANTS
+
+__all__ = [
+    "CARD_SLOTS",
+    "FIELDS",
+    "FLAT_SIZE",
+    "N_ACTIONS",
+    "ROW_ACTION",
+    "SEATS",
+    "Field",
+    "action_mask",
+    "action_of",
+    "action_space",
+    "decision_of",
+    "encode",
+    "field_slice",
+    "observation_space",
+    "slot",
+    "slot_card",
+    "to_dict",
+]
+
+FloatArray = npt.NDArray[np.float32]
+Int8Array = npt.NDArray[np.int8]
+
+#: Card slots: ten jokers, then the number cards 1..104.
+CARD_SLOTS = 114
+#: Seats in every per-seat field, whatever the player count.
+SEATS = MAX_PLAYERS
+#: Action ``ROW_ACTION + r - 1`` takes row ``r``.
+ROW_ACTION = CARD_SLOTS
+N_ACTIONS = CARD_SLOTS + ROWS
+#: A bound for totals and rounds that play never reaches in practice.
+BIG = 1_000_000.0
+_PHASES = (Phase.DRAFT, Phase.CHOOSE, Phase.ROW, Phase.OVER)
+
+
+def slot(card: Card) -> int:
+    """The slot of a card: joker 0.d in slot d, number card c in slot c + 9."""
+    return card + 10 if card < 0 else card + 9
+
+
+def slot_card(s: int) -> Card:
+    """The card in slot ``s`` (inverse of :func:`slot`)."""
+    return s - 10 if s < 10 else s - 9
+
+
+class Field:
+    """One named part of the observation: where it sits in the flat vector, its bounds."""
+
+    __slots__ = ("high", "integer", "low", "name", "shape", "size", "start")
+
+    def __init__(
+        self, name: str, shape: tuple[int, ...], low: float, high: float, integer: bool = True
+    ) -> None:
+        self.name = name
+        self.shape = shape
+        self.size = int(np.prod(shape))
+        self.low = low
+        self.high = high
+        self.integer = integer
+        self.start = 0
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("hand", (CARD_SLOTS,), 0, 1),
+    Field("seen", (CARD_SLOTS,), 0, 1),
+    Field("played_by", (CARD_SLOTS,), 0, SEATS),
+    Field("held_by", (CARD_SLOTS,), 0, SEATS),
+    Field("pool", (CARD_SLOTS,), 0, 1),
+    Field("rows", (ROWS, ROW_CAPACITY), -10, 104),
+    Field("row_ends", (ROWS,), 0, 104.9, integer=False),
+    Field("row_bullheads", (ROWS,), 0, 7 * ROW_CAPACITY),
+    Field("row_lengths", (ROWS,), 0, ROW_CAPACITY),
+    Field("scores", (SEATS,), 0, BIG),
+    Field("penalties", (SEATS,), 0, BIG),
+    Field("hand_sizes", (SEATS,), 0, HAND_SIZE),
+    Field("chosen", (SEATS,), 0, 1),
+    Field("face_up", (SEATS,), -10, 104),
+    Field("in_play", (SEATS,), 0, 1),
+    Field("eliminated", (SEATS,), 0, 1),
+    Field("marker", (SEATS,), 0, 1),
+    Field("phase", (len(_PHASES),), 0, 1),
+    Field("my_choice", (1,), -10, 104),
+    Field("pending_card", (1,), -10, 104),
+    Field("pending_reason", (2,), 0, 1),
+    Field("round", (1,), 0, BIG),
+    Field("turn", (1,), 0, HAND_SIZE),
+    Field("variants", (len(VARIANTS),), 0, 1),
+    Field("players", (1,), 0, MAX_PLAYERS),
+    Field("limit", (1,), 0, BIG),
+)
+_start = 0
+for _f in FIELDS:
+    _f.start = _start
+    _start += _f.size
+#: Length of the flat observation.
+FLAT_SIZE = _start
+_BY_NAME = {f.name: f for f in FIELDS}
+
+
+def field_slice(name: str) -> slice:
+    """Where field ``name`` lies in the flat vector."""
+    f = _BY_NAME[name]
+    return slice(f.start, f.start + f.size)
+
+
+# Offsets read on the hot path.
+_HAND = _BY_NAME["hand"].start
+_SEEN = _BY_NAME["seen"].start
+_PLAYED = _BY_NAME["played_by"].start
+_HELD = _BY_NAME["held_by"].start
+_POOL = _BY_NAME["pool"].start
+_ROWS = _BY_NAME["rows"].start
+_ENDS = _BY_NAME["row_ends"].start
+_RBULL = _BY_NAME["row_bullheads"].start
+_RLEN = _BY_NAME["row_lengths"].start
+_SCORES = _BY_NAME["scores"].start
+_PEN = _BY_NAME["penalties"].start
+_HSIZE = _BY_NAME["hand_sizes"].start
+_CHOSEN = _BY_NAME["chosen"].start
+_FACE = _BY_NAME["face_up"].start
+_INPLAY = _BY_NAME["in_play"].start
+_ELIM = _BY_NAME["eliminated"].start
+_MARKER = _BY_NAME["marker"].start
+_PHASE = _BY_NAME["phase"].start
+_MYCHOICE = _BY_NAME["my_choice"].start
+_PCARD = _BY_NAME["pending_card"].start
+_PREASON = _BY_NAME["pending_reason"].start
+_ROUND = _BY_NAME["round"].start
+_TURN = _BY_NAME["turn"].start
+_VARIANTS = _BY_NAME["variants"].start
+_PLAYERS = _BY_NAME["players"].start
+_LIMIT = _BY_NAME["limit"].start
+_PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
+_SLOT = tuple(slot(c) if c else -1 for c in range(-10, 105))  # _SLOT[c + 10]
+
+_LOW = np.zeros(FLAT_SIZE, dtype=np.float32)
+_HIGH = np.zeros(FLAT_SIZE, dtype=np.float32)
+for _f in FIELDS:
+    _LOW[_f.start : _f.start + _f.size] = _f.low
+    _HIGH[_f.start : _f.start + _f.size] = _f.high
+
+
+def _row_end(row: Sequence[Card]) -> float:
+    value = 0
+    for c in row:
+        value = value + c + 10 if c < 0 else c * 10
+    return value / 10
+
+
+class _Public:
+    """The part of an observation every seat shares, encoded once per table snapshot.
+
+    The engine hands every view of one moment the same ``Table`` object, so the
+    public fields (rows, scores, seen cards...) are worked out once per moment in
+    absolute seat order and only rotated for each observer.
+    """
+
+    __slots__ = ("base", "holders", "holders_public", "players", "seat_fields", "seen", "table")
+
+    def __init__(self, view: View) -> None:
+        table = view.table
+        rules = view.rules
+        self.table = table
+        n = rules.players
+        self.players = n
+        base = np.zeros(FLAT_SIZE, dtype=np.float32)
+        seen: set[Card] = set()
+        for r, row in enumerate(table.rows):
+            seen.update(row)
+            for k, c in enumerate(row):
+                base[_ROWS + ROW_CAPACITY * r + k] = c
+            base[_ENDS + r] = _row_end(row)
+            base[_RBULL + r] = sum([BULLHEADS[c] for c in row])
+            base[_RLEN + r] = len(row)
+        for pile in table.taken:
+            seen.update(pile)
+        played: list[tuple[int, Card]] = []
+        for turn in table.revealed:
+            played.extend(turn)
+        for _, c in played:
+            seen.add(c)
+        for c in table.draft_pool:
+            base[_POOL + _SLOT[c + 10]] = 1
+        base[_PHASE + _PHASE_INDEX[table.phase]] = 1 if table.phase in _PHASE_INDEX else 0
+        base[_ROUND] = table.round
+        base[_TURN] = table.turn
+        for i, v in enumerate(VARIANTS):
+            if v in rules.variants:
+                base[_VARIANTS + i] = 1
+        base[_PLAYERS] = n
+        base[_LIMIT] = rules.limit
+        self.base = base
+        self.seen = seen
+        # Per-seat values in absolute order: (offset, values) rotated per observer.
+        in_play = [0] * n
+        for p in table.active:
+            in_play[p] = 1
+        marker = [0] * n
+        if table.marker is not None:
+            marker[table.marker] = 1
+        self.seat_fields: tuple[tuple[int, Sequence[float]], ...] = (
+            (_SCORES, table.scores),
+            (_PEN, table.penalties),
+            (_HSIZE, table.hand_sizes),
+            (_INPLAY, in_play),
+            (_ELIM, [1 if e else 0 for e in table.eliminated]),
+            (_MARKER, marker),
+        )
+        self.holders: list[tuple[int, Card]] = played
+        self.holders_public: list[tuple[int, Card]] | None = None
+        if table.hands is not None:
+            self.holders_public = [(p, c) for p, hand in enumerate(table.hands) for c in hand]
+
+
+class Encoder:
+    """Encodes views to flat observations, reusing the public part between seats.
+
+    One encoder per environment: it remembers the last table snapshot it
+    encoded, so the seats of one moment share that work.
+    """
+
+    __slots__ = ("_public",)
+
+    def __init__(self) -> None:
+        self._public: _Public | None = None
+
+    def __reduce__(self) -> tuple[type[Encoder], tuple[()]]:
+        # The cache holds engine objects; a copy starts with an empty one.
+        return (Encoder, ())
+
+    def encode(self, view: View) -> FloatArray:
+        """The flat observation of ``view`` (a seat's view, not a spectator's)."""
+        me = view.player
+        if me is None:
+            raise ValueError("observations are encoded for a seat, not for a spectator")
+        pub = self._public
+        if pub is None or pub.table is not view.table:
+            pub = self._public = _Public(view)
+        n = pub.players
+        out = pub.base.copy()
+        for c in view.hand:
+            out[_HAND + _SLOT[c + 10]] = 1
+        seen = pub.seen
+        for c in seen:
+            out[_SEEN + _SLOT[c + 10]] = 1
+        for p, c in pub.holders:
+            out[_PLAYED + _SLOT[c + 10]] = (p - me) % n + 1
+        for offset, values in pub.seat_fields:
+            for p in range(n):
+                out[offset + (p - me) % n] = values[p]
+        chosen = view.chosen
+        for p in range(n):
+            face = view.face_up[p]
+            rel = (p - me) % n
+            if chosen[p]:
+                out[_CHOSEN + rel] = 1
+            if face is not None:
+                out[_FACE + rel] = face
+                if p != me:
+                    s = _SLOT[face + 10]
+                    out[_SEEN + s] = 1
+                    out[_PLAYED + s] = rel + 1
+        if pub.holders_public is not None:
+            for p, c in pub.holders_public:
+                out[_HELD + _SLOT[c + 10]] = (p - me) % n + 1
+        for c in view.hand:
+            out[_SEEN + _SLOT[c + 10]] = 0
+        if view.my_choice is not None:
+            out[_MYCHOICE] = view.my_choice
+        pending = view.pending
+        if pending is not None and pending.kind is DecisionKind.ROW and pending.card is not None:
+            out[_PCARD] = pending.card
+            out[_PREASON + (0 if pending.reason == "too_low" else 1)] = 1
+        return out
+
+
+_ENCODER = Encoder()
+
+
+def encode(view: View) -> FloatArray:
+    """The flat observation of a seat's ``view`` (see the table in the module docstring)."""
+    return _ENCODER.encode(view)
+
+
+def to_dict(flat: FloatArray) -> dict[str, npt.NDArray[Any]]:
+    """The dict form of a flat observation: one array per field, ``int32`` or ``float32``."""
+    out: dict[str, npt.NDArray[Any]] = {}
+    for f in FIELDS:
+        part = flat[f.start : f.start + f.size].reshape(f.shape)
+        out[f.name] = part.astype(np.int32) if f.integer else part.copy()
+    return out
+
+
+def action_mask(view: View) -> Int8Array:
+    """1 for each action legal for the viewer now (all zeros when they have no decision)."""
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    pending = view.pending
+    if pending is None or view.player not in pending.players:
+        return mask
+    if pending.kind is DecisionKind.ROW:
+        mask[ROW_ACTION : ROW_ACTION + ROWS] = 1
+    else:
+        for c in view.options:
+            mask[_SLOT[c + 10]] = 1
+    return mask
+
+
+def decision_of(kind: DecisionKind, player: int, action: int) -> PlayCard | TakeRow | DraftCard:
+    """The engine decision that ``action`` stands for when a ``kind`` decision is pending."""
+    if kind is DecisionKind.ROW:
+        return TakeRow(player, action - ROW_ACTION + 1)
+    card = slot_card(action) if 0 <= action < CARD_SLOTS else 0
+    if kind is DecisionKind.DRAFT:
+        return DraftCard(player, card)
+    return PlayCard(player, card)
+
+
+def action_of(decision: PlayCard | TakeRow | DraftCard) -> int:
+    """The action that stands for an engine decision (inverse of :func:`decision_of`)."""
+    if isinstance(decision, TakeRow):
+        return ROW_ACTION + decision.row - 1
+    return slot(decision.card)
+
+
+def action_space() -> gymnasium.spaces.Discrete:
+    """``Discrete(118)``: a card slot, or one of the four rows."""
+    return gymnasium.spaces.Discrete(N_ACTIONS)
+
+
+def observation_space(kind: str = "flat") -> gymnasium.spaces.Dict:
+    """``{"observation": ..., "action_mask": MultiBinary(118)}``, flat or as a dict of fields."""
+    mask = gymnasium.spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
+    inner: gymnasium.spaces.Space[Any]
+    if kind == "flat":
+        inner = gymnasium.spaces.Box(_LOW, _HIGH, dtype=np.float32)
+    elif kind == "dict":
+        inner = gymnasium.spaces.Dict(
+            {
+                f.name: gymnasium.spaces.Box(
+                    f.low, f.high, f.shape, dtype=np.int32 if f.integer else np.float32
+                )
+                for f in FIELDS
+            }
+        )
+    else:
+        raise ValueError(f"observation must be 'flat' or 'dict', not {kind!r}")
+    return gymnasium.spaces.Dict({"observation": inner, "action_mask": mask})

@@ -1,0 +1,442 @@
+"""The vectorised environment's compiled core: many games stepped in one call.
+
+Each game is one row of an ``int64`` matrix: the kernel's round state
+(:mod:`nimmt.sim.kernel`: rows, hands, penalties) followed by what an
+environment adds: the learning seat, the phase, the round and turn, the
+totals, the plays of the turn being resolved (so a resolution can pause at
+the learner's row choice and go on at the next step), the cards seen and who
+played them, and the game's own random generator. Placing a card, the
+row-choice rule and the deal are the kernel's, which the kernel's tests pin to
+the engine; the order of a turn (every card revealed at once, resolved in
+ascending order, a row choice when a card is too low or a joker) is written
+here and pinned to the engine by ``tests/env/test_vector.py``.
+
+Observations are written in exactly the flat layout of :mod:`nimmt.env.spaces`
+that the engine-based environments encode from views, so a policy moves
+between them unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sim import kernel as K
+from ..sim.kernel import (
+    FIXED,
+    HANDS,
+    HLEN,
+    PEN,
+    R_BULL,
+    R_CARDS,
+    R_LAST,
+    R_LEN,
+    IntArray,
+    _jit,
+)
+from . import spaces as S
+
+# -- layout of one game's row, after the kernel's state ---------------------------------
+
+SEAT = K.STATE_SIZE  # the learning seat
+PHASE = SEAT + 1  # PH_CARD, PH_ROW, PH_OVER
+ROUND = PHASE + 1
+TURN = ROUND + 1
+RESET = TURN + 1  # 1: the next step starts a new game (autoreset)
+QN = RESET + 1  # plays revealed this turn
+QI = QN + 1  # the next play to resolve
+QP = QI + 1  # seats of the plays, in resolution order
+QC = QP + 10  # their cards
+SCORES = QC + 10  # totals before this round
+PLAYED = SCORES + 10  # per card slot: 1 + seat of who played it this round, else 0
+SEEN = PLAYED + S.CARD_SLOTS  # per card slot: 1 when seen this round
+RNG = SEEN + S.CARD_SLOTS  # the game's xoshiro128** state
+DEALT = RNG + 4  # this round's deal as dealt: 10 cards per seat, then the 4 row cards
+LAST = DEALT + 10 * 10 + 4  # the card each seat played in the last turn revealed
+WIDTH = LAST + 10
+
+PH_CARD = 1
+PH_ROW = 2
+PH_OVER = 3
+
+# -- configuration vector -------------------------------------------------------------
+
+C_PLAYERS = 0
+C_DECK_TOP = 1
+C_JOKERS = 2
+C_PROF = 3
+C_OPEN_HANDS = 4
+C_ROUNDS = 5  # rounds of a fixed-rounds game, 0 for a game to the limit
+C_LIMIT = 6
+C_REWARD = 7  # R_BULLHEADS, R_GAME, R_RANK
+C_OPPONENT = 8  # OPP_CHEAPEST, OPP_RANDOM, OPP_HEURISTIC
+C_SEAT = 9  # the learning seat, or -1 for a random seat every game
+C_TACTICS = 10
+C_SIZE = 16
+
+R_BULLHEADS = 0
+R_GAME = 1
+R_RANK = 2
+
+OPP_CHEAPEST = 0  # a random card, the default row: the ladder's ``cheapest``
+OPP_RANDOM = 1  # a random card, a random row
+OPP_HEURISTIC = 2  # the kernel's rollout heuristic, the default row
+
+_HAND = S.field_slice("hand").start
+_SEEN = S.field_slice("seen").start
+_PLAYEDF = S.field_slice("played_by").start
+_HELD = S.field_slice("held_by").start
+_ROWS = S.field_slice("rows").start
+_ENDS = S.field_slice("row_ends").start
+_RBULL = S.field_slice("row_bullheads").start
+_RLEN = S.field_slice("row_lengths").start
+_SCORES = S.field_slice("scores").start
+_PENF = S.field_slice("penalties").start
+_HSIZE = S.field_slice("hand_sizes").start
+_CHOSEN = S.field_slice("chosen").start
+_INPLAY = S.field_slice("in_play").start
+_PHASEF = S.field_slice("phase").start
+_MYCHOICE = S.field_slice("my_choice").start
+_PCARD = S.field_slice("pending_card").start
+_PREASON = S.field_slice("pending_reason").start
+_ROUNDF = S.field_slice("round").start
+_TURNF = S.field_slice("turn").start
+_VARIANTS = S.field_slice("variants").start
+_PLAYERSF = S.field_slice("players").start
+_LIMITF = S.field_slice("limit").start
+_ROW_ACTION = S.ROW_ACTION
+_V_TACTICS = 0
+_V_PROF = 2
+_V_OPEN_HANDS = 4
+_V_JOKERS = 5
+
+
+@_jit
+def _slot(c: int) -> int:
+    if c < 0:
+        return c + 10
+    return c + 9
+
+
+@_jit
+def _slot_card(s: int) -> int:
+    if s < 10:
+        return s - 10
+    return s - 9
+
+
+@_jit
+def _new_round(g: IntArray, cfg: IntArray) -> None:
+    """Deal a round (the kernel's deal) and keep a copy of it; the totals stay."""
+    players = cfg[C_PLAYERS]
+    rs = g[RNG : RNG + 4]
+    K.deal_round(g, players, cfg[C_DECK_TOP], cfg[C_JOKERS] != 0, cfg[C_PROF] != 0, rs)
+    for k in range(S.CARD_SLOTS):
+        g[PLAYED + k] = 0
+        g[SEEN + k] = 0
+    for p in range(players):
+        for h in range(10):
+            g[DEALT + 10 * p + h] = g[HANDS + 10 * p + h]
+    for r in range(4):
+        c = g[R_CARDS + 5 * r]
+        g[DEALT + 100 + r] = c
+        g[SEEN + _slot(c)] = 1
+    g[ROUND] += 1
+    g[TURN] = 1
+    g[PHASE] = PH_CARD
+    g[QN] = 0
+    g[QI] = 0
+
+
+@_jit
+def reset_game(g: IntArray, cfg: IntArray, master: IntArray) -> None:
+    """A new game in row ``g``, its generator seeded from the ``master`` generator."""
+    for k in range(WIDTH):
+        g[k] = 0
+    for k in range(4):
+        g[RNG + k] = K.rng_next(master)
+    if g[RNG] == 0 and g[RNG + 1] == 0 and g[RNG + 2] == 0 and g[RNG + 3] == 0:
+        g[RNG] = 1  # xoshiro's one forbidden state
+    players = cfg[C_PLAYERS]
+    if cfg[C_SEAT] >= 0:
+        g[SEAT] = cfg[C_SEAT]
+    else:
+        g[SEAT] = K.rng_below(g[RNG : RNG + 4], players)
+    _new_round(g, cfg)
+
+
+@_jit
+def _opponent_row(g: IntArray, cfg: IntArray) -> int:
+    if cfg[C_OPPONENT] == OPP_RANDOM:
+        return K.rng_below(g[RNG : RNG + 4], 4)
+    return K.default_row(g)
+
+
+@_jit
+def _finish_round(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> bool:
+    """Score the round; start the next one, or end the game (True) and add its reward."""
+    players = cfg[C_PLAYERS]
+    me = g[SEAT]
+    over = False
+    for p in range(players):
+        g[SCORES + p] += g[PEN + p]
+    if cfg[C_ROUNDS] > 0:
+        over = g[ROUND] >= cfg[C_ROUNDS]
+    else:
+        for p in range(players):
+            if g[SCORES + p] >= cfg[C_LIMIT]:
+                over = True
+    if not over:
+        _new_round(g, cfg)
+        return False
+    g[PHASE] = PH_OVER
+    g[TURN] = 0
+    if cfg[C_REWARD] == R_GAME:
+        reward[i] -= g[SCORES + me]
+    elif cfg[C_REWARD] == R_RANK:
+        better = 0
+        same = 0
+        for p in range(players):
+            if g[SCORES + p] < g[SCORES + me]:
+                better += 1
+            elif g[SCORES + p] == g[SCORES + me]:
+                same += 1
+        rank = better + (same + 1) / 2.0
+        reward[i] += (players + 1 - 2.0 * rank) / (players - 1)
+    return True
+
+
+@_jit
+def _resolve(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> bool:
+    """Place the revealed plays from ``QI`` on; pause (False) at the learner's row choice.
+
+    Returns True when the turn is over (and the next one or the next round begun,
+    or the game ended).
+    """
+    me = g[SEAT]
+    n = g[QN]
+    while g[QI] < n:
+        k = g[QI]
+        p = g[QP + k]
+        c = g[QC + k]
+        row = -1
+        if K.needs_row(g, c):
+            if p == me:
+                g[PHASE] = PH_ROW
+                return False
+            row = _opponent_row(g, cfg)
+        before = g[PEN + me]
+        K.place(g, p, c, row)
+        if cfg[C_REWARD] == R_BULLHEADS:
+            reward[i] -= g[PEN + me] - before
+        g[QI] = k + 1
+    g[PHASE] = PH_CARD
+    g[QN] = 0
+    g[QI] = 0
+    if g[HLEN + me] == 0:
+        _finish_round(g, cfg, reward, i)
+    else:
+        g[TURN] += 1
+    return True
+
+
+@_jit
+def _play_card(g: IntArray, cfg: IntArray, c: int, reward: np.ndarray, i: int) -> bool:
+    """The learner plays ``c``; the others choose, all are revealed and resolved.
+
+    Returns False (nothing changed) when ``c`` is not in the learner's hand.
+    """
+    me = g[SEAT]
+    base = HANDS + 10 * me
+    held = False
+    for k in range(g[HLEN + me]):
+        if g[base + k] == c:
+            held = True
+    if not held:
+        return False
+    players = cfg[C_PLAYERS]
+    rs = g[RNG : RNG + 4]
+    qn = 0
+    for p in range(players):
+        if p == me:
+            card = c
+        else:
+            policy = K.POLICY_SMART if cfg[C_OPPONENT] == OPP_HEURISTIC else K.POLICY_RANDOM
+            h = K.choose_card(g, p, policy, 1.0, rs)
+            card = g[HANDS + 10 * p + h]
+        K.remove_from_hand(g, p, card)
+        # insertion in ascending card order
+        j = qn
+        while j > 0 and g[QC + j - 1] > card:
+            g[QC + j] = g[QC + j - 1]
+            g[QP + j] = g[QP + j - 1]
+            j -= 1
+        g[QC + j] = card
+        g[QP + j] = p
+        qn += 1
+        s = _slot(card)
+        g[PLAYED + s] = p + 1
+        g[SEEN + s] = 1
+        g[FIXED + p] = card  # the card each seat chose this turn (the kernel's slot)
+        g[LAST + p] = card  # the same, kept across the next deal
+    g[QN] = qn
+    g[QI] = 0
+    _resolve(g, cfg, reward, i)
+    return True
+
+
+@_jit
+def _take_row(g: IntArray, cfg: IntArray, row: int, reward: np.ndarray, i: int) -> None:
+    me = g[SEAT]
+    k = g[QI]
+    before = g[PEN + me]
+    K.place(g, me, g[QC + k], row)
+    if cfg[C_REWARD] == R_BULLHEADS:
+        reward[i] -= g[PEN + me] - before
+    g[QI] = k + 1
+    _resolve(g, cfg, reward, i)
+
+
+@_jit
+def write_obs(g: IntArray, cfg: IntArray, out: np.ndarray, mask: np.ndarray) -> None:
+    """The learner's observation and action mask, as :mod:`nimmt.env.spaces` lays them out."""
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    for k in range(mask.shape[0]):
+        mask[k] = 0
+    players = cfg[C_PLAYERS]
+    me = g[SEAT]
+    phase = g[PHASE]
+    for p in range(players):
+        rel = (p - me) % players
+        base = HANDS + 10 * p
+        for k in range(g[HLEN + p]):
+            c = g[base + k]
+            if p == me:
+                out[_HAND + _slot(c)] = 1.0
+            if cfg[C_OPEN_HANDS] != 0:
+                out[_HELD + _slot(c)] = rel + 1
+        out[_SCORES + rel] = g[SCORES + p]
+        out[_PENF + rel] = g[PEN + p]
+        out[_HSIZE + rel] = g[HLEN + p]
+        out[_INPLAY + rel] = 1.0
+        if phase == PH_ROW:
+            out[_CHOSEN + rel] = 1.0
+    for s in range(S.CARD_SLOTS):
+        if g[SEEN + s] != 0:
+            out[_SEEN + s] = 1.0
+        who = g[PLAYED + s]
+        if who != 0:
+            out[_PLAYEDF + s] = (who - 1 - me) % players + 1
+    for r in range(4):
+        n = g[R_LEN + r]
+        for k in range(n):
+            out[_ROWS + 5 * r + k] = g[R_CARDS + 5 * r + k]
+        out[_ENDS + r] = g[R_LAST + r] / 10.0
+        out[_RBULL + r] = g[R_BULL + r]
+        out[_RLEN + r] = n
+    if phase == PH_OVER:
+        out[_PHASEF + 3] = 1.0
+    elif phase == PH_ROW:
+        out[_PHASEF + 2] = 1.0
+    else:
+        out[_PHASEF + 1] = 1.0
+    if phase != PH_CARD and g[FIXED + me] != K.NO_CARD:
+        out[_MYCHOICE] = g[FIXED + me]
+    if phase == PH_ROW:
+        c = g[QC + g[QI]]
+        out[_PCARD] = c
+        out[_PREASON + (1 if c < 0 else 0)] = 1.0
+        for r in range(4):
+            mask[_ROW_ACTION + r] = 1
+    elif phase == PH_CARD:
+        base = HANDS + 10 * me
+        for k in range(g[HLEN + me]):
+            mask[_slot(g[base + k])] = 1
+    out[_ROUNDF] = g[ROUND]
+    out[_TURNF] = g[TURN]
+    if cfg[C_TACTICS] != 0:
+        out[_VARIANTS + _V_TACTICS] = 1.0
+    if cfg[C_PROF] != 0:
+        out[_VARIANTS + _V_PROF] = 1.0
+    if cfg[C_OPEN_HANDS] != 0:
+        out[_VARIANTS + _V_OPEN_HANDS] = 1.0
+    if cfg[C_JOKERS] != 0:
+        out[_VARIANTS + _V_JOKERS] = 1.0
+    out[_PLAYERSF] = players
+    out[_LIMITF] = cfg[C_LIMIT]
+
+
+@_jit
+def step_all(
+    games: IntArray,
+    cfg: IntArray,
+    actions: IntArray,
+    master: IntArray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    reward: np.ndarray,
+    terminated: np.ndarray,
+    illegal: np.ndarray,
+    illegal_reward: float,
+) -> None:
+    """One step of every game: the learner's action, then play up to its next decision.
+
+    A game that ended at the previous step starts again (seeded from ``master``)
+    instead (the next-step autoreset of Gymnasium's vector API), its action
+    ignored. An illegal action ends the game with ``illegal_reward``.
+    """
+    for i in range(games.shape[0]):
+        g = games[i]
+        reward[i] = 0.0
+        terminated[i] = False
+        illegal[i] = False
+        if g[RESET] != 0:
+            reset_game(g, cfg, master)
+        else:
+            a = actions[i]
+            if g[PHASE] == PH_ROW:
+                if _ROW_ACTION <= a < _ROW_ACTION + 4:
+                    _take_row(g, cfg, a - _ROW_ACTION, reward, i)
+                else:
+                    illegal[i] = True
+            elif 0 <= a < S.CARD_SLOTS:
+                if not _play_card(g, cfg, _slot_card(a), reward, i):
+                    illegal[i] = True
+            else:
+                illegal[i] = True
+            if illegal[i]:
+                reward[i] = illegal_reward
+                g[PHASE] = PH_OVER
+            if g[PHASE] == PH_OVER:
+                terminated[i] = True
+                g[RESET] = 1
+        write_obs(g, cfg, obs[i], mask[i])
+
+
+@_jit
+def reset_all(
+    games: IntArray, cfg: IntArray, masters: IntArray, obs: np.ndarray, mask: np.ndarray
+) -> None:
+    """A new game in every row, game ``i`` seeded from generator ``masters[i]``."""
+    for i in range(games.shape[0]):
+        reset_game(games[i], cfg, masters[i])
+        write_obs(games[i], cfg, obs[i], mask[i])
+
+
+@_jit
+def random_actions(mask: np.ndarray, rs: IntArray, out: IntArray) -> None:
+    """A uniformly random legal action for every game (0 where nothing is legal)."""
+    for i in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[i, a]
+        out[i] = 0
+        if n == 0:
+            continue
+        k = K.rng_below(rs, n)
+        for a in range(mask.shape[1]):
+            if mask[i, a] != 0:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
