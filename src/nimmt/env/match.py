@@ -29,7 +29,7 @@ from typing import Any
 
 import gymnasium
 
-from ..engine import Decision, Game
+from ..engine import Decision, DraftCard, Game, PlayCard, TakeRow
 from ..events import Event, GameOver, PlayerEliminated, RoundStarted, RowTaken
 from ..rules import EndMode, Rules
 from ..sim.arena import ranks_of
@@ -229,19 +229,20 @@ class Match:
         return [(n + 1 - 2 * r) / (n - 1) for r in ranks]
 
     def __getstate__(self) -> dict[str, Any]:
+        # Decisions as plain tuples: the compiled engine's frozen values do not unpickle.
         return {
             "rules": self.rules,
             "reward": self.reward,
             "game_seed": self.game_seed,
-            "history": list(self.history),
+            "history": [_plain(d) for d in self.history],
             "out": set(self.out),
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["rules"], state["reward"])  # type: ignore[misc]
         self.new_game(state["game_seed"])
-        for d in state["history"]:
-            self.apply(d)
+        for kind, player, value in state["history"]:
+            self.apply(_DECISIONS[kind](player, value))
         self.out = state["out"]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Match:
@@ -255,6 +256,19 @@ class Match:
         m.played = list(self.played)
         m.out = set(self.out)
         return m
+
+
+_DECISIONS: dict[str, type[PlayCard] | type[TakeRow] | type[DraftCard]] = {
+    "card": PlayCard,
+    "row": TakeRow,
+    "draft": DraftCard,
+}
+
+
+def _plain(d: Decision) -> tuple[str, int, int]:
+    if isinstance(d, TakeRow):
+        return ("row", d.player, d.row)
+    return ("draft" if isinstance(d, DraftCard) else "card", d.player, d.card)
 
 
 class MatchEnv:
