@@ -63,7 +63,7 @@ def test_parallel_turn_is_one_step_and_illegal_actions() -> None:
         card_steps += len(deciding) == 3
         assert len(deciding) in (1, 3)  # a turn's choice, or one row choice
         actions = {a: _legal(o, rng) if a in deciding else 0 for a, o in obs.items()}
-        obs, rewards, term, trunc, _ = env.step(actions)
+        obs, rewards, term, _, _ = env.step(actions)
     assert card_steps == 10
     obs, _ = env.reset(seed=4)
     bad = int(np.flatnonzero(obs["player_0"]["action_mask"] == 0)[0])
@@ -102,7 +102,7 @@ def test_single_agent_opponents_and_rewards() -> None:
         total = 0.0
         done = False
         while not done:
-            obs, reward, done, truncated, info = env.step(_legal(obs, rng))
+            obs, reward, done, _, info = env.step(_legal(obs, rng))
             total += reward
         assert total == -info["scores"][info["seat"]]
     assert calls
