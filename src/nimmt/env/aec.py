@@ -18,13 +18,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import gymnasium
-import numpy as np
 from pettingzoo import AECEnv
 
 from ..engine import Phase
 from ..rules import Rules
 from .match import MatchEnv, settings
-from .spaces import Encoder, action_mask, action_space, decision_of, observation_space, to_dict
+from .spaces import Encoder, action_space, decision_of, observation_space, to_dict
 
 __all__ = ["raw_env"]
 
@@ -108,11 +107,12 @@ class raw_env(MatchEnv, AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, Any]:
         view = self._match.game.view(self._seat[agent])
-        flat = self._encoder.encode(view)
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = action_mask(view)
-        else:
-            mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
+        flats, masks = self._encoder.encode_all([view])
+        flat = flats[0]
+        mask = masks[0]
+        if agent != self.agent_selection:
+            # One agent at a time: the others wait, whatever the engine would let them do.
+            mask[:] = 0
         obs: Any = flat if self.settings.observation == "flat" else to_dict(flat)
         return {"observation": obs, "action_mask": mask}
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import gymnasium
-import numpy as np
 from pettingzoo import ParallelEnv
 
 from ..engine import DecisionKind
@@ -29,11 +28,10 @@ from .match import MatchEnv, settings
 from .spaces import (
     ROW_ACTION,
     Encoder,
-    action_mask,
     action_space,
     decision_of,
     observation_space,
-    slot,
+    slot_card,
     to_dict,
 )
 
@@ -85,7 +83,6 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._encoder = Encoder()
-        self._empty_mask = np.zeros(ROW_ACTION + 4, dtype=np.int8)
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
@@ -103,22 +100,18 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
 
     def _observations(self) -> dict[str, Any]:
         game = self._match.game
-        pending = game.pending
-        deciding = pending.players if pending is not None else ()
-        encode = self._encoder.encode
-        flat_kind = self.settings.observation == "flat"
-        out: dict[str, Any] = {}
+        seats = [int(a[7:]) for a in self.agents]
+        flats, masks = self._encoder.encode_all([game.view(seat) for seat in seats])
         possible = self.possible_agents
-        for agent in self.agents:
-            seat = int(agent[7:])
-            view = game.view(seat)
-            flat = encode(view)
-            mask = action_mask(view) if seat in deciding else self._empty_mask.copy()
-            out[possible[seat]] = {
-                "observation": flat if flat_kind else to_dict(flat),
-                "action_mask": mask,
+        if self.settings.observation == "flat":
+            return {
+                possible[seat]: {"observation": flats[i], "action_mask": masks[i]}
+                for i, seat in enumerate(seats)
             }
-        return out
+        return {
+            possible[seat]: {"observation": to_dict(flats[i]), "action_mask": masks[i]}
+            for i, seat in enumerate(seats)
+        }
 
     def step(
         self, actions: dict[str, Any]
@@ -152,7 +145,7 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
             if kind is DecisionKind.ROW:
                 ok = ROW_ACTION <= a < ROW_ACTION + 4
             else:
-                ok = any(slot(c) == a for c in legal)
+                ok = 0 <= a < ROW_ACTION and slot_card(a) in legal
             if not ok:
                 offenders.append(agent)
             decisions.append(decision_of(kind, seat, a))

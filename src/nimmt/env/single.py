@@ -180,11 +180,11 @@ class NimmtEnv(MatchEnv, gymnasium.Env[dict[str, Any], Any]):
             total += rewards[me]
 
     def _observe(self) -> dict[str, Any]:
-        view = self._match.game.view(self.seat)
-        flat = self._encoder.encode(view)
-        mask = (
-            np.zeros(self.action_space.n, dtype=np.int8) if self._done else action_mask(view)
-        )
+        flats, masks = self._encoder.encode_all([self._match.game.view(self.seat)])
+        flat = flats[0]
+        mask = masks[0]
+        if self._done:
+            mask[:] = 0
         obs: Any = flat if self.settings.observation == "flat" else to_dict(flat)
         return {"observation": obs, "action_mask": mask}
 

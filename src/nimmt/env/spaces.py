@@ -228,82 +228,95 @@ def _row_end(row: Sequence[Card]) -> float:
     return value / 10
 
 
-class _Public:
-    """The part of an observation every seat shares, encoded once per table snapshot.
+def encode_reference(view: View) -> FloatArray:
+    """The flat observation of a seat's ``view``, written plainly: the definition.
 
-    The engine hands every view of one moment the same ``Table`` object, so the
-    public fields (rows, scores, seen cards...) are worked out once per moment in
-    absolute seat order and only rotated for each observer.
+    :class:`Encoder` computes the same numbers much faster (compiled, sharing the
+    public part between seats) and the vectorised environment writes them from
+    its own state; the tests pin both to this function.
     """
+    me = view.player
+    if me is None:
+        raise ValueError("observations are encoded for a seat, not for a spectator")
+    rules = view.rules
+    n = rules.players
+    table = view.table
+    out = np.zeros(FLAT_SIZE, dtype=np.float32)
+    for c in view.hand:
+        out[_HAND + slot(c)] = 1
+    seen = view.seen_cards() - set(view.hand)
+    for c in seen:
+        out[_SEEN + slot(c)] = 1
+    for turn in table.revealed:
+        for p, c in turn:
+            out[_PLAYED + slot(c)] = (p - me) % n + 1
+    for p, face in enumerate(view.face_up):
+        if face is not None and p != me:
+            out[_PLAYED + slot(face)] = (p - me) % n + 1
+    if table.hands is not None:
+        for p, hand in enumerate(table.hands):
+            for c in hand:
+                out[_HELD + slot(c)] = (p - me) % n + 1
+    for c in table.draft_pool:
+        out[_POOL + slot(c)] = 1
+    for r, row in enumerate(table.rows):
+        for k, c in enumerate(row):
+            out[_ROWS + ROW_CAPACITY * r + k] = c
+        out[_ENDS + r] = _row_end(row)
+        out[_RBULL + r] = sum(BULLHEADS[c] for c in row)
+        out[_RLEN + r] = len(row)
+    chosen = view.chosen
+    for p in range(n):
+        rel = (p - me) % n
+        out[_SCORES + rel] = table.scores[p]
+        out[_PEN + rel] = table.penalties[p]
+        out[_HSIZE + rel] = table.hand_sizes[p]
+        out[_CHOSEN + rel] = chosen[p]
+        out[_FACE + rel] = view.face_up[p] or 0
+        out[_INPLAY + rel] = p in table.active
+        out[_ELIM + rel] = table.eliminated[p]
+        out[_MARKER + rel] = table.marker == p
+    if table.phase in _PHASE_INDEX:
+        out[_PHASE + _PHASE_INDEX[table.phase]] = 1
+    out[_MYCHOICE] = view.my_choice or 0
+    pending = view.pending
+    if pending is not None and pending.kind is DecisionKind.ROW and pending.card is not None:
+        out[_PCARD] = pending.card
+        out[_PREASON + (0 if pending.reason == "too_low" else 1)] = 1
+    out[_ROUND] = table.round
+    out[_TURN] = table.turn
+    for i, v in enumerate(VARIANTS):
+        out[_VARIANTS + i] = v in rules.variants
+    out[_PLAYERS] = n
+    out[_LIMIT] = rules.limit
+    return out
 
-    __slots__ = ("base", "holders", "holders_public", "players", "seat_fields", "seen", "table")
 
-    def __init__(self, view: View) -> None:
-        table = view.table
-        rules = view.rules
-        self.table = table
-        n = rules.players
-        self.players = n
-        base = np.zeros(FLAT_SIZE, dtype=np.float32)
-        seen: set[Card] = set()
-        for r, row in enumerate(table.rows):
-            seen.update(row)
-            for k, c in enumerate(row):
-                base[_ROWS + ROW_CAPACITY * r + k] = c
-            base[_ENDS + r] = _row_end(row)
-            base[_RBULL + r] = sum([BULLHEADS[c] for c in row])
-            base[_RLEN + r] = len(row)
-        for pile in table.taken:
-            seen.update(pile)
-        played: list[tuple[int, Card]] = []
-        for turn in table.revealed:
-            played.extend(turn)
-        for _, c in played:
-            seen.add(c)
-        for c in table.draft_pool:
-            base[_POOL + _SLOT[c + 10]] = 1
-        base[_PHASE + _PHASE_INDEX[table.phase]] = 1 if table.phase in _PHASE_INDEX else 0
-        base[_ROUND] = table.round
-        base[_TURN] = table.turn
-        for i, v in enumerate(VARIANTS):
-            if v in rules.variants:
-                base[_VARIANTS + i] = 1
-        base[_PLAYERS] = n
-        base[_LIMIT] = rules.limit
-        self.base = base
-        self.seen = seen
-        # Per-seat values in absolute order: (offset, values) rotated per observer.
-        in_play = [0] * n
-        for p in table.active:
-            in_play[p] = 1
-        marker = [0] * n
-        if table.marker is not None:
-            marker[table.marker] = 1
-        self.seat_fields: tuple[tuple[int, Sequence[float]], ...] = (
-            (_SCORES, table.scores),
-            (_PEN, table.penalties),
-            (_HSIZE, table.hand_sizes),
-            (_INPLAY, in_play),
-            (_ELIM, [1 if e else 0 for e in table.eliminated]),
-            (_MARKER, marker),
-        )
-        self.holders: list[tuple[int, Card]] = played
-        self.holders_public: list[tuple[int, Card]] | None = None
-        if table.hands is not None:
-            self.holders_public = [(p, c) for p, hand in enumerate(table.hands) for c in hand]
+# The compiled writer reads the layout above, so it is imported once the layout exists.
+from . import obskernel as O  # noqa: E402
 
 
 class Encoder:
-    """Encodes views to flat observations, reusing the public part between seats.
+    """Encodes views to flat observations and masks, fast.
 
-    One encoder per environment: it remembers the last table snapshot it
-    encoded, so the seats of one moment share that work.
+    One encoder per environment. The engine hands every view of one moment the
+    same ``Table`` and ``Pending`` objects, so what is public is gathered once
+    per moment (and what was revealed, once per turn) into small integer arrays;
+    one compiled call (:func:`nimmt.env.obskernel.encode_moment`) then writes
+    every observer's row and mask. The result equals :func:`encode_reference`.
     """
 
-    __slots__ = ("_public",)
+    __slots__ = ("_cards", "_last", "_moment", "_pending", "_played", "_round", "_table", "_turns")
 
     def __init__(self) -> None:
-        self._public: _Public | None = None
+        self._table: object = None
+        self._pending: object = None
+        self._moment = np.zeros(O.P_SIZE, dtype=np.int64)
+        self._cards = np.zeros(0, dtype=np.int64)
+        self._played = np.zeros((0, 2), dtype=np.int64)
+        self._round = -1
+        self._turns = 0
+        self._last: object = None
 
     def __reduce__(self) -> tuple[type[Encoder], tuple[()]]:
         # The cache holds engine objects; a copy starts with an empty one.
@@ -311,50 +324,144 @@ class Encoder:
 
     def encode(self, view: View) -> FloatArray:
         """The flat observation of ``view`` (a seat's view, not a spectator's)."""
-        me = view.player
-        if me is None:
-            raise ValueError("observations are encoded for a seat, not for a spectator")
-        pub = self._public
-        if pub is None or pub.table is not view.table:
-            pub = self._public = _Public(view)
-        n = pub.players
-        out = pub.base.copy()
-        for c in view.hand:
-            out[_HAND + _SLOT[c + 10]] = 1
-        seen = pub.seen
-        for c in seen:
-            out[_SEEN + _SLOT[c + 10]] = 1
-        for p, c in pub.holders:
-            out[_PLAYED + _SLOT[c + 10]] = (p - me) % n + 1
-        for offset, values in pub.seat_fields:
-            for p in range(n):
-                out[offset + (p - me) % n] = values[p]
-        chosen = view.chosen
-        for p in range(n):
-            face = view.face_up[p]
-            rel = (p - me) % n
-            if chosen[p]:
-                out[_CHOSEN + rel] = 1
-            if face is not None:
-                out[_FACE + rel] = face
-                if p != me:
-                    s = _SLOT[face + 10]
-                    out[_SEEN + s] = 1
-                    out[_PLAYED + s] = rel + 1
-        if pub.holders_public is not None:
-            for p, c in pub.holders_public:
-                out[_HELD + _SLOT[c + 10]] = (p - me) % n + 1
-        for c in view.hand:
-            out[_SEEN + _SLOT[c + 10]] = 0
-        if view.my_choice is not None:
-            out[_MYCHOICE] = view.my_choice
+        flats, _ = self.encode_all([view])
+        row: FloatArray = flats[0]
+        return row
+
+    def encode_all(
+        self, views: Sequence[View]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """Observations and action masks of several seats' views of one moment, a row each."""
+        first = views[0]
+        table = first.table
+        pending = first.pending
+        if table is not self._table:
+            self._public(first)
+            self._moment_of(first)
+        elif pending is not self._pending:
+            self._moment_of(first)
+        deciding = pending.players if pending is not None else ()
+        seats = []
+        for view in views:
+            me = view.player
+            if me is None:
+                raise ValueError("observations are encoded for a seat, not for a spectator")
+            if view.table is not table:
+                raise ValueError("encode_all takes views of one moment")
+            hand = view.hand
+            choice = view.my_choice
+            seats.append(
+                [me, O.NONE if choice is None else choice, me in deciding, len(hand), *hand]
+                + [0] * (10 - len(hand))
+            )
+        k = len(views)
+        out = np.empty((k, FLAT_SIZE), dtype=np.float32)
+        masks = np.empty((k, N_ACTIONS), dtype=np.int8)
+        O.encode_moment(
+            self._moment, self._cards, self._played, np.array(seats, dtype=np.int64), out, masks
+        )
+        return out, masks
+
+    def _public(self, view: View) -> None:
+        """What changes only with the table: revealed plays, taken cards, pool, public hands."""
+        table = view.table
+        revealed = table.revealed
+        done = self._turns
+        if (
+            table.round != self._round
+            or len(revealed) < done
+            or (done and revealed[done - 1] is not self._last)
+        ):
+            # Another round or another game: nothing revealed is known yet.
+            self._played = np.zeros((0, 2), dtype=np.int64)
+            self._round = table.round
+            self._turns = done = 0
+        if len(revealed) > done:
+            new = np.array([pc for turn in revealed[done:] for pc in turn], dtype=np.int64)
+            self._played = np.concatenate([self._played, new.reshape(-1, 2)])
+            self._turns = len(revealed)
+            self._last = revealed[-1]
+        cards = [c for pile in table.taken for c in pile]
+        n_taken = len(cards)
+        cards.extend(table.draft_pool)
+        n_pool = len(table.draft_pool)
+        n_held = 0
+        if table.hands is not None:
+            for p, hand in enumerate(table.hands):
+                for c in hand:
+                    cards.append(p)
+                    cards.append(c)
+                    n_held += 1
+        self._cards = np.array(cards, dtype=np.int64)
+        self._table = table
+        m = self._moment
+        m[O.P_NTAKEN] = n_taken
+        m[O.P_NPOOL] = n_pool
+        m[O.P_NHELD] = n_held
+
+    def _moment_of(self, view: View) -> None:
+        """The public numbers of this moment (table and pending decision)."""
+        table = view.table
+        rules = view.rules
+        n = rules.players
+        m = self._moment
         pending = view.pending
-        if pending is not None and pending.kind is DecisionKind.ROW and pending.card is not None:
-            out[_PCARD] = pending.card
-            out[_PREASON + (0 if pending.reason == "too_low" else 1)] = 1
-        return out
+        self._pending = pending
+        rows = [0] * (ROWS * ROW_CAPACITY)
+        lens = [0] * ROWS
+        for r, row in enumerate(table.rows):
+            rows[ROW_CAPACITY * r : ROW_CAPACITY * r + len(row)] = row
+            lens[r] = len(row)
+        pad = [0] * (SEATS - n)
+        active = [0] * n
+        for p in table.active:
+            active[p] = 1
+        marker = [0] * n
+        if table.marker is not None:
+            marker[table.marker] = 1
+        faces = [O.NONE if c is None else c for c in view.face_up]
+        kind = -1
+        pcard = O.NONE
+        reason = 0
+        if pending is not None:
+            kind = _KIND_INDEX[pending.kind]
+            if pending.card is not None:
+                pcard = pending.card
+                reason = 0 if pending.reason == "too_low" else 1
+        head = [
+            n,
+            _PHASE_INDEX.get(table.phase, -1),
+            table.round,
+            table.turn,
+            rules.limit,
+            sum(1 << i for i, v in enumerate(VARIANTS) if v in rules.variants),
+            kind,
+            pcard,
+            reason,
+            m[O.P_NTAKEN],
+            m[O.P_NPOOL],
+            m[O.P_NHELD],
+        ]
+        m[:] = [
+            *head,
+            *rows,
+            *lens,
+            *table.scores, *pad,
+            *table.penalties, *pad,
+            *table.hand_sizes, *pad,
+            *active, *pad,
+            *table.eliminated, *pad,
+            *marker, *pad,
+            *view.chosen, *pad,
+            *faces, *pad,
+        ]
 
 
+_KIND_INDEX = {
+    DecisionKind.CARD: O.K_CARD,
+    DecisionKind.ROW: O.K_ROW,
+    DecisionKind.DRAFT: O.K_DRAFT,
+}
 _ENCODER = Encoder()
 
 

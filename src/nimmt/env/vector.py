@@ -172,13 +172,19 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             masters = np.stack(
                 [K.rng_state(int(K.rng_next(self._master)) << 32 | i) for i in range(self.num_envs)]
             )
+        self._fresh()
         V.reset_all(self.games, self._cfg, masters, self._obs, self._mask)
         self._ready = True
         return self._out(), {}
 
-    def _out(self) -> dict[str, npt.NDArray[Any]]:
+    def _fresh(self) -> None:
+        # The kernel writes every number of every row, so a copy is as good as fresh
+        # arrays written directly: cheaper than writing and then copying.
         if self.copy:
-            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+            self._obs = np.empty((self.num_envs, FLAT_SIZE), dtype=np.float32)
+            self._mask = np.empty((self.num_envs, N_ACTIONS), dtype=np.int8)
+
+    def _out(self) -> dict[str, npt.NDArray[Any]]:
         return {"observation": self._obs, "action_mask": self._mask}
 
     def step(
@@ -196,6 +202,7 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         if acts.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {acts.shape}")
         self._actions[:] = acts
+        self._fresh()
         V.step_all(
             self.games,
             self._cfg,

@@ -34,6 +34,7 @@ from ..sim.kernel import (
     _jit,
 )
 from . import spaces as S
+from .obskernel import _slot
 
 # -- layout of one game's row, after the kernel's state ---------------------------------
 
@@ -47,9 +48,9 @@ QI = QN + 1  # the next play to resolve
 QP = QI + 1  # seats of the plays, in resolution order
 QC = QP + 10  # their cards
 SCORES = QC + 10  # totals before this round
-PLAYED = SCORES + 10  # per card slot: 1 + seat of who played it this round, else 0
-SEEN = PLAYED + S.CARD_SLOTS  # per card slot: 1 when seen this round
-RNG = SEEN + S.CARD_SLOTS  # the game's xoshiro128** state
+NPLAYED = SCORES + 10  # cards revealed this round
+PLAYED = NPLAYED + 1  # (seat, card) of each card revealed this round, in order
+RNG = PLAYED + 2 * 100  # the game's xoshiro128** state
 DEALT = RNG + 4  # this round's deal as dealt: 10 cards per seat, then the 4 row cards
 LAST = DEALT + 10 * 10 + 4  # the card each seat played in the last turn revealed
 WIDTH = LAST + 10
@@ -111,13 +112,6 @@ _V_JOKERS = 5
 
 
 @_jit
-def _slot(c: int) -> int:
-    if c < 0:
-        return c + 10
-    return c + 9
-
-
-@_jit
 def _slot_card(s: int) -> int:
     if s < 10:
         return s - 10
@@ -130,16 +124,13 @@ def _new_round(g: IntArray, cfg: IntArray) -> None:
     players = cfg[C_PLAYERS]
     rs = g[RNG : RNG + 4]
     K.deal_round(g, players, cfg[C_DECK_TOP], cfg[C_JOKERS] != 0, cfg[C_PROF] != 0, rs)
-    for k in range(S.CARD_SLOTS):
-        g[PLAYED + k] = 0
-        g[SEEN + k] = 0
+    g[NPLAYED] = 0
     for p in range(players):
         for h in range(10):
             g[DEALT + 10 * p + h] = g[HANDS + 10 * p + h]
     for r in range(4):
         c = g[R_CARDS + 5 * r]
         g[DEALT + 100 + r] = c
-        g[SEEN + _slot(c)] = 1
     g[ROUND] += 1
     g[TURN] = 1
     g[PHASE] = PH_CARD
@@ -273,9 +264,10 @@ def _play_card(g: IntArray, cfg: IntArray, c: int, reward: np.ndarray, i: int) -
         g[QC + j] = card
         g[QP + j] = p
         qn += 1
-        s = _slot(card)
-        g[PLAYED + s] = p + 1
-        g[SEEN + s] = 1
+        k = g[NPLAYED]
+        g[PLAYED + 2 * k] = p
+        g[PLAYED + 2 * k + 1] = card
+        g[NPLAYED] = k + 1
         g[FIXED + p] = card  # the card each seat chose this turn (the kernel's slot)
         g[LAST + p] = card  # the same, kept across the next deal
     g[QN] = qn
@@ -299,10 +291,8 @@ def _take_row(g: IntArray, cfg: IntArray, row: int, reward: np.ndarray, i: int) 
 @_jit
 def write_obs(g: IntArray, cfg: IntArray, out: np.ndarray, mask: np.ndarray) -> None:
     """The learner's observation and action mask, as :mod:`nimmt.env.spaces` lays them out."""
-    for k in range(out.shape[0]):
-        out[k] = 0.0
-    for k in range(mask.shape[0]):
-        mask[k] = 0
+    out[:] = 0.0
+    mask[:] = 0
     players = cfg[C_PLAYERS]
     me = g[SEAT]
     phase = g[PHASE]
@@ -321,12 +311,13 @@ def write_obs(g: IntArray, cfg: IntArray, out: np.ndarray, mask: np.ndarray) -> 
         out[_INPLAY + rel] = 1.0
         if phase == PH_ROW:
             out[_CHOSEN + rel] = 1.0
-    for s in range(S.CARD_SLOTS):
-        if g[SEEN + s] != 0:
-            out[_SEEN + s] = 1.0
-        who = g[PLAYED + s]
-        if who != 0:
-            out[_PLAYEDF + s] = (who - 1 - me) % players + 1
+    # Seen this round: the four cards the rows were dealt with, and every revealed card.
+    for r in range(4):
+        out[_SEEN + _slot(g[DEALT + 100 + r])] = 1.0
+    for k in range(g[NPLAYED]):
+        s = _slot(g[PLAYED + 2 * k + 1])
+        out[_SEEN + s] = 1.0
+        out[_PLAYEDF + s] = (g[PLAYED + 2 * k] - me) % players + 1
     for r in range(4):
         n = g[R_LEN + r]
         for k in range(n):

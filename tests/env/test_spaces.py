@@ -1,0 +1,69 @@
+"""The fast encoder writes exactly what the plain definition says, in every rule set."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from nimmt import DecisionKind, DraftCard, Game, PlayCard, Rules, TakeRow
+from nimmt.env import spaces as S
+
+SPECS = [
+    ("classic", 2),
+    ("classic", 10),
+    ("category5+tactics", 4),
+    ("logic", 3),
+    ("professional+jokers", 5),
+    ("open", 6),
+    ("open+jokers+professional", 4),
+    ("open-hands+tactics", 3),
+]
+
+
+@pytest.mark.parametrize(("spec", "players"), SPECS)
+def test_encoder_matches_the_reference(spec: str, players: int) -> None:
+    rules = Rules.parse(spec, players=players, end="elimination", limit=25)
+    game = Game(rules, seed=players)
+    rng = random.Random(len(spec))
+    encoder = S.Encoder()
+    moments = 0
+    while not game.is_over:
+        views = [game.view(p) for p in range(players)]
+        flats, masks = encoder.encode_all(views)
+        for p, view in enumerate(views):
+            np.testing.assert_array_equal(flats[p], S.encode_reference(view))
+            np.testing.assert_array_equal(masks[p], S.action_mask(view))
+            assert S.observation_space("flat")["observation"].contains(flats[p])
+        moments += 1
+        pending = game.pending
+        assert pending is not None
+        p = pending.players[0]
+        if pending.kind is DecisionKind.ROW:
+            game.decide(TakeRow(p, rng.randint(1, 4)))
+        elif pending.kind is DecisionKind.DRAFT:
+            game.decide(DraftCard(p, rng.choice(game.legal(p))))
+        else:
+            game.decide(PlayCard(p, rng.choice(game.legal(p))))
+    assert moments > 30
+
+
+def test_actions_and_slots_round_trip() -> None:
+    for card in [*range(-10, 0), *range(1, 105)]:
+        assert S.slot_card(S.slot(card)) == card
+        assert S.action_of(S.decision_of(DecisionKind.CARD, 0, S.slot(card))) == S.slot(card)
+    for row in range(1, 5):
+        d = S.decision_of(DecisionKind.ROW, 2, S.ROW_ACTION + row - 1)
+        assert d == TakeRow(2, row) and S.action_of(d) == S.ROW_ACTION + row - 1
+
+
+def test_dict_form_holds_the_same_numbers() -> None:
+    game = Game(Rules.preset("classic", 4), seed=3)
+    flat = S.encode(game.view(1))
+    d = S.to_dict(flat)
+    assert S.observation_space("dict")["observation"].contains(d)
+    assert int(d["hand"].sum()) == 10 and d["rows"].shape == (4, 5)
+    assert np.concatenate([v.ravel() for v in d.values()]).astype(np.float32).tolist() == (
+        flat.tolist()
+    )
