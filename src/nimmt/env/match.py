@@ -188,18 +188,20 @@ class Match:
         n = self.rules.players
         rewards = [0.0] * n
         ended: list[int] = []
+        if len(events) == 1:  # a card chosen, nothing revealed: the common case
+            return events, rewards, ended
         over = False
         bullheads = self.reward == "bullheads"
         for e in events:
-            if isinstance(e, RowTaken):
+            if type(e) is RowTaken:
                 if bullheads:
                     rewards[e.player] -= e.bullheads
-            elif isinstance(e, RoundStarted):
+            elif type(e) is RoundStarted:
                 for p in e.players:
                     self.played[p] += 1
-            elif isinstance(e, PlayerEliminated):
+            elif type(e) is PlayerEliminated:
                 ended.append(e.player)
-            elif isinstance(e, GameOver):
+            elif type(e) is GameOver:
                 over = True
         if over:
             ended = [p for p in range(n) if p not in self.out]

@@ -42,8 +42,12 @@ P_NPOOL = 10
 P_NHELD = 11
 P_ROWS = 12
 P_RLEN = P_ROWS + ROWS * ROW_CAPACITY
-P_SEATS = P_RLEN + ROWS  # eight blocks of ten seats
-S_SCORES, S_PEN, S_HSIZE, S_ACTIVE, S_ELIM, S_MARKER, S_CHOSEN, S_FACE = range(8)
+P_SEATS = P_RLEN + ROWS  # eight blocks of ten seats: scores, penalties, hand sizes,
+# in play, eliminated, marker (these change with the table), chosen, face up (these
+# change with the decision pending)
+S_CHOSEN = 6
+S_FACE = 7
+P_PENDING = P_SEATS + 10 * S_CHOSEN
 P_SIZE = P_SEATS + 8 * 10
 
 K_CARD = 0

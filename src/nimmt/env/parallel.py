@@ -164,12 +164,13 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
         possible = self.possible_agents
         ended_all: list[int] = []
         for d in decisions:
-            _, step_rewards, ended = match.apply(d)
-            for agent in agents:
-                r = step_rewards[int(agent[7:])]
-                if r:
-                    rewards[agent] += r
-            ended_all.extend(ended)
+            events, step_rewards, ended = match.apply(d)
+            if len(events) > 1:
+                for agent in agents:
+                    r = step_rewards[int(agent[7:])]
+                    if r:
+                        rewards[agent] += r
+                ended_all.extend(ended)
         for p in ended_all:
             terminations[possible[p]] = True
         obs = self._observations()

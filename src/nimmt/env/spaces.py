@@ -337,9 +337,10 @@ class Encoder:
         pending = first.pending
         if table is not self._table:
             self._public(first)
-            self._moment_of(first)
+            self._table_part(first)
+            self._pending_part(first)
         elif pending is not self._pending:
-            self._moment_of(first)
+            self._pending_part(first)
         deciding = pending.players if pending is not None else ()
         seats = []
         for view in views:
@@ -399,14 +400,11 @@ class Encoder:
         m[O.P_NPOOL] = n_pool
         m[O.P_NHELD] = n_held
 
-    def _moment_of(self, view: View) -> None:
-        """The public numbers of this moment (table and pending decision)."""
+    def _table_part(self, view: View) -> None:
+        """The public numbers that change only with the table."""
         table = view.table
         rules = view.rules
         n = rules.players
-        m = self._moment
-        pending = view.pending
-        self._pending = pending
         rows = [0] * (ROWS * ROW_CAPACITY)
         lens = [0] * ROWS
         for r, row in enumerate(table.rows):
@@ -419,31 +417,16 @@ class Encoder:
         marker = [0] * n
         if table.marker is not None:
             marker[table.marker] = 1
-        faces = [O.NONE if c is None else c for c in view.face_up]
-        kind = -1
-        pcard = O.NONE
-        reason = 0
-        if pending is not None:
-            kind = _KIND_INDEX[pending.kind]
-            if pending.card is not None:
-                pcard = pending.card
-                reason = 0 if pending.reason == "too_low" else 1
-        head = [
+        m = self._moment
+        m[: O.P_KIND] = [
             n,
             _PHASE_INDEX.get(table.phase, -1),
             table.round,
             table.turn,
             rules.limit,
             sum(1 << i for i, v in enumerate(VARIANTS) if v in rules.variants),
-            kind,
-            pcard,
-            reason,
-            m[O.P_NTAKEN],
-            m[O.P_NPOOL],
-            m[O.P_NHELD],
         ]
-        m[:] = [
-            *head,
+        m[O.P_ROWS : O.P_PENDING] = [
             *rows,
             *lens,
             *table.scores, *pad,
@@ -452,9 +435,25 @@ class Encoder:
             *active, *pad,
             *table.eliminated, *pad,
             *marker, *pad,
-            *view.chosen, *pad,
-            *faces, *pad,
-        ]
+        ]  # fmt: skip
+
+    def _pending_part(self, view: View) -> None:
+        """The public numbers that change with the decision pending: who has chosen, what."""
+        pending = view.pending
+        self._pending = pending
+        m = self._moment
+        kind = -1
+        pcard = O.NONE
+        reason = 0
+        if pending is not None:
+            kind = _KIND_INDEX[pending.kind]
+            if pending.card is not None:
+                pcard = pending.card
+                reason = 0 if pending.reason == "too_low" else 1
+        m[O.P_KIND : O.P_NTAKEN] = [kind, pcard, reason]
+        pad = [0] * (SEATS - view.rules.players)
+        faces = [O.NONE if c is None else c for c in view.face_up]
+        m[O.P_PENDING:] = [*view.chosen, *pad, *faces, *pad]
 
 
 _KIND_INDEX = {
