@@ -2,8 +2,9 @@
 
 Single-round games of 4 players (``end="rounds", rounds=1``), random legal
 actions drawn from each observation's ``action_mask``, measured side by side
-in one run for: the PettingZoo AEC environment (``nimmt.env.env()``, with its
-standard wrappers), the PettingZoo Parallel environment, the vectorised
+in one run for: the PettingZoo AEC environment (``nimmt.env.env()``, with
+PettingZoo's standard wrappers, and ``raw_env`` without them), the PettingZoo
+Parallel environment (its default backend: the kernel for these rules), the vectorised
 environment (``num_envs`` games per step on the kernel, one learning seat per
 game against ``cheapest`` opponents; its random actions are drawn in compiled
 code too), and the engine loop of ``bench/engine.py`` (the engine's public API
@@ -11,8 +12,8 @@ without any environment). Compile time is excluded: everything is warmed up
 first. The best of the alternating repeats is kept.
 
 Run: ``.venv/bin/python bench/env.py [--seconds S] [--repeat N] [--num-envs N]``; the
-last line is JSON with ``aec_games_per_s``, ``parallel_games_per_s``,
-``vector_games_per_s`` and ``engine_games_per_s``.
+last line is JSON with ``aec_games_per_s``, ``aec_raw_games_per_s``,
+``parallel_games_per_s``, ``vector_games_per_s`` and ``engine_games_per_s``.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ RULES: dict[str, Any] = {"players": 4, "end": "rounds", "rounds": 1}
 
 
 def _pick(mask: np.ndarray, rng: random.Random) -> int:
+    """A random legal action; 0 for an agent without a decision (its action is ignored)."""
     legal = mask.nonzero()[0]
-    return int(legal[int(rng.random() * len(legal))])
+    return int(legal[int(rng.random() * len(legal))]) if len(legal) else 0
 
 
-def aec_games(seconds: float, seed: int) -> float:
-    env = nenv.env(**RULES)
+def aec_games(seconds: float, seed: int, raw: bool = False) -> float:
+    env = nenv.raw_env(**RULES) if raw else nenv.env(**RULES)
     rng = random.Random(seed)
     games = 0
     start = time.perf_counter()
@@ -65,10 +67,7 @@ def parallel_games(seconds: float, seed: int) -> float:
     while True:
         obs, _ = env.reset(seed=seed + games)
         while env.agents:
-            actions = {}
-            for agent, o in obs.items():
-                mask = o["action_mask"]
-                actions[agent] = _pick(mask, rng) if mask.any() else 0
+            actions = {agent: _pick(o["action_mask"], rng) for agent, o in obs.items()}
             obs, *_ = env.step(actions)
         games += 1
         now = time.perf_counter()
@@ -101,6 +100,7 @@ def main() -> None:
     loops: dict[str, Callable[[float, int], float]] = {
         "engine": lambda s, r: engine_rounds(4, s, r),
         "aec": aec_games,
+        "aec_raw": lambda s, r: aec_games(s, r, raw=True),
         "parallel": parallel_games,
         "vector": lambda s, r: vector_games(s, r, args.num_envs),
     }
@@ -113,10 +113,11 @@ def main() -> None:
             best[name] = max(best[name], fn(args.seconds, r + 1))
     eng = best["engine"]
     print(f"numba: {K.NUMBA}; 4 players, single rounds, random legal actions")
-    for name in ("engine", "aec", "parallel", "vector"):
+    for name in ("engine", "aec", "aec_raw", "parallel", "vector"):
         print(f"{name:>9}: {best[name]:>10,.0f} games/s  ({best[name] / eng:.2f} x the engine)")
     print(json.dumps({
         "aec_games_per_s": round(best["aec"], 1),
+        "aec_raw_games_per_s": round(best["aec_raw"], 1),
         "parallel_games_per_s": round(best["parallel"], 1),
         "vector_games_per_s": round(best["vector"], 1),
         "engine_games_per_s": round(eng, 1),

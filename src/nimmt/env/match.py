@@ -315,7 +315,7 @@ class MatchEnv:
             return None
         from ..narrate import narrator  # the gettext catalogs load only when rendering
 
-        game = self._match.game
+        game = self.game
         names = self._names()
         n = narrator("en")
         lines = n.narrate(game.events[self._rendered :], names, None)

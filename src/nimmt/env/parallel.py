@@ -12,20 +12,35 @@ An illegal action (or a missing one from an agent with a decision) ends the
 game: that agent gets ``illegal_reward`` (default: worse than any outcome of
 play), every agent terminates. Give ``illegal="raise"`` to get the engine's
 :class:`~nimmt.errors.IllegalMove` instead, with nothing changed.
+
+Two backends play the game (``backend=``). ``"engine"`` is the engine itself,
+for every rule set. ``"kernel"`` is the compiled kernel of the vectorised
+environment, for the rule sets it plays exactly (all but ``logic``, ``open``
+and the elimination end; the tests pin it to the engine, observation for
+observation): several times faster, as whole steps run compiled. ``"auto"``
+(the default) takes the kernel where it can. The two deal differently from
+the same seed; each is reproducible. With the kernel, :attr:`game` (and
+``render``) replays the decisions through the engine when asked for.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any, ClassVar
 
 import gymnasium
+import numpy as np
 from pettingzoo import ParallelEnv
 
-from ..engine import DecisionKind
+from ..engine import Deal, DecisionKind, Game, Phase, PlayCard, TakeRow
 from ..errors import IllegalMove
 from ..rules import Rules
+from ..sim import kernel as K
+from . import vkernel as V
 from .match import MatchEnv, settings
 from .spaces import (
+    FLAT_SIZE,
+    N_ACTIONS,
     ROW_ACTION,
     Encoder,
     action_space,
@@ -34,8 +49,14 @@ from .spaces import (
     slot_card,
     to_dict,
 )
+from .vector import VectorRulesError, kernel_config, kernel_refusal
 
 __all__ = ["ParallelNimmt", "parallel_env"]
+
+#: What a step returns: observations, rewards, terminations, truncations, infos.
+StepResult = tuple[
+    dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+]
 
 
 class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
@@ -61,6 +82,7 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         illegal: str = "terminate",
         illegal_reward: float | None = None,
+        backend: str = "auto",
     ) -> None:
         self._start(
             settings(
@@ -84,6 +106,25 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._encoder = Encoder()
         self.agents: list[str] = []
+        why = kernel_refusal(self.rules)
+        if backend not in ("auto", "engine", "kernel"):
+            raise ValueError(f"backend must be 'auto', 'engine' or 'kernel', not {backend!r}")
+        if backend == "kernel" and why is not None:
+            raise VectorRulesError(f"the kernel cannot play {why}")
+        self.backend = "kernel" if backend != "engine" and why is None else "engine"
+        self._table: _KernelTable | None = None
+        if self.backend == "kernel":
+            self._table = _KernelTable(self.rules, self.settings.reward)
+
+    @property
+    def game(self) -> Game:
+        """The engine game being played (read it; deciding through it breaks the env).
+
+        With the kernel backend it is replayed from the deals and decisions so far.
+        """
+        if self._table is not None:
+            return self._table.replay()
+        return self._match.game
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -94,8 +135,14 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        self._new_game(seed)
         self.agents = list(self.possible_agents)
+        if self._table is not None:
+            if seed is not None:
+                self._seeds = random.Random(seed)
+            self._rendered = 0
+            self._table.reset(self._seeds.getrandbits(63))
+            return self._table.observations(self), {a: {} for a in self.agents}
+        self._new_game(seed)
         return self._observations(), {a: {} for a in self.agents}
 
     def _observations(self) -> dict[str, Any]:
@@ -113,15 +160,9 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
             for i, seat in enumerate(seats)
         }
 
-    def step(
-        self, actions: dict[str, Any]
-    ) -> tuple[
-        dict[str, Any],
-        dict[str, float],
-        dict[str, bool],
-        dict[str, bool],
-        dict[str, dict[str, Any]],
-    ]:
+    def step(self, actions: dict[str, Any]) -> StepResult:
+        if self._table is not None:
+            return self._table.step(self, actions)
         match = self._match
         game = match.game
         pending = game.pending
@@ -183,6 +224,109 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         pass
+
+
+class _KernelTable:
+    """The kernel backend: one game in a kernel row, every seat an agent."""
+
+    def __init__(self, rules: Rules, reward: str) -> None:
+        self.rules = rules
+        self.cfg = kernel_config(rules, reward)
+        self.cfg[V.C_ALL_AGENTS] = 1
+        n = rules.players
+        self.g = np.zeros(V.WIDTH, dtype=np.int64)
+        self.actions = np.zeros(n, dtype=np.int64)
+        self.reward = np.zeros(n, dtype=np.float64)
+        self.illegal = np.zeros(n, dtype=np.bool_)
+        self.obs = np.zeros((n, FLAT_SIZE), dtype=np.float32)
+        self.mask = np.zeros((n, N_ACTIONS), dtype=np.int8)
+        # What the engine needs to replay the game: each round's deal, each step's actions.
+        self.deals: list[Deal] = []
+        self.moves: list[tuple[int, tuple[int, ...]]] = []
+
+    def reset(self, seed: int) -> None:
+        self.obs = np.empty_like(self.obs)
+        self.mask = np.empty_like(self.mask)
+        V.table_reset(self.g, self.cfg, K.rng_state(seed), self.obs, self.mask)
+        self.deals = [self._dealt()]
+        self.moves = []
+
+    def _dealt(self) -> Deal:
+        g = self.g
+        n = self.rules.players
+        hands = tuple(
+            tuple(sorted(int(c) for c in g[V.DEALT + 10 * p : V.DEALT + 10 * p + 10]))
+            for p in range(n)
+        )
+        return Deal(rows=tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104]), hands=hands)
+
+    def observations(self, env: ParallelNimmt) -> dict[str, Any]:
+        obs = self.obs
+        mask = self.mask
+        possible = env.possible_agents
+        if env.settings.observation == "flat":
+            return {a: {"observation": obs[p], "action_mask": mask[p]} for p, a in
+                    enumerate(possible)}
+        return {a: {"observation": to_dict(obs[p]), "action_mask": mask[p]} for p, a in
+                enumerate(possible)}
+
+    def step(self, env: ParallelNimmt, actions: dict[str, Any]) -> StepResult:
+        agents = env.agents
+        if not agents:
+            raise IllegalMove("the game is over: reset the environment")
+        acts = self.actions
+        for p, agent in enumerate(agents):
+            a = actions.get(agent)
+            acts[p] = -1 if a is None else int(a)
+        g = self.g
+        phase = int(g[V.PHASE])
+        before = self.obs, self.mask
+        self.obs = np.empty_like(self.obs)
+        self.mask = np.empty_like(self.mask)
+        over = V.table_step(g, self.cfg, acts, self.obs, self.mask, self.reward, self.illegal)
+        truncations = dict.fromkeys(agents, False)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
+        if self.illegal.any():
+            self.obs, self.mask = before  # nothing changed
+            offenders = [agents[p] for p in np.flatnonzero(self.illegal)]
+            if env.settings.illegal == "raise":
+                kind = "row" if phase == V.PH_ROW else "card"
+                raise IllegalMove(
+                    f"illegal or missing action from {', '.join(offenders)} "
+                    f"for a {kind} decision"
+                )
+            rewards = dict.fromkeys(agents, 0.0)
+            for agent in offenders:
+                rewards[agent] = env.illegal_reward
+            obs = self.observations(env)
+            env.agents = []
+            return obs, rewards, dict.fromkeys(agents, True), truncations, infos
+        self.moves.append((phase, tuple(acts.tolist())))
+        if not over and int(g[V.ROUND]) > len(self.deals):
+            self.deals.append(self._dealt())
+        rewards = dict(zip(agents, self.reward.tolist(), strict=True))
+        obs = self.observations(env)
+        if over:
+            env.agents = []
+        return obs, rewards, dict.fromkeys(agents, over), truncations, infos
+
+    def replay(self) -> Game:
+        """The game so far, played again through the engine."""
+        game = Game(self.rules)
+        deals = iter(self.deals)
+        game.deal(next(deals))
+        for phase, acts in self.moves:
+            if phase == V.PH_ROW:
+                pending = game.pending
+                assert pending is not None
+                seat = pending.players[0]
+                game.decide(TakeRow(seat, acts[seat] - ROW_ACTION + 1))
+            else:
+                for p, a in enumerate(acts):
+                    game.decide(PlayCard(p, slot_card(a)))
+            while game.phase is Phase.DEAL:
+                game.deal(next(deals))
+        return game
 
 
 def parallel_env(**kwargs: Any) -> ParallelNimmt:

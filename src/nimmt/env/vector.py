@@ -37,23 +37,52 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine import Deal
-from ..rules import EndMode, Rules
+from ..rules import VARIANTS, EndMode, Rules
 from ..sim import kernel as K
 from . import vkernel as V
 from .match import default_illegal_reward, make_rules
 from .spaces import FLAT_SIZE, N_ACTIONS, action_space, observation_space
 
-__all__ = ["OPPONENTS", "NimmtVectorEnv", "VectorRulesError"]
+__all__ = ["OPPONENTS", "NimmtVectorEnv", "VectorRulesError", "kernel_config", "kernel_refusal"]
 
 OPPONENTS = {"cheapest": V.OPP_CHEAPEST, "random": V.OPP_RANDOM, "heuristic": V.OPP_HEURISTIC}
 _REWARDS = {"bullheads": V.R_BULLHEADS, "game": V.R_GAME, "rank": V.R_RANK}
 _REFUSED = {
-    "logic": "logic drafts the hands face up before every round, which the kernel does not model",
-    "open": (
-        "open has players choose one after another, face up, so opponents would have to see "
-        "the learner's choice"
-    ),
+    "logic": "logic: it drafts the hands face up before every round, a decision the kernel "
+    "does not model",
+    "open": "open: players choose one after another, face up, while the kernel reveals a "
+    "turn's cards at once",
 }
+
+
+def kernel_refusal(rules: Rules) -> str | None:
+    """Why the kernel cannot play ``rules`` exactly (``None`` when it can)."""
+    for v in VARIANTS:
+        if v in rules.variants and v in _REFUSED:
+            return _REFUSED[v]
+    if rules.end is EndMode.ELIMINATION:
+        return (
+            "the elimination end: seats leave the table, and the tactics deck shrinks with them"
+        )
+    return None
+
+
+def kernel_config(rules: Rules, reward: str) -> npt.NDArray[np.int64]:
+    """The kernel's configuration vector for ``rules`` (which it must be able to play)."""
+    if reward not in _REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(_REWARDS)}, not {reward!r}")
+    n = rules.players
+    cfg = np.zeros(V.C_SIZE, dtype=np.int64)
+    cfg[V.C_PLAYERS] = n
+    cfg[V.C_DECK_TOP] = rules.deck(n)[-1]
+    cfg[V.C_JOKERS] = int(rules.jokers)
+    cfg[V.C_PROF] = int(rules.professional)
+    cfg[V.C_OPEN_HANDS] = int(rules.open_hands)
+    cfg[V.C_TACTICS] = int("tactics" in rules.variants)
+    cfg[V.C_ROUNDS] = rules.rounds if rules.rounds is not None else 0
+    cfg[V.C_LIMIT] = rules.limit
+    cfg[V.C_REWARD] = _REWARDS[reward]
+    return cfg
 
 
 class VectorRulesError(ValueError):
@@ -102,18 +131,11 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             rules, players=players, variants=variants, end=end, limit=limit, rounds=rounds
         )
         rules_ = self.rules
-        for v in rules_.variants:
-            if v in _REFUSED:
-                raise VectorRulesError(f"the vectorised environment cannot play {v}: {_REFUSED[v]}")
-        if rules_.end is EndMode.ELIMINATION:
-            raise VectorRulesError(
-                "the vectorised environment cannot play the elimination end: seats leave the "
-                "table, and the tactics deck shrinks with them"
-            )
+        why = kernel_refusal(rules_)
+        if why is not None:
+            raise VectorRulesError(f"the vectorised environment cannot play {why}")
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {', '.join(OPPONENTS)}, not {opponents!r}")
-        if reward not in _REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(_REWARDS)}, not {reward!r}")
         n = rules_.players
         if seat is not None and not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1} or None, not {seat!r}")
@@ -125,16 +147,7 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         if illegal_reward is None:
             illegal_reward = default_illegal_reward(rules_, reward)
         self.illegal_reward = float(illegal_reward)
-        cfg = np.zeros(V.C_SIZE, dtype=np.int64)
-        cfg[V.C_PLAYERS] = n
-        cfg[V.C_DECK_TOP] = rules_.deck(n)[-1]
-        cfg[V.C_JOKERS] = int(rules_.jokers)
-        cfg[V.C_PROF] = int(rules_.professional)
-        cfg[V.C_OPEN_HANDS] = int(rules_.open_hands)
-        cfg[V.C_TACTICS] = int("tactics" in rules_.variants)
-        cfg[V.C_ROUNDS] = rules_.rounds if rules_.rounds is not None else 0
-        cfg[V.C_LIMIT] = rules_.limit
-        cfg[V.C_REWARD] = _REWARDS[reward]
+        cfg = kernel_config(rules_, reward)
         cfg[V.C_OPPONENT] = OPPONENTS[opponents]
         cfg[V.C_SEAT] = -1 if seat is None else seat
         self._cfg = cfg

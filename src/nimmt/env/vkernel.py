@@ -72,6 +72,7 @@ C_REWARD = 7  # R_BULLHEADS, R_GAME, R_RANK
 C_OPPONENT = 8  # OPP_CHEAPEST, OPP_RANDOM, OPP_HEURISTIC
 C_SEAT = 9  # the learning seat, or -1 for a random seat every game
 C_TACTICS = 10
+C_ALL_AGENTS = 11  # 1: every seat is an agent (the Parallel environment's table)
 C_SIZE = 16
 
 R_BULLHEADS = 0
@@ -163,10 +164,9 @@ def _opponent_row(g: IntArray, cfg: IntArray) -> int:
 
 
 @_jit
-def _finish_round(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> bool:
-    """Score the round; start the next one, or end the game (True) and add its reward."""
+def _finish_round(g: IntArray, cfg: IntArray) -> None:
+    """Score the round; start the next one, or end the game."""
     players = cfg[C_PLAYERS]
-    me = g[SEAT]
     over = False
     for p in range(players):
         g[SCORES + p] += g[PEN + p]
@@ -176,34 +176,48 @@ def _finish_round(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> boo
         for p in range(players):
             if g[SCORES + p] >= cfg[C_LIMIT]:
                 over = True
-    if not over:
+    if over:
+        g[PHASE] = PH_OVER
+        g[TURN] = 0
+    else:
         _new_round(g, cfg)
-        return False
-    g[PHASE] = PH_OVER
-    g[TURN] = 0
-    if cfg[C_REWARD] == R_GAME:
-        reward[i] -= g[SCORES + me]
-    elif cfg[C_REWARD] == R_RANK:
-        better = 0
-        same = 0
-        for p in range(players):
-            if g[SCORES + p] < g[SCORES + me]:
-                better += 1
-            elif g[SCORES + p] == g[SCORES + me]:
-                same += 1
-        rank = better + (same + 1) / 2.0
-        reward[i] += (players + 1 - 2.0 * rank) / (players - 1)
-    return True
 
 
 @_jit
-def _resolve(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> bool:
-    """Place the revealed plays from ``QI`` on; pause (False) at the learner's row choice.
+def total(g: IntArray, p: int) -> int:
+    """Seat ``p``'s bullheads in this game so far (totals plus this round's, unless the
+    game is over: then the totals hold them)."""
+    if g[PHASE] == PH_OVER:
+        return int(g[SCORES + p])
+    return int(g[SCORES + p] + g[PEN + p])
 
-    Returns True when the turn is over (and the next one or the next round begun,
-    or the game ended).
-    """
+
+@_jit
+def final_reward(g: IntArray, cfg: IntArray, p: int) -> float:
+    """Seat ``p``'s end-of-game reward under ``game`` or ``rank`` (0 under ``bullheads``)."""
+    if cfg[C_REWARD] == R_GAME:
+        return -float(g[SCORES + p])
+    if cfg[C_REWARD] != R_RANK:
+        return 0.0
+    players = cfg[C_PLAYERS]
+    better = 0
+    same = 0
+    for q in range(players):
+        if g[SCORES + q] < g[SCORES + p]:
+            better += 1
+        elif g[SCORES + q] == g[SCORES + p]:
+            same += 1
+    rank = better + (same + 1) / 2.0
+    return float((players + 1 - 2.0 * rank) / (players - 1))
+
+
+@_jit
+def _resolve(g: IntArray, cfg: IntArray) -> None:
+    """Place the revealed plays from ``QI`` on, pausing (phase ``PH_ROW``) at a row choice
+    that is an agent's: the learner's, or anyone's when every seat is an agent. Then
+    the turn ends: the next turn, the next round, or the end of the game."""
     me = g[SEAT]
+    everyone = cfg[C_ALL_AGENTS] != 0
     n = g[QN]
     while g[QI] < n:
         k = g[QI]
@@ -211,49 +225,37 @@ def _resolve(g: IntArray, cfg: IntArray, reward: np.ndarray, i: int) -> bool:
         c = g[QC + k]
         row = -1
         if K.needs_row(g, c):
-            if p == me:
+            if everyone or p == me:
                 g[PHASE] = PH_ROW
-                return False
+                return
             row = _opponent_row(g, cfg)
-        before = g[PEN + me]
         K.place(g, p, c, row)
-        if cfg[C_REWARD] == R_BULLHEADS:
-            reward[i] -= g[PEN + me] - before
         g[QI] = k + 1
     g[PHASE] = PH_CARD
     g[QN] = 0
     g[QI] = 0
-    if g[HLEN + me] == 0:
-        _finish_round(g, cfg, reward, i)
+    if g[HLEN] == 0:  # every seat holds as many cards: seat 0 tells
+        _finish_round(g, cfg)
     else:
         g[TURN] += 1
-    return True
 
 
 @_jit
-def _play_card(g: IntArray, cfg: IntArray, c: int, reward: np.ndarray, i: int) -> bool:
-    """The learner plays ``c``; the others choose, all are revealed and resolved.
-
-    Returns False (nothing changed) when ``c`` is not in the learner's hand.
-    """
-    me = g[SEAT]
-    base = HANDS + 10 * me
-    held = False
-    for k in range(g[HLEN + me]):
+def _holds(g: IntArray, p: int, c: int) -> bool:
+    base = HANDS + 10 * p
+    for k in range(g[HLEN + p]):  # noqa: SIM110 - numba compiles loops, not generators
         if g[base + k] == c:
-            held = True
-    if not held:
-        return False
+            return True
+    return False
+
+
+@_jit
+def _reveal(g: IntArray, cfg: IntArray) -> None:
+    """Every seat's choice (in ``FIXED``) leaves its hand; all are revealed and resolved."""
     players = cfg[C_PLAYERS]
-    rs = g[RNG : RNG + 4]
     qn = 0
     for p in range(players):
-        if p == me:
-            card = c
-        else:
-            policy = K.POLICY_SMART if cfg[C_OPPONENT] == OPP_HEURISTIC else K.POLICY_RANDOM
-            h = K.choose_card(g, p, policy, 1.0, rs)
-            card = g[HANDS + 10 * p + h]
+        card = g[FIXED + p]
         K.remove_from_hand(g, p, card)
         # insertion in ascending card order
         j = qn
@@ -268,43 +270,61 @@ def _play_card(g: IntArray, cfg: IntArray, c: int, reward: np.ndarray, i: int) -
         g[PLAYED + 2 * k] = p
         g[PLAYED + 2 * k + 1] = card
         g[NPLAYED] = k + 1
-        g[FIXED + p] = card  # the card each seat chose this turn (the kernel's slot)
-        g[LAST + p] = card  # the same, kept across the next deal
+        g[LAST + p] = card  # kept across the next deal, unlike FIXED
     g[QN] = qn
     g[QI] = 0
-    _resolve(g, cfg, reward, i)
+    _resolve(g, cfg)
+
+
+@_jit
+def _play_card(g: IntArray, cfg: IntArray, c: int) -> bool:
+    """The learner plays ``c``; the others choose, all are revealed and resolved.
+
+    Returns False (nothing changed) when ``c`` is not in the learner's hand.
+    """
+    me = g[SEAT]
+    if not _holds(g, me, c):
+        return False
+    rs = g[RNG : RNG + 4]
+    policy = K.POLICY_SMART if cfg[C_OPPONENT] == OPP_HEURISTIC else K.POLICY_RANDOM
+    for p in range(cfg[C_PLAYERS]):
+        if p == me:
+            g[FIXED + p] = c
+        else:
+            g[FIXED + p] = g[HANDS + 10 * p + K.choose_card(g, p, policy, 1.0, rs)]
+    _reveal(g, cfg)
     return True
 
 
 @_jit
-def _take_row(g: IntArray, cfg: IntArray, row: int, reward: np.ndarray, i: int) -> None:
-    me = g[SEAT]
+def _take_row(g: IntArray, cfg: IntArray, row: int) -> None:
+    """The seat whose card waits takes row ``row`` (0..3); the resolution goes on."""
     k = g[QI]
-    before = g[PEN + me]
-    K.place(g, me, g[QC + k], row)
-    if cfg[C_REWARD] == R_BULLHEADS:
-        reward[i] -= g[PEN + me] - before
+    K.place(g, g[QP + k], g[QC + k], row)
     g[QI] = k + 1
-    _resolve(g, cfg, reward, i)
+    _resolve(g, cfg)
 
 
 @_jit
-def write_obs(g: IntArray, cfg: IntArray, out: np.ndarray, mask: np.ndarray) -> None:
-    """The learner's observation and action mask, as :mod:`nimmt.env.spaces` lays them out."""
+def write_obs(g: IntArray, cfg: IntArray, me: int, out: np.ndarray, mask: np.ndarray) -> None:
+    """Seat ``me``'s observation and action mask, as :mod:`nimmt.env.spaces` lays them out.
+
+    The mask is the seat's legal actions when it decides now: every seat chooses a
+    card at once; a row is chosen by the seat whose card waits.
+    """
     out[:] = 0.0
     mask[:] = 0
     players = cfg[C_PLAYERS]
-    me = g[SEAT]
     phase = g[PHASE]
+    base = HANDS + 10 * me
+    for k in range(g[HLEN + me]):
+        out[_HAND + _slot(g[base + k])] = 1.0
     for p in range(players):
         rel = (p - me) % players
-        base = HANDS + 10 * p
-        for k in range(g[HLEN + p]):
-            c = g[base + k]
-            if p == me:
-                out[_HAND + _slot(c)] = 1.0
-            if cfg[C_OPEN_HANDS] != 0:
-                out[_HELD + _slot(c)] = rel + 1
+        if cfg[C_OPEN_HANDS] != 0:
+            base = HANDS + 10 * p
+            for k in range(g[HLEN + p]):
+                out[_HELD + _slot(g[base + k])] = rel + 1
         out[_SCORES + rel] = g[SCORES + p]
         out[_PENF + rel] = g[PEN + p]
         out[_HSIZE + rel] = g[HLEN + p]
@@ -337,8 +357,9 @@ def write_obs(g: IntArray, cfg: IntArray, out: np.ndarray, mask: np.ndarray) -> 
         c = g[QC + g[QI]]
         out[_PCARD] = c
         out[_PREASON + (1 if c < 0 else 0)] = 1.0
-        for r in range(4):
-            mask[_ROW_ACTION + r] = 1
+        if g[QP + g[QI]] == me:
+            for r in range(4):
+                mask[_ROW_ACTION + r] = 1
     elif phase == PH_CARD:
         base = HANDS + 10 * me
         for k in range(g[HLEN + me]):
@@ -376,6 +397,7 @@ def step_all(
     instead (the next-step autoreset of Gymnasium's vector API), its action
     ignored. An illegal action ends the game with ``illegal_reward``.
     """
+    bullheads = cfg[C_REWARD] == R_BULLHEADS
     for i in range(games.shape[0]):
         g = games[i]
         reward[i] = 0.0
@@ -384,24 +406,28 @@ def step_all(
         if g[RESET] != 0:
             reset_game(g, cfg, master)
         else:
+            me = g[SEAT]
+            before = total(g, me)
             a = actions[i]
             if g[PHASE] == PH_ROW:
                 if _ROW_ACTION <= a < _ROW_ACTION + 4:
-                    _take_row(g, cfg, a - _ROW_ACTION, reward, i)
+                    _take_row(g, cfg, a - _ROW_ACTION)
                 else:
                     illegal[i] = True
-            elif 0 <= a < S.CARD_SLOTS:
-                if not _play_card(g, cfg, _slot_card(a), reward, i):
-                    illegal[i] = True
-            else:
+            elif not (0 <= a < S.CARD_SLOTS and _play_card(g, cfg, _slot_card(a))):
                 illegal[i] = True
             if illegal[i]:
                 reward[i] = illegal_reward
                 g[PHASE] = PH_OVER
+            else:
+                if bullheads:
+                    reward[i] = before - total(g, me)
+                if g[PHASE] == PH_OVER:
+                    reward[i] += final_reward(g, cfg, me)
             if g[PHASE] == PH_OVER:
                 terminated[i] = True
                 g[RESET] = 1
-        write_obs(g, cfg, obs[i], mask[i])
+        write_obs(g, cfg, g[SEAT], obs[i], mask[i])
 
 
 @_jit
@@ -411,7 +437,60 @@ def reset_all(
     """A new game in every row, game ``i`` seeded from generator ``masters[i]``."""
     for i in range(games.shape[0]):
         reset_game(games[i], cfg, masters[i])
-        write_obs(games[i], cfg, obs[i], mask[i])
+        write_obs(games[i], cfg, games[i, SEAT], obs[i], mask[i])
+
+
+@_jit
+def table_step(
+    g: IntArray,
+    cfg: IntArray,
+    actions: IntArray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    reward: np.ndarray,
+    illegal: np.ndarray,
+) -> bool:
+    """One step of one game whose every seat is an agent (``C_ALL_AGENTS``).
+
+    A card step takes every seat's card at once; a row step the row of the seat
+    whose card waits (the others' actions are ignored). Illegal actions are
+    flagged in ``illegal`` and change nothing. Returns True when the game ended.
+    Observations, masks and rewards are written for every seat.
+    """
+    players = cfg[C_PLAYERS]
+    any_illegal = False
+    for p in range(players):
+        illegal[p] = False
+        reward[p] = 0.0
+    if g[PHASE] == PH_ROW:
+        seat = g[QP + g[QI]]
+        a = actions[seat]
+        if not _ROW_ACTION <= a < _ROW_ACTION + 4:
+            illegal[seat] = True
+            any_illegal = True
+    elif g[PHASE] == PH_CARD:
+        for p in range(players):
+            a = actions[p]
+            if not (0 <= a < S.CARD_SLOTS and _holds(g, p, _slot_card(a))):
+                illegal[p] = True
+                any_illegal = True
+    if not any_illegal and g[PHASE] != PH_OVER:
+        for p in range(players):
+            reward[p] = total(g, p)
+        if g[PHASE] == PH_ROW:
+            _take_row(g, cfg, actions[g[QP + g[QI]]] - _ROW_ACTION)
+        else:
+            for p in range(players):
+                g[FIXED + p] = _slot_card(actions[p])
+            _reveal(g, cfg)
+        bullheads = cfg[C_REWARD] == R_BULLHEADS
+        for p in range(players):
+            reward[p] = reward[p] - total(g, p) if bullheads else 0.0
+            if g[PHASE] == PH_OVER:
+                reward[p] += final_reward(g, cfg, p)
+    for p in range(players):
+        write_obs(g, cfg, p, obs[p], mask[p])
+    return bool(g[PHASE] == PH_OVER)
 
 
 @_jit
@@ -431,3 +510,13 @@ def random_actions(mask: np.ndarray, rs: IntArray, out: IntArray) -> None:
                     out[i] = a
                     break
                 k -= 1
+
+
+@_jit
+def table_reset(
+    g: IntArray, cfg: IntArray, master: IntArray, obs: np.ndarray, mask: np.ndarray
+) -> None:
+    """A new game at an all-agents table, and every seat's first observation."""
+    reset_game(g, cfg, master)
+    for p in range(cfg[C_PLAYERS]):
+        write_obs(g, cfg, p, obs[p], mask[p])
