@@ -143,8 +143,10 @@ def test_aec_envs_pickle_and_copy(make: Any) -> None:
     assert _continue_aec(pickle.loads(pickle.dumps(env)), 3) == _continue_aec(env, 3)
 
 
-def test_parallel_and_single_envs_pickle_and_copy() -> None:
-    par = parallel_env(rules="logic", players=3)
+@pytest.mark.parametrize("backend", ["engine", "kernel"])
+def test_parallel_and_single_envs_pickle_and_copy(backend: str) -> None:
+    par = parallel_env(rules="logic" if backend == "engine" else "jokers", players=3)
+    assert par.backend == backend
     obs, _ = par.reset(seed=3)
     rng = random.Random(1)
     for _ in range(12):
@@ -153,10 +155,12 @@ def test_parallel_and_single_envs_pickle_and_copy() -> None:
         )
     actions = {a: _legal(o, random.Random(5)) if o["action_mask"].any() else 0
                for a, o in obs.items()}
-    want = copy.deepcopy(par).step(actions)[0]["player_1"]["observation"]
+    reference = copy.deepcopy(par)
+    want = reference.step(actions)[0]["player_1"]["observation"]
     for clone in (pickle.loads(pickle.dumps(par)), copy.deepcopy(par)):
         got = clone.step(actions)[0]["player_1"]["observation"]
         np.testing.assert_array_equal(got, want)
+        assert clone.game.view(1).hand == reference.game.view(1).hand
     single = NimmtEnv(players=4, opponents="dodger")
     obs, _ = single.reset(seed=2)
     obs, *_ = single.step(_legal(obs, rng))

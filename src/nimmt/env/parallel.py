@@ -240,8 +240,9 @@ class _KernelTable:
         self.illegal = np.zeros(n, dtype=np.bool_)
         self.obs = np.zeros((n, FLAT_SIZE), dtype=np.float32)
         self.mask = np.zeros((n, N_ACTIONS), dtype=np.int8)
-        # What the engine needs to replay the game: each round's deal, each step's actions.
-        self.deals: list[Deal] = []
+        # What the engine needs to replay the game: each round's deal (rows, hands) as
+        # plain tuples (the compiled engine's values do not unpickle), each step's actions.
+        self.deals: list[tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]] = []
         self.moves: list[tuple[int, tuple[int, ...]]] = []
 
     def reset(self, seed: int) -> None:
@@ -251,14 +252,14 @@ class _KernelTable:
         self.deals = [self._dealt()]
         self.moves = []
 
-    def _dealt(self) -> Deal:
+    def _dealt(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
         g = self.g
         n = self.rules.players
         hands = tuple(
             tuple(sorted(int(c) for c in g[V.DEALT + 10 * p : V.DEALT + 10 * p + 10]))
             for p in range(n)
         )
-        return Deal(rows=tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104]), hands=hands)
+        return tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104]), hands
 
     def observations(self, env: ParallelNimmt) -> dict[str, Any]:
         obs = self.obs
@@ -313,7 +314,7 @@ class _KernelTable:
     def replay(self) -> Game:
         """The game so far, played again through the engine."""
         game = Game(self.rules)
-        deals = iter(self.deals)
+        deals = iter([Deal(rows=rows, hands=hands) for rows, hands in self.deals])
         game.deal(next(deals))
         for phase, acts in self.moves:
             if phase == V.PH_ROW:
