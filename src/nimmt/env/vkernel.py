@@ -53,7 +53,8 @@ PLAYED = NPLAYED + 1  # (seat, card) of each card revealed this round, in order
 RNG = PLAYED + 2 * 100  # the game's xoshiro128** state
 DEALT = RNG + 4  # this round's deal as dealt: 10 cards per seat, then the 4 row cards
 LAST = DEALT + 10 * 10 + 4  # the card each seat played in the last turn revealed
-WIDTH = LAST + 10
+DECK = LAST + 10  # room to shuffle the deck (104 cards) and the jokers (10)
+WIDTH = DECK + 104 + 10
 
 PH_CARD = 1
 PH_ROW = 2
@@ -121,17 +122,53 @@ def _slot_card(s: int) -> int:
 
 @_jit
 def _new_round(g: IntArray, cfg: IntArray) -> None:
-    """Deal a round (the kernel's deal) and keep a copy of it; the totals stay."""
+    """Deal a round and keep a copy of it; the totals stay.
+
+    As the kernel deals (ten cards each, or nine and a joker, then the four rows),
+    but shuffling only as many cards as are dealt (a partial Fisher-Yates shuffle:
+    every deal as likely as with a whole shuffle) and without allocating, since a
+    vectorised step deals thousands of rounds.
+    """
     players = cfg[C_PLAYERS]
+    top = cfg[C_DECK_TOP]
+    jokers = cfg[C_JOKERS] != 0
     rs = g[RNG : RNG + 4]
-    K.deal_round(g, players, cfg[C_DECK_TOP], cfg[C_JOKERS] != 0, cfg[C_PROF] != 0, rs)
-    g[NPLAYED] = 0
+    g[K.NPLAYERS] = players
+    g[K.PROF] = cfg[C_PROF]
+    for i in range(top):
+        g[DECK + i] = i + 1
+    k = 9 if jokers else 10
+    m = players * k + 4
+    for i in range(m):
+        j = i + K.rng_below(rs, top - i)
+        x = g[DECK + i]
+        g[DECK + i] = g[DECK + j]
+        g[DECK + j] = x
+    if jokers:
+        jk = DECK + 104
+        for i in range(10):
+            g[jk + i] = i - 10
+        for i in range(players):
+            j = i + K.rng_below(rs, 10 - i)
+            x = g[jk + i]
+            g[jk + i] = g[jk + j]
+            g[jk + j] = x
     for p in range(players):
+        base = HANDS + 10 * p
+        for h in range(k):
+            g[base + h] = g[DECK + p * k + h]
+        if jokers:
+            g[base + k] = g[DECK + 104 + p]
         for h in range(10):
-            g[DEALT + 10 * p + h] = g[HANDS + 10 * p + h]
+            g[DEALT + 10 * p + h] = g[base + h]
+        g[HLEN + p] = 10
+        g[FIXED + p] = K.NO_CARD
+        g[PEN + p] = 0
     for r in range(4):
-        c = g[R_CARDS + 5 * r]
+        c = g[DECK + players * k + r]
+        K._start(g, r, c)
         g[DEALT + 100 + r] = c
+    g[NPLAYED] = 0
     g[ROUND] += 1
     g[TURN] = 1
     g[PHASE] = PH_CARD
