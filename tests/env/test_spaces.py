@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,3 +69,18 @@ def test_dict_form_holds_the_same_numbers() -> None:
     assert np.concatenate([v.ravel() for v in d.values()]).astype(np.float32).tolist() == (
         flat.tolist()
     )
+
+
+def test_docs_describe_every_field() -> None:
+    # docs/rl.md's table of fields is the user's reference: it must match the layout.
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rl.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([\d × ]+) \|", doc, flags=re.MULTILINE)
+    assert [name for name, _ in rows] == [f.name for f in S.FIELDS]
+    for (_, shape), f in zip(rows, S.FIELDS, strict=True):
+        assert tuple(int(x) for x in shape.split("×")) == f.shape
+    assert sum(f.size for f in S.FIELDS) == S.FLAT_SIZE == 700
+    assert "Box` of 700" in doc
+    # So must the module's own table (the environment's documentation, PettingZoo-style).
+    assert S.__doc__ is not None
+    names = re.findall(r"^``(\w+)``\s+[\d ×]+\s{2,}", S.__doc__, flags=re.MULTILINE)
+    assert names == [f.name for f in S.FIELDS]

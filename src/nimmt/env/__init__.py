@@ -16,7 +16,11 @@ single agent           ``gymnasium.make("nimmt/Nimmt-v0", ...)``
                        (:class:`~nimmt.env.single.NimmtEnv`)
 vectorised             ``gymnasium.make_vec("nimmt/Nimmt-v0", num_envs=...)``
                        (:class:`~nimmt.env.vector.NimmtVectorEnv`)
+PettingZoo ids         ``pettingzoo.make("aec" | "parallel", "nimmt/nimmt-v0")``
 =====================  ==========================================================
+
+The guide, with the observation fields, rewards, speed and a learning
+example: ``docs/rl.md``.
 
 Version history:
 

@@ -15,7 +15,7 @@ environment's generator, so ``reset(seed=...)`` makes whole episodes
 reproducible; bot objects and callables keep their own state.
 
 Observations, actions and masks are those of :mod:`nimmt.env.spaces`; the
-mask is also in ``info["action_mask"]`` and :meth:`NimmtEnv.action_masks`.
+mask is also given by :meth:`NimmtEnv.action_masks`, as maskable learners expect.
 """
 
 from __future__ import annotations

@@ -1,19 +1,21 @@
-"""The vectorised environment's compiled core: many games stepped in one call.
+"""The compiled core of the vectorised environment and of the Parallel kernel backend.
 
 Each game is one row of an ``int64`` matrix: the kernel's round state
 (:mod:`nimmt.sim.kernel`: rows, hands, penalties) followed by what an
 environment adds: the learning seat, the phase, the round and turn, the
-totals, the plays of the turn being resolved (so a resolution can pause at
-the learner's row choice and go on at the next step), the cards seen and who
-played them, and the game's own random generator. Placing a card, the
-row-choice rule and the deal are the kernel's, which the kernel's tests pin to
-the engine; the order of a turn (every card revealed at once, resolved in
-ascending order, a row choice when a card is too low or a joker) is written
-here and pinned to the engine by ``tests/env/test_vector.py``.
+totals, the plays of the turn being resolved (so a resolution can pause at a
+row choice and go on at the next step), the cards revealed this round and by
+whom, the round's deal, and the game's own random generator. Placing a card
+and the default row are the kernel's, which the kernel's tests pin to the
+engine; the deal, the order of a turn (every card revealed at once, resolved
+in ascending order, a row choice when a card is too low or a joker) and the
+scoring are written here and pinned to the engine by ``tests/env``.
 
-Observations are written in exactly the flat layout of :mod:`nimmt.env.spaces`
-that the engine-based environments encode from views, so a policy moves
-between them unchanged.
+Two ways to step: :func:`step_all` steps many games of one learning seat each
+(the others played by a kernel policy); :func:`table_step` steps one game in
+which every seat is an agent (``C_ALL_AGENTS``). Observations are written in
+exactly the flat layout of :mod:`nimmt.env.spaces` that the engine-based
+environments encode from views, so a policy moves between them unchanged.
 """
 
 from __future__ import annotations
