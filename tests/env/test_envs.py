@@ -167,3 +167,19 @@ def test_parallel_and_single_envs_pickle_and_copy(backend: str) -> None:
     twin = pickle.loads(pickle.dumps(single))
     a = _legal(obs, rng)
     np.testing.assert_array_equal(single.step(a)[0]["observation"], twin.step(a)[0]["observation"])
+
+
+@pytest.mark.parametrize("backend", ["engine", "kernel"])
+def test_parallel_render_narrates_as_to_a_spectator(backend: str) -> None:
+    env = parallel_env(players=3, render_mode="ansi", backend=backend)
+    obs, _ = env.reset(seed=6)
+    first = env.render()
+    assert first is not None and "Waiting for" in first
+    hand = env.game.view(0).hand
+    rng = random.Random(2)
+    obs, *_ = env.step({a: _legal(o, rng) for a, o in obs.items()})
+    text = env.render()
+    assert text is not None and "Cards revealed" in text
+    # A spectator is never told a hand: no sentence lists seat 0's remaining cards.
+    assert ", ".join(str(c) for c in env.game.view(0).hand) not in text
+    assert hand
