@@ -36,7 +36,7 @@ from ..sim.kernel import (
     _jit,
 )
 from . import spaces as S
-from .obskernel import _slot
+from .obskernel import _rel, _slot
 
 # -- layout of one game's row, after the kernel's state ---------------------------------
 
@@ -359,7 +359,7 @@ def write_obs(g: IntArray, cfg: IntArray, me: int, out: np.ndarray, mask: np.nda
     for k in range(g[HLEN + me]):
         out[_HAND + _slot(g[base + k])] = 1.0
     for p in range(players):
-        rel = (p - me) % players
+        rel = _rel(p, me, players)
         if cfg[C_OPEN_HANDS] != 0:
             base = HANDS + 10 * p
             for k in range(g[HLEN + p]):
@@ -376,7 +376,7 @@ def write_obs(g: IntArray, cfg: IntArray, me: int, out: np.ndarray, mask: np.nda
     for k in range(g[NPLAYED]):
         s = _slot(g[PLAYED + 2 * k + 1])
         out[_SEEN + s] = 1.0
-        out[_PLAYEDF + s] = (g[PLAYED + 2 * k] - me) % players + 1
+        out[_PLAYEDF + s] = _rel(g[PLAYED + 2 * k], me, players) + 1
     for r in range(4):
         n = g[R_LEN + r]
         for k in range(n):
