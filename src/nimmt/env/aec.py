@@ -40,10 +40,12 @@ class raw_env(MatchEnv, AECEnv):  # type: ignore[misc]
     when it is eliminated.
     """
 
+    # Not "parallelizable" in PettingZoo's sense (aec_to_parallel): a row choice is a
+    # cycle's extra decision of one agent. parallel_env() is the Parallel form.
     metadata: ClassVar[dict[str, Any]] = {
         "name": "nimmt_v0",
         "render_modes": ["ansi"],
-        "is_parallelizable": True,
+        "is_parallelizable": False,
     }
 
     def __init__(
