@@ -5,7 +5,7 @@ actions drawn from each observation's ``action_mask``, measured side by side
 in one run for: the PettingZoo AEC environment (``nimmt.env.env()``, with
 PettingZoo's standard wrappers, and ``raw_env`` without them), the PettingZoo
 Parallel environment (its default backend: the kernel for these rules), the vectorised
-environment (``num_envs`` games per step on the kernel, one learning seat per
+environment (``num_envs`` games per step, 1,024 by default, on the kernel, one learning seat per
 game against ``cheapest`` opponents; its random actions are drawn in compiled
 code too), and the engine loop of ``bench/engine.py`` (the engine's public API
 without any environment). Compile time is excluded: everything is warmed up
@@ -95,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="alternating repeats (best kept)")
-    parser.add_argument("--num-envs", type=int, default=4096, help="games per vectorised step")
+    parser.add_argument("--num-envs", type=int, default=1024, help="games per vectorised step")
     args = parser.parse_args()
     loops: dict[str, Callable[[float, int], float]] = {
         "engine": lambda s, r: engine_rounds(4, s, r),
