@@ -99,14 +99,18 @@ class Client:
         lang: str | None = None,
         record: bool = False,
         open_timeout: float = 30,
+        local_addr: tuple[str, int] | None = None,
     ) -> Client:
         """Connect and say hello (as a new player ``name``, or the player of ``token``).
 
         ``lang`` (``en``, ``sr``, ``cs``) is the language of the narration the server sends;
         an unknown one is refused with :class:`ServerError` ``bad_language``.
+        ``local_addr`` is the local ``(address, port)`` to connect from, on a machine
+        with several addresses (the server counts its limits per client address).
         """
+        extra: dict[str, Any] = {} if local_addr is None else {"local_addr": local_addr}
         ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
-                           ping_interval=None, compression=None)
+                           ping_interval=None, compression=None, **extra)
         client = cls(ws, record=record)
         msg: dict[str, Any] = {"type": "hello"}
         if name is not None:

@@ -5,8 +5,8 @@ A researcher about to train on an unusual table (``category5+professional``,
 environments behave, before spending hours on it. The command imports
 ``nimmt.env`` (and so PettingZoo and Gymnasium) only when run, so the rest of
 the command line works without the ``rl`` extra. One line per check, plain
-text for screen readers; exit code 1 when a check fails, 2 when the rules or
-the installation are wrong.
+text for screen readers; exit code 1 when a check fails, 2 when the rules are
+wrong, 3 without the ``rl`` extra (the command line's codes, docs/packaging.md).
 """
 
 from __future__ import annotations
@@ -111,8 +111,9 @@ def check(
     try:
         checks, no_vector = _checks(rules, cycles)
     except ImportError as exc:
-        typer.echo(f"The environments need the rl extra (pip install 'nimmt[rl]'): {exc}", err=True)
-        raise typer.Exit(2) from None
+        typer.echo(f"nimmt env check needs the rl extra ({exc.name} is missing): "
+                   "pip install 'nimmt[rl]'", err=True)
+        raise typer.Exit(3) from None
     typer.echo(f"Checking the environments of {rules.name}, {rules.players} players.")
     failed = 0
     for name, run in checks:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nimmt import DecisionKind, DraftCard, Game, PlayCard, Rules, TakeRow
+from nimmt import Deal, DecisionKind, DraftCard, Game, PlayCard, Rules, TakeRow
 from nimmt.env import spaces as S
 
 SPECS = [
@@ -84,3 +84,29 @@ def test_docs_describe_every_field() -> None:
     assert S.__doc__ is not None
     names = re.findall(r"^``(\w+)``\s+[\d ×]+\s{2,}", S.__doc__, flags=re.MULTILINE)
     assert names == [f.name for f in S.FIELDS]
+
+
+@pytest.mark.parametrize(
+    ("spec", "hands", "reason", "slot"),
+    [
+        ("classic", ((5,), (100,)), "too_low", 0),
+        ("professional", ((50,), (100,)), "fits_no_end", 0),
+        ("jokers", ((-3, 2), (-5, 100)), "joker", 1),
+    ],
+)
+def test_pending_reason_is_a_number_card_that_fits_no_row_or_a_joker(
+    spec: str, hands: tuple[tuple[int, ...], ...], reason: str, slot: int
+) -> None:
+    # professional's "fits at no end" is the number-card case, like "too low" elsewhere.
+    game = Game(Rules.parse(spec, players=2))
+    game.deal(Deal(rows=((10, 90), (20, 80), (30, 70), (40, 60)), hands=hands))
+    card = hands[0][0]
+    game.play_card(0, card)
+    game.play_card(1, 100)
+    pending = game.pending
+    assert pending is not None and pending.kind is DecisionKind.ROW and pending.reason == reason
+    reasons = S.field_slice("pending_reason")
+    for view in (game.view(0), game.view(1)):
+        for flat in (S.encode_reference(view), S.Encoder().encode_all([view])[0][0]):
+            assert flat[reasons].tolist() == [1 - slot, slot]
+            assert flat[S.field_slice("pending_card")].tolist() == [card]

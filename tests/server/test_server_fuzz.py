@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_helpers import play_out, seat_table
 from websockets.sync.client import ClientConnection, connect
 
+from conftest import make_settings, module_db_url
 from nimmt.client import Client, ws_url
 from nimmt.server.protocol import ERROR_CODES, parse_server
 from nimmt.server.run import running_server
@@ -63,12 +63,7 @@ frames = st.one_of(
 def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
          ) -> Iterator[tuple[str, str, str]]:
     tmp = tmp_path_factory.mktemp("fuzz")
-    if request.param == "sqlite":
-        db = f"sqlite+aiosqlite:///{tmp / 'nimmt.db'}"
-    else:
-        from conftest import _pg_schema_url
-
-        db = _pg_schema_url(request.getfixturevalue("pg_database"))
+    db = module_db_url(request, tmp)
     ready: dict[str, Any] = {}
     started = threading.Event()
     loop_box: list[asyncio.AbstractEventLoop] = []

@@ -73,11 +73,27 @@ def test_schema_rejects_what_the_models_reject() -> None:
 @pytest.mark.parametrize(("frame", "code"), [
     ("", "bad_json"), ("nul", "bad_json"), ("42", "bad_json"), ('"x"', "bad_json"),
     ('{"type": 3}', "bad_message"), ('{"type": "chat"}', "bad_message"),
+    # The parser's limits: nesting, number length, constants JSON has not, lone surrogates.
+    ("[" * 1000 + "]" * 1000, "bad_message"), ('{"a": ' * 9 + "1" + "}" * 9, "bad_message"),
+    ('{"type": "ping", "ref": ' + "9" * 5000 + "}", "bad_message"),
+    ('{"type": "ping", "ref": NaN}', "bad_json"), ('{"type": "chat", "text": "\\ud800"}',
+                                                    "bad_message"),
+    (b"\xff", "bad_json"), ('"' + "[" * 100, "bad_json"),
 ])
-def test_parse_client_errors(frame: str, code: str) -> None:
+def test_parse_client_errors(frame: str | bytes, code: str) -> None:
     with pytest.raises(P.ProtocolError) as err:
         P.parse_client(frame)
     assert err.value.code == code and err.value.message
+
+
+def test_nesting_depth_skips_strings_and_counts_what_the_parser_would() -> None:
+    assert P.nesting_depth('{"a": "[[[[{{{{", "b": [{"c": "]]]]"}]}') == 3
+    assert P.nesting_depth('["\\"[[[[", [1]]') == 2  # an escaped quote does not end a string
+    assert P.nesting_depth('["' + "[" * 100) == 1  # the parser stops at the open string
+    frame = '{"type": "create_table", "rules": {"variants": ["open"]}}'
+    assert P.nesting_depth(frame) == 3 <= P.MAX_DEPTH
+    assert P.parse_client(frame).type == "create_table"
+    assert P.parse_client('{"type": "ping", "ref": "[[[[[[[[[[["}').type == "ping"
 
 
 @pytest.mark.asyncio

@@ -7,9 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import make_settings
 from server_helpers import api, close_all, play_out, seat_table
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError
 from nimmt.server.protocol import Events, Item, TableState
 from nimmt.server.run import running_server
@@ -307,7 +307,7 @@ async def test_absent_before_the_start_is_played_for(db_url: str, tmp_path: Path
 
 
 async def test_forgotten_tables_close(db_url: str, tmp_path: Path) -> None:
-    async with running_server(make_settings(db_url, tmp_path, idle_close=0.3)) as url:
+    async with running_server(make_settings(db_url, tmp_path, open_idle_close=0.3)) as url:
         ana = await Client.connect(url, name="Ana")
         code = (await ana.create_table(rules=SHORT)).table.code
         token = ana.token

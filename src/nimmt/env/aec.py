@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 import gymnasium
 from pettingzoo import AECEnv
 
-from ..engine import Phase
 from ..rules import Rules
+from ..views import Phase
 from .match import MatchEnv, settings
 from .spaces import Encoder, action_space, decision_of, observation_space, to_dict
 

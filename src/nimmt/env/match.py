@@ -1,8 +1,8 @@
-"""The game behind every environment: rules from keywords, seeds, rewards, replay.
+"""The game behind every environment: rules from keywords, seeds, rewards.
 
 The AEC, Parallel and single-agent environments differ only in how they hand
-decisions out; what a game is, how it is seeded, what a step is worth and how
-an environment survives ``pickle`` live here once.
+decisions out; what a game is, how it is seeded and what a step is worth
+live here once.
 
 Rewards (``reward=``), per seat:
 
@@ -29,7 +29,8 @@ from typing import Any
 
 import gymnasium
 
-from ..engine import Decision, DraftCard, Game, PlayCard, TakeRow
+from ..decisions import Decision
+from ..engine import Game
 from ..events import Event, GameOver, PlayerEliminated, RoundStarted, RowTaken
 from ..rules import EndMode, Rules
 from ..sim.arena import ranks_of
@@ -144,29 +145,24 @@ def settings(
 
 
 class Match:
-    """One seeded game, the decisions applied to it, and what each step is worth.
+    """One seeded game and what each step of it is worth.
 
-    Every decision goes through :meth:`apply`, which keeps it in
-    :attr:`history`; with the seed of the game, that history is the whole
-    state, so :meth:`__getstate__` stores just those and unpickling replays
-    them (the compiled engine's ``Game`` does not pickle itself).
+    Every decision goes through :meth:`apply`. A match pickles as it is, its
+    game with it (the engine's ``Game`` pickles in both builds);
+    ``copy.deepcopy`` copies the game with :meth:`~nimmt.engine.Game.clone`.
     """
 
     def __init__(self, rules: Rules, reward: str = "bullheads") -> None:
         self.rules = rules
         self.reward = reward
-        self.game_seed = 0
         self.game = Game(rules, seed=0)
-        self.history: list[Decision] = []
         self.played = [0] * rules.players
         self.out: set[int] = set()  # seats whose game has ended
         self._count_rounds(self.game.events)
 
     def new_game(self, seed: int) -> None:
         """Start a new game dealt from ``seed``."""
-        self.game_seed = seed
         self.game = Game(self.rules, seed=seed)
-        self.history = []
         self.played = [0] * self.rules.players
         self.out = set()
         self._count_rounds(self.game.events)
@@ -184,7 +180,6 @@ class Match:
         decision, and then nothing has changed.
         """
         events = self.game.decide(decision)
-        self.history.append(decision)
         n = self.rules.players
         rewards = [0.0] * n
         ended: list[int] = []
@@ -230,47 +225,15 @@ class Match:
         ranks = ranks_of(keys)
         return [(n + 1 - 2 * r) / (n - 1) for r in ranks]
 
-    def __getstate__(self) -> dict[str, Any]:
-        # Decisions as plain tuples: the compiled engine's frozen values do not unpickle.
-        return {
-            "rules": self.rules,
-            "reward": self.reward,
-            "game_seed": self.game_seed,
-            "history": [_plain(d) for d in self.history],
-            "out": set(self.out),
-        }
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["rules"], state["reward"])  # type: ignore[misc]
-        self.new_game(state["game_seed"])
-        for kind, player, value in state["history"]:
-            self.apply(_DECISIONS[kind](player, value))
-        self.out = state["out"]
-
     def __deepcopy__(self, memo: dict[int, Any]) -> Match:
-        # The engine's own clone is far faster than a replay.
+        # The engine's own clone shares the game's immutable values instead of copying each.
         m = Match.__new__(Match)
         m.rules = self.rules
         m.reward = self.reward
-        m.game_seed = self.game_seed
         m.game = self.game.clone()
-        m.history = list(self.history)
         m.played = list(self.played)
         m.out = set(self.out)
         return m
-
-
-_DECISIONS: dict[str, type[PlayCard] | type[TakeRow] | type[DraftCard]] = {
-    "card": PlayCard,
-    "row": TakeRow,
-    "draft": DraftCard,
-}
-
-
-def _plain(d: Decision) -> tuple[str, int, int]:
-    if isinstance(d, TakeRow):
-        return ("row", d.player, d.row)
-    return ("draft" if isinstance(d, DraftCard) else "card", d.player, d.card)
 
 
 class MatchEnv:

@@ -32,10 +32,13 @@ import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from ..engine import Deal, DecisionKind, Game, Phase, PlayCard, TakeRow
+from ..deals import Deal
+from ..decisions import DecisionKind, PlayCard, TakeRow
+from ..engine import Game
 from ..errors import IllegalMove
 from ..rules import Rules
 from ..sim import kernel as K
+from ..views import Phase
 from . import vkernel as V
 from .match import MatchEnv, settings
 from .spaces import (
@@ -49,7 +52,7 @@ from .spaces import (
     slot_card,
     to_dict,
 )
-from .vector import VectorRulesError, kernel_config, kernel_refusal
+from .vector import VectorRulesError, dealt, kernel_config, kernel_refusal
 
 __all__ = ["ParallelNimmt", "parallel_env"]
 
@@ -240,26 +243,16 @@ class _KernelTable:
         self.illegal = np.zeros(n, dtype=np.bool_)
         self.obs = np.zeros((n, FLAT_SIZE), dtype=np.float32)
         self.mask = np.zeros((n, N_ACTIONS), dtype=np.int8)
-        # What the engine needs to replay the game: each round's deal (rows, hands) as
-        # plain tuples (the compiled engine's values do not unpickle), each step's actions.
-        self.deals: list[tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]] = []
+        # What the engine needs to replay the game: each round's deal, each step's actions.
+        self.deals: list[Deal] = []
         self.moves: list[tuple[int, tuple[int, ...]]] = []
 
     def reset(self, seed: int) -> None:
         self.obs = np.empty_like(self.obs)
         self.mask = np.empty_like(self.mask)
         V.table_reset(self.g, self.cfg, K.rng_state(seed), self.obs, self.mask)
-        self.deals = [self._dealt()]
+        self.deals = [dealt(self.g, self.rules.players)]
         self.moves = []
-
-    def _dealt(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-        g = self.g
-        n = self.rules.players
-        hands = tuple(
-            tuple(sorted(int(c) for c in g[V.DEALT + 10 * p : V.DEALT + 10 * p + 10]))
-            for p in range(n)
-        )
-        return tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104]), hands
 
     def observations(self, env: ParallelNimmt) -> dict[str, Any]:
         obs = self.obs
@@ -304,7 +297,7 @@ class _KernelTable:
             return obs, rewards, dict.fromkeys(agents, True), truncations, infos
         self.moves.append((phase, tuple(acts.tolist())))
         if not over and int(g[V.ROUND]) > len(self.deals):
-            self.deals.append(self._dealt())
+            self.deals.append(dealt(self.g, self.rules.players))
         rewards = dict(zip(agents, self.reward.tolist(), strict=True))
         obs = self.observations(env)
         if over:
@@ -314,7 +307,7 @@ class _KernelTable:
     def replay(self) -> Game:
         """The game so far, played again through the engine."""
         game = Game(self.rules)
-        deals = iter([Deal(rows=rows, hands=hands) for rows, hands in self.deals])
+        deals = iter(self.deals)
         game.deal(next(deals))
         for phase, acts in self.moves:
             if phase == V.PH_ROW:

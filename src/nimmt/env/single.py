@@ -5,7 +5,7 @@ draws a seat at every reset, so a policy cannot learn a seat's quirks) is
 the agent; every other seat is played by an opponent: a name from the bot
 ladder (``"cheapest"``, ``"dodger"``, ``"expert"``, a strength, or an import
 path ``pkg.mod:Class``), a bot object, or any callable that takes a
-:class:`~nimmt.engine.View` and returns one of ``view.options``. Opponents see
+:class:`~nimmt.views.View` and returns one of ``view.options``. Opponents see
 only their own views, like every bot. A step is the agent's decision and
 everything the opponents decide until the agent's next decision (or the end
 of its game); the reward is what that stretch was worth to the agent.
@@ -29,9 +29,10 @@ import numpy.typing as npt
 
 from ..bots.base import Bot
 from ..bots.registry import make_bot
-from ..engine import DecisionKind, DraftCard, PlayCard, TakeRow, View
+from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..errors import IllegalMove
 from ..rules import Rules
+from ..views import View
 from .match import MatchEnv, settings
 from .spaces import Encoder, action_mask, action_space, decision_of, observation_space, to_dict
 

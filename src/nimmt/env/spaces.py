@@ -7,7 +7,7 @@ is the observer, index ``k`` the ``k``-th seat to their left, so that a policy
 learned in one seat plays in any other. Cards have fixed *slots*: the jokers
 0.0..0.9 in slots 0..9, number card ``c`` in slot ``c + 9`` (slots 10..113).
 
-Everything is encoded from the engine's :class:`~nimmt.engine.View` of the
+Everything is encoded from the engine's :class:`~nimmt.views.View` of the
 observer, which already holds only what that seat may know (RULES.md §6): no
 other hand (unless hands are public), no undealt card, no face-down choice of
 another seat. The encoder reads nothing else, so it cannot leak what the view
@@ -49,7 +49,8 @@ field               shape     meaning
 ``phase``           4         one-hot: draft, card, row, over
 ``my_choice``       1         the observer's own face-down choice, 0 if none
 ``pending_card``    1         the card waiting for a row choice, 0 if none
-``pending_reason``  2         one-hot: too low, joker
+``pending_reason``  2         one-hot: a number card that fits no row (too low,
+                              or ``professional``: at no end), a joker
 ``round``           1         the round, from 1
 ``turn``            1         the turn within the round, 1..10 (0 in a draft)
 ``variants``        6         1 for each variant in play, in ``VARIANTS`` order
@@ -75,9 +76,11 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import BULLHEADS, Card
-from ..engine import DecisionKind, DraftCard, Phase, PlayCard, TakeRow, View
+from ..cards import Card
+from ..decisions import Decision, DecisionKind, TakeRow, make_decision
+from ..rows import end_value, row_bullheads
 from ..rules import HAND_SIZE, MAX_PLAYERS, ROW_CAPACITY, ROWS, VARIANTS
+from ..views import Phase, View
 
 __all__ = [
     "CARD_SLOTS",
@@ -223,13 +226,6 @@ for _f in FIELDS:
     _HIGH[_f.start : _f.start + _f.size] = _f.high
 
 
-def _row_end(row: Sequence[Card]) -> float:
-    value = 0
-    for c in row:
-        value = value + c + 10 if c < 0 else c * 10
-    return value / 10
-
-
 def encode_reference(view: View) -> FloatArray:
     """The flat observation of a seat's ``view``, written plainly: the definition.
 
@@ -264,8 +260,8 @@ def encode_reference(view: View) -> FloatArray:
     for r, row in enumerate(table.rows):
         for k, c in enumerate(row):
             out[_ROWS + ROW_CAPACITY * r + k] = c
-        out[_ENDS + r] = _row_end(row)
-        out[_RBULL + r] = sum(BULLHEADS[c] for c in row)
+        out[_ENDS + r] = end_value(row) / 10
+        out[_RBULL + r] = row_bullheads(row)
         out[_RLEN + r] = len(row)
     chosen = view.chosen
     for p in range(n):
@@ -284,7 +280,7 @@ def encode_reference(view: View) -> FloatArray:
     pending = view.pending
     if pending is not None and pending.kind is DecisionKind.ROW and pending.card is not None:
         out[_PCARD] = pending.card
-        out[_PREASON + (0 if pending.reason == "too_low" else 1)] = 1
+        out[_PREASON + (1 if pending.reason == "joker" else 0)] = 1
     out[_ROUND] = table.round
     out[_TURN] = table.turn
     for i, v in enumerate(VARIANTS):
@@ -451,7 +447,7 @@ class Encoder:
             kind = _KIND_INDEX[pending.kind]
             if pending.card is not None:
                 pcard = pending.card
-                reason = 0 if pending.reason == "too_low" else 1
+                reason = 1 if pending.reason == "joker" else 0
         m[O.P_KIND : O.P_NTAKEN] = [kind, pcard, reason]
         pad = [0] * (SEATS - view.rules.players)
         faces = [O.NONE if c is None else c for c in view.face_up]
@@ -494,17 +490,14 @@ def action_mask(view: View) -> Int8Array:
     return mask
 
 
-def decision_of(kind: DecisionKind, player: int, action: int) -> PlayCard | TakeRow | DraftCard:
+def decision_of(kind: DecisionKind, player: int, action: int) -> Decision:
     """The engine decision that ``action`` stands for when a ``kind`` decision is pending."""
     if kind is DecisionKind.ROW:
-        return TakeRow(player, action - ROW_ACTION + 1)
-    card = slot_card(action) if 0 <= action < CARD_SLOTS else 0
-    if kind is DecisionKind.DRAFT:
-        return DraftCard(player, card)
-    return PlayCard(player, card)
+        return make_decision(kind, player, action - ROW_ACTION + 1)
+    return make_decision(kind, player, slot_card(action) if 0 <= action < CARD_SLOTS else 0)
 
 
-def action_of(decision: PlayCard | TakeRow | DraftCard) -> int:
+def action_of(decision: Decision) -> int:
     """The action that stands for an engine decision (inverse of :func:`decision_of`)."""
     if isinstance(decision, TakeRow):
         return ROW_ACTION + decision.row - 1

@@ -3,7 +3,7 @@
 :class:`NimmtVectorEnv` follows Gymnasium's ``VectorEnv`` API: numpy arrays in
 and out, one learning seat per game, the other seats played inside the
 compiled kernel (:mod:`nimmt.env.vkernel`). Each step takes one action per
-game (the learner's card, or its row when its card is too low or a joker),
+game (the learner's card, or its row when its card fits no row or is a joker),
 lets the opponents choose, reveals and resolves, and stops at the learner's
 next decision. Observations and masks use the flat layout of
 :mod:`nimmt.env.spaces`, identical to what the engine-based environments
@@ -36,14 +36,21 @@ import numpy.typing as npt
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..engine import Deal
+from ..deals import Deal
 from ..rules import VARIANTS, EndMode, Rules
 from ..sim import kernel as K
 from . import vkernel as V
 from .match import default_illegal_reward, make_rules
 from .spaces import FLAT_SIZE, N_ACTIONS, action_space, observation_space
 
-__all__ = ["OPPONENTS", "NimmtVectorEnv", "VectorRulesError", "kernel_config", "kernel_refusal"]
+__all__ = [
+    "OPPONENTS",
+    "NimmtVectorEnv",
+    "VectorRulesError",
+    "dealt",
+    "kernel_config",
+    "kernel_refusal",
+]
 
 OPPONENTS = {"cheapest": V.OPP_CHEAPEST, "random": V.OPP_RANDOM, "heuristic": V.OPP_HEURISTIC}
 _REWARDS = {"bullheads": V.R_BULLHEADS, "game": V.R_GAME, "rank": V.R_RANK}
@@ -87,6 +94,15 @@ def kernel_config(rules: Rules, reward: str) -> npt.NDArray[np.int64]:
 
 class VectorRulesError(ValueError):
     """Rules the vectorised environment cannot play exactly; the message says why."""
+
+
+def dealt(g: npt.NDArray[np.int64], players: int) -> Deal:
+    """The deal of the current round of the kernel game ``g`` (one row), as dealt."""
+    hands = tuple(
+        tuple(sorted(int(c) for c in g[V.DEALT + 10 * p : V.DEALT + 10 * p + 10]))
+        for p in range(players)
+    )
+    return Deal(rows=tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104]), hands=hands)
 
 
 class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
@@ -254,12 +270,7 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
 
     def dealt(self, i: int) -> Deal:
         """The deal of game ``i``'s current round, as dealt (to replay it in the engine)."""
-        g = self.games[i]
-        n = self.rules.players
-        hands = tuple(tuple(sorted(int(c) for c in g[V.DEALT + 10 * p : V.DEALT + 10 * p + 10]))
-                      for p in range(n))
-        rows = tuple((int(c),) for c in g[V.DEALT + 100 : V.DEALT + 104])
-        return Deal(rows=rows, hands=hands)
+        return dealt(self.games[i], self.rules.players)
 
     def last_turn(self, i: int) -> tuple[int, ...]:
         """The card each seat of game ``i`` played in the last turn revealed."""

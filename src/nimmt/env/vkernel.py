@@ -8,7 +8,7 @@ row choice and go on at the next step), the cards revealed this round and by
 whom, the round's deal, and the game's own random generator. Placing a card
 and the default row are the kernel's, which the kernel's tests pin to the
 engine; the deal, the order of a turn (every card revealed at once, resolved
-in ascending order, a row choice when a card is too low or a joker) and the
+in ascending order, a row choice when a card fits no row or is a joker) and the
 scoring are written here and pinned to the engine by ``tests/env``.
 
 Two ways to step: :func:`step_all` steps many games of one learning seat each

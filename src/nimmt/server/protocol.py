@@ -17,9 +17,12 @@ The JSON Schema served at ``/protocol.json`` is generated from these models
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -27,6 +30,7 @@ __all__ = [
     "ErrorCode",
     "ProtocolError",
     "ServerMessage",
+    "load_json",
     "parse_client",
     "parse_server",
     "protocol_schema",
@@ -38,15 +42,18 @@ PROTOCOL_VERSION = 1
 #: Every error code the server sends, with what it means (also in docs/protocol.md).
 ERROR_CODES: dict[str, str] = {
     "bad_json": "the frame is not a JSON object",
-    "bad_message": "unknown message type, or wrong or missing fields",
+    "bad_message": "unknown message type, wrong or missing fields, or past a parser limit "
+                   "(nesting depth, number length, a lone surrogate)",
     "frame_too_large": "the frame is larger than the server accepts",
     "rate_limited": "too many messages; slow down",
     "version": "the client speaks a protocol version the server does not",
     "not_authenticated": "send hello first",
     "bad_token": "the token is wrong",
-    "bad_name": "the display name is empty, too long or holds control characters",
+    "bad_name": "the display name is empty, too long, shows nothing, or holds control or "
+                "invisible characters",
     "bad_language": "no narration in that language (en, sr, cs)",
-    "name_taken": "that name belongs to another player, or is used at this table",
+    "name_taken": "that name, or one that looks like it, belongs to another player or is "
+                  "used at this table",
     "no_table": "no table has that code",
     "not_at_table": "join or spectate a table first",
     "table_full": "every seat is taken",
@@ -56,7 +63,7 @@ ERROR_CODES: dict[str, str] = {
     "spectator": "spectators watch; they do not act",
     "not_host": "only the host may do that",
     "bad_rules": "the rules are not valid",
-    "bad_bot": "no bot of that strength",
+    "bad_bot": "this server offers no bot of that name (the message lists those it does)",
     "not_started": "the game has not started",
     "already_started": "the game has already started",
     "not_over": "the game is not over yet",
@@ -70,6 +77,11 @@ ERROR_CODES: dict[str, str] = {
     "closed": "the table is closed",
     "kicked": "the host removed you from this table",
     "internal": "the server failed; the table's state is unchanged",
+    "flooding": "too many refused messages: the connection is closed",
+    "too_many_connections": "too many connections from one address",
+    "server_full": "the server holds as many tables or connections as it may",
+    "quota": "a limit per player or address is reached (tables, new names, chat, games)",
+    "too_many_changes": "the chosen card was changed too often this turn",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -106,6 +118,11 @@ ErrorCode: TypeAlias = Literal[
     "closed",
     "kicked",
     "internal",
+    "flooding",
+    "too_many_connections",
+    "server_full",
+    "quota",
+    "too_many_changes",
 ]
 
 
@@ -199,10 +216,15 @@ class Sit(_Client):
 
 
 class AddBot(_Client):
-    """Host: seat a bot of ``strength`` (easy, medium, hard, expert, or a bot name)."""
+    """Host: seat a bot of ``strength`` (easy, medium, hard, expert, or a bot name).
+
+    A plain name only (letters, digits, ``-``, ``_``): the server seats the bots
+    of its own list, so a client names nothing executable; a name not on the list
+    gets ``bad_bot`` with the list.
+    """
 
     type: Literal["add_bot"]
-    strength: Annotated[str, Field(min_length=1, max_length=32)] = "medium"
+    strength: Annotated[str, Field(pattern=BOT_NAME_PATTERN)] = "medium"
     seat: Annotated[int, Field(strict=True, ge=0, le=9)] | None = None
 
 
@@ -472,12 +494,108 @@ _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
-def parse_client(text: str | bytes) -> ClientMessage:
-    """Parse one client frame, or raise :class:`ProtocolError` saying what is wrong."""
+#: Deepest nesting of arrays and objects a client frame may have unless the settings say
+#: otherwise (``Settings.max_depth``). The deepest message, ``create_table`` with its
+#: ``rules.variants``, is 3 deep; Python's JSON parser recurses once per level, so a
+#: frame 1,000 deep would raise RecursionError instead of an error code.
+MAX_DEPTH = 8
+#: The most ``Settings.max_depth`` may be: far below the interpreter's recursion limit.
+MAX_DEPTH_CEILING = 64
+#: Longest number literal a frame may hold: every number of the protocol is small, and
+#: turning a 4,000-digit literal into an int costs quadratic time.
+MAX_NUMBER = 40
+
+# A JSON string (escapes included; an unterminated one runs to the end, as the parser
+# reads no further) or a bracket: what the depth scan looks at, in one linear pass.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|[\[\]{}]', re.S)
+
+
+def nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text``, brackets inside strings not counted.
+
+    Meant for text not yet known to be JSON: strings are skipped exactly as the JSON
+    parser reads them, so it never reports less than the depth the parser would reach
+    before it stops, and a frame it passes cannot recurse deeper than it said.
+
+    >>> nesting_depth('{"a": [1, {"b": "[[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for m in _TOKENS.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _int_literal(raw: str) -> int:
+    if len(raw) > MAX_NUMBER:
+        raise ProtocolError("bad_message", f"numbers hold at most {MAX_NUMBER} digits, "
+                            f"not {len(raw)}")
+    return int(raw)
+
+
+def _float_literal(raw: str) -> float:
+    if len(raw) > MAX_NUMBER:
+        raise ProtocolError("bad_message", f"numbers hold at most {MAX_NUMBER} characters, "
+                            f"not {len(raw)}")
+    return float(raw)
+
+
+def _constant(raw: str) -> Any:
+    raise ProtocolError("bad_json", f"the number {raw} is not JSON (Python writes it; JSON "
+                        "has no such number)")
+
+
+def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one client frame with the limits a stranger's input needs.
+
+    Refused with :class:`ProtocolError`: text that is not UTF-8 JSON (``bad_json``,
+    which includes ``NaN`` and ``Infinity``); nesting deeper than ``max_depth``, number
+    literals longer than :data:`MAX_NUMBER` and strings holding a lone surrogate
+    (``\\ud800``, which no UTF-8 encoder, database or browser takes) (``bad_message``).
+    The depth is checked before the parser runs, the numbers while it runs.
+
+    >>> load_json('{"a": [[[1]]]}', max_depth=2)
+    Traceback (most recent call last):
+    ...
+    nimmt.server.protocol.ProtocolError: arrays and objects nest at most 2 deep here, not 4
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError as exc:
+            raise ProtocolError("bad_json", f"the frame is not UTF-8: {exc}") from None
+    max_depth = min(max_depth, MAX_DEPTH_CEILING)
+    # Counting the openers is enough for nearly every frame; only one with more
+    # openers than the limit (maybe inside strings) is scanned.
+    if text.count("[") + text.count("{") > max_depth:
+        depth = nesting_depth(text)
+        if depth > max_depth:
+            raise ProtocolError("bad_message", f"arrays and objects nest at most {max_depth} "
+                                f"deep here, not {depth}")
     try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json.loads(text, parse_int=_int_literal, parse_float=_float_literal,
+                          parse_constant=_constant)
+    except ValueError as exc:
         raise ProtocolError("bad_json", f"the frame is not valid JSON: {exc}") from None
+    if "\\u" in text:
+        try:
+            json.dumps(data, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            raise ProtocolError("bad_message", "strings may not hold a lone surrogate "
+                                "(\\ud800 to \\udfff without its pair)") from None
+    return data
+
+
+def parse_client(text: str | bytes, max_depth: int = MAX_DEPTH) -> ClientMessage:
+    """Parse one client frame, or raise :class:`ProtocolError` saying what is wrong.
+
+    ``max_depth`` is the deepest nesting accepted (see :func:`load_json`)."""
+    data = load_json(text, max_depth)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object")
     try:

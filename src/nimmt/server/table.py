@@ -24,8 +24,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -33,11 +32,13 @@ from openskill.models import PlackettLuce
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .. import record as records
-from ..bots.base import Bot
-from ..engine import Deal, DecisionKind, Game, View
-from ..engine import DraftCard as EDraftCard
-from ..engine import PlayCard as EPlayCard
-from ..engine import TakeRow as ETakeRow
+from ..bots.registry import BotError
+from ..deals import Deal
+from ..decisions import DecisionKind
+from ..decisions import DraftCard as EDraftCard
+from ..decisions import PlayCard as EPlayCard
+from ..decisions import TakeRow as ETakeRow
+from ..engine import Game
 from ..events import (
     Event,
     GameOver,
@@ -49,10 +50,13 @@ from ..events import (
 )
 from ..narrate import narrator
 from ..rules import Rules
+from ..views import View
 from . import protocol as P
-from .autoplay import BotError, DefaultPlayer, decide, seat_bot
+from .autoplay import decision_kind
+from .botpool import AWAY, DEFAULT, PEOPLE, BotPool, decision_seed
 from .settings import Settings
 from .store import LogEntry, Store, game_players, games, players, table_log, tables
+from .text import clean_text, name_key
 
 __all__ = ["Peer", "Seat", "TableActor", "clean_text", "deal_from_dict", "deal_to_dict"]
 
@@ -85,7 +89,6 @@ class Seat:
     bot: str | None = None
     auto: bool = False
     left: bool = False
-    brain: Bot | None = field(default=None, repr=False)
 
 
 def deal_to_dict(deal: Deal) -> dict[str, Any]:
@@ -132,19 +135,6 @@ def view_to_dict(view: View) -> dict[str, Any]:
     return out
 
 
-def clean_text(text: str) -> str:
-    """Plain text: line breaks and tabs become spaces, other control characters go."""
-    out = []
-    for ch in text:
-        if ch in "\r\n\t":
-            out.append(" ")
-        elif ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029\ufeff":
-            continue
-        else:
-            out.append(ch)
-    return "".join(out).strip()
-
-
 _EVENT_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -183,7 +173,7 @@ class TableActor:
         *,
         store: Store,
         settings: Settings,
-        executor: Executor | None,
+        bots: BotPool,
         on_close: Callable[[TableActor], None],
         table_id: int,
         code: str,
@@ -196,7 +186,8 @@ class TableActor:
     ) -> None:
         self.store = store
         self.settings = settings
-        self.executor = executor
+        #: Where the bots of this table (and its default player) think.
+        self.bots = bots
         self.on_close = on_close
         self.id = table_id
         self.code = code
@@ -224,9 +215,15 @@ class TableActor:
         self._grace: dict[int, asyncio.TimerHandle] = {}
         self._idle: asyncio.TimerHandle | None = None
         self._jobs: set[asyncio.Task[Any]] = set()
-        self._default = DefaultPlayer(seed=table_id)
         #: Decision count (for the benchmark and tests).
         self.decisions = 0
+        #: The client address that opened the table (quotas on unstarted tables).
+        self.address: str | None = None
+        #: Card changes per seat this turn, and chat messages this game (limits).
+        self._changes: dict[int, tuple[str, int]] = {}
+        self.chats = 0
+        #: The seq of the current game's first item (a reconnect needs no older ones).
+        self.game_seq = 0
 
     # -- running ---------------------------------------------------------------
 
@@ -268,8 +265,11 @@ class TableActor:
                 log.exception("table %s failed on %s", self.code, command[0])
                 if command[0] == "msg":
                     self._error(command[1], "internal", "the server failed on that message")
+            self._trim()
             if self.status == "closed" and self.queue.empty():
                 self._cancel_timers()
+                for job in list(self._jobs):
+                    job.cancel()  # a closed table's bots stop thinking (their queue too)
                 if self._idle is not None:
                     self._idle.cancel()
                 self.on_close(self)
@@ -280,7 +280,7 @@ class TableActor:
         if kind == "msg":
             await self._message(command[1], command[2])
         elif kind == "attach":
-            self._attach(command[1], command[2], command[3], command[4])
+            await self._attach(command[1], command[2], command[3], command[4])
         elif kind == "create":
             await self._create(command[1], command[2])
         elif kind == "detach":
@@ -304,8 +304,7 @@ class TableActor:
             self._notice("sat", seat, data["name"], f"{data['name']} sits in seat {seat + 1}.")
         elif kind == "bot":
             seat = data["seat"]
-            brain = seat_bot(data["bot"], self.id * 16 + seat, self.settings.bot_seconds)
-            self.seats[seat] = Seat("bot", data["name"], bot=data["bot"], brain=brain)
+            self.seats[seat] = Seat("bot", data["name"], bot=data["bot"])
             self._notice("bot_added", seat, data["name"], f"Bot {data['name']} sits in seat "
                          f"{seat + 1}.")
         elif kind == "unseat":
@@ -335,8 +334,10 @@ class TableActor:
             self.game = game
             self.status = "playing" if not game.is_over else "over"
             self._asked.clear()
+            self.chats = 0
             word = "starts" if self.game_no == 1 else "starts again (rematch)"
             self._notice("started", None, None, f"Game {self.game_no} {word}.")
+            self.game_seq = self.seq
             self._events(game.events)
         elif kind == "decision":
             current = self.game
@@ -370,6 +371,7 @@ class TableActor:
             }[why]
             self._notice("auto_on" if s.auto else "auto_off", seat, s.name, text, reason=why)
         elif kind == "chat":
+            self.chats += 1
             self.seq += 1
             self.items.append(
                 (self.seq, "chat", {"seat": data.get("seat"), "name": data["name"],
@@ -691,8 +693,8 @@ class TableActor:
                 if (p, key) in self._asked:
                     continue
                 self._asked.add((p, key))
-                brain = s.brain if s.kind == "bot" and s.brain is not None else self._default
-                self._spawn(self._think(p, key, brain, game.view(p)))
+                spec = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
+                self._spawn(self._think(p, key, spec, game.view(p)))
             elif self.turn_timer is not None and (p, key) not in self._timers:
                 handle = loop.call_later(self.turn_timer, self.post, "timeout", p, key)
                 self._timers[(p, key)] = (handle, loop.time() + self.turn_timer)
@@ -704,10 +706,25 @@ class TableActor:
         self._jobs.add(task)
         task.add_done_callback(self._jobs.discard)
 
-    async def _think(self, seat: int, key: str, brain: Bot, view: View) -> None:
-        loop = asyncio.get_running_loop()
-        kind, value = await loop.run_in_executor(self.executor, decide, brain, view)
-        self.post("bot", seat, key, kind, value)
+    async def _think(self, seat: int, key: str, spec: str, view: View) -> None:
+        """Ask the bot pool (worker processes; see :mod:`.botpool`) and post the answer.
+
+        The seed comes from the table, the seat and the decision's key, so the answer does
+        not depend on which worker gave it (and a replayed table asks the same questions)."""
+        value = await self.bots.decide(self, seat, spec, decision_seed(self.id, seat, key), view)
+        self.post("bot", seat, key, decision_kind(view), value)
+
+    def bot_priority(self) -> int | None:
+        """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
+        is connected, last while they are all away, not at all with nobody seated (its
+        bots stop until someone comes back)."""
+        people = {i for i, s in enumerate(self.seats)
+                  if s is not None and s.kind == "human" and not s.left}
+        if not people:
+            return None
+        if any(v in people for v in self.watchers.values()):
+            return PEOPLE
+        return AWAY
 
     def _cancel_timers(self) -> None:
         for handle, _ in self._timers.values():
@@ -770,7 +787,35 @@ class TableActor:
                 return i
         return None
 
-    def _attach(self, peer: Peer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
+    async def _items_after(self, seq: int) -> list[tuple[int, str, Any]]:
+        """The stream items after ``seq`` that a reconnecting client missed, back to the
+        start of the current game at most (its snapshot holds the rest). Items no longer
+        in memory are rebuilt from the store's log, which gives them their seq again."""
+        seq = max(seq, self.game_seq - 1)
+        first = self.items[0][0] if self.items else self.seq + 1
+        recent = [it for it in self.items if it[0] > seq]
+        if seq + 1 >= first:
+            return recent
+        scratch = self._scratch()
+        scratch.replay(await self.store.table_entries(self.id))
+        return [it for it in scratch.items if seq < it[0] < first] + recent
+
+    def _scratch(self) -> TableActor:
+        """A fresh actor of this table that nothing runs: for rebuilding its stream."""
+        return TableActor(
+            store=self.store, settings=self.settings, bots=self.bots,
+            on_close=lambda _: None, table_id=self.id, code=self.code, name=self.name,
+            host_id=self.host_id, rules=self.rules, turn_timer=self.turn_timer,
+            rated=self.rated, private=self.private,
+        )
+
+    def _trim(self) -> None:
+        """Keep the stream in memory bounded (between commands: marks are indices)."""
+        keep = self.settings.stream_keep
+        if len(self.items) > 2 * keep:
+            del self.items[: len(self.items) - keep]
+
+    async def _attach(self, peer: Peer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
         if self.status == "closed":
             raise P.ProtocolError("closed", f"table {self.code} is closed")
         viewer = self.seat_of(peer.player_id) if mode == "join" else None
@@ -786,12 +831,13 @@ class TableActor:
         peer.seq = self.seq
         peer.send(self._state_text(viewer, ref))
         if last_seq is not None:
-            missed = [it for it in self.items if it[0] > last_seq]
+            missed = await self._items_after(last_seq)
             text = self._events_text(missed, viewer, peer.lang, None, always=False)
             if text is not None:
                 peer.send(text)
         if viewer is not None:
             self._presence(peer)
+            self.bots.wake()  # a person is back: this table's bots come first again
         self._check_idle()
 
     def _presence(self, skip: Peer | None) -> None:
@@ -824,7 +870,10 @@ class TableActor:
             return
         if self._idle is None and self.status != "closed":
             loop = asyncio.get_running_loop()
-            self._idle = loop.call_later(self.settings.idle_close, self.post, "idle")
+            # An unstarted table nobody sits at is cheap to open: it goes within minutes.
+            wait = (self.settings.open_idle_close if self.status == "open"
+                    else self.settings.idle_close)
+            self._idle = loop.call_later(wait, self.post, "idle")
 
     async def _idle_over(self) -> None:
         self._idle = None
@@ -877,6 +926,8 @@ class TableActor:
             kind = {"play_card": "card", "take_row": "row", "draft_card": "draft"}[t]
             value = msg.row if kind == "row" else msg.card
             self._check_decision(seat, kind, value)
+            if kind == "card":
+                self._count_change(seat)
             await self._decide(seat, kind, value, "player", peer, ref)
         elif t == "take_over":
             seat = self._seated(peer)
@@ -901,6 +952,10 @@ class TableActor:
                     f"chat messages hold at most {self.settings.chat_max} characters, "
                     f"not {len(text)}",
                 )
+            if self.chats >= self.settings.chat_per_game:
+                raise P.ProtocolError(
+                    "quota", f"this table has had {self.settings.chat_per_game} chat messages "
+                    "this game, as many as it keeps")
             mark = await self.commit("chat", {"seat": viewer, "name": peer.name, "text": text})
             self._ack(peer, ref)
             self._broadcast(mark)
@@ -928,6 +983,10 @@ class TableActor:
             self._host(peer)
             if self.status != "over":
                 raise P.ProtocolError("not_over", "a rematch starts when the game is over")
+            if self.game_no >= self.settings.games_per_table:
+                raise P.ProtocolError(
+                    "quota", f"a table plays at most {self.settings.games_per_table} games; "
+                    "open a new one")
             await self._change("start", {"game_no": self.game_no + 1}, peer, ref)
         elif t == "kick":
             await self._kick(peer, msg.seat, ref)
@@ -935,6 +994,19 @@ class TableActor:
             await self._leave(peer, ref)
         else:
             raise P.ProtocolError("bad_message", f"{t} is not a table message")
+
+    def _count_change(self, seat: int) -> None:
+        """A chosen card may be changed until the reveal, but not without end: each
+        change is stored and sent to every seat."""
+        key = self._key(seat)
+        last, n = self._changes.get(seat, (key, 0))
+        if last != key:
+            n = 0
+        if n > self.settings.card_changes:
+            raise P.ProtocolError(
+                "too_many_changes", f"your card may change at most {self.settings.card_changes}"
+                " times a turn; it stays as it is")
+        self._changes[seat] = (key, n + 1)
 
     def _seat(self, i: int) -> Seat:
         if not 0 <= i < len(self.seats) or self.seats[i] is None:
@@ -1007,7 +1079,9 @@ class TableActor:
             raise P.ProtocolError("no_seat", f"this table has seats 1 to {len(self.seats)}")
         elif self.seats[seat] is not None:
             raise P.ProtocolError("seat_taken", f"seat {seat + 1} is taken")
-        if any(s is not None and s.name.casefold() == peer.name.casefold() for s in self.seats):
+        # Alike is the same here too (server/text.py): "Аna" may not sit beside "Ana".
+        key = name_key(peer.name)
+        if any(s is not None and name_key(s.name) == key for s in self.seats):
             raise P.ProtocolError("name_taken", f"the name {peer.name!r} is used at this table")
         mark = await self.commit("sit", {"seat": seat, "player_id": peer.player_id,
                                          "name": peer.name})
@@ -1019,7 +1093,7 @@ class TableActor:
         self._host(peer)
         self._before_start()
         try:
-            seat_bot(strength, 0, self.settings.bot_seconds)
+            self.bots.check(strength)  # only names this server offers: nothing is imported
         except BotError as exc:
             raise P.ProtocolError("bad_bot", str(exc)) from None
         if seat is None:
@@ -1031,9 +1105,9 @@ class TableActor:
             raise P.ProtocolError("no_seat", f"this table has seats 1 to {len(self.seats)}")
         elif self.seats[seat] is not None:
             raise P.ProtocolError("seat_taken", f"seat {seat + 1} is taken")
-        names = {s.name.casefold() for s in self.seats if s is not None}
+        names = {name_key(s.name) for s in self.seats if s is not None}
         k = 1
-        while f"{strength} bot {k}".casefold() in names:
+        while name_key(f"{strength} bot {k}") in names:
             k += 1
         await self._change("bot", {"seat": seat, "bot": strength, "name": f"{strength} bot {k}"},
                            peer, ref)
