@@ -120,6 +120,10 @@ def test_the_core_alone_plays_and_names_the_extra_it_lacks(dist: Path, tmp_path:
                           cwd=tmp_path)
     assert done.returncode == 3
     assert "pip install 'nimmt[server]'" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([str(bin_ / "nimmt"), "env", "check"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 3
+    assert "pip install 'nimmt[rl]'" in done.stderr and "Traceback" not in done.stderr
     listed = subprocess.run([str(bin_ / "python"), "-m", "pip", "list"], capture_output=True,
                             text=True).stdout
     assert "SQLAlchemy" not in listed and "uvicorn" not in listed

@@ -217,6 +217,10 @@ from .server.cli import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
 
+from .env_cli import env_app  # noqa: E402
+
+app.add_typer(env_app, name="env")
+
 
 def main() -> None:
     """Entry point of the ``nimmt`` console script."""
