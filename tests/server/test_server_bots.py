@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_settings
 from hostile_bots import HOSTILE
 
+from conftest import make_settings
 from nimmt.bots.registry import BotError
 from nimmt.client import Client, ServerError
 from nimmt.engine import Game, View

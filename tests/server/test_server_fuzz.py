@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_settings, module_db_url
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_helpers import play_out, seat_table
 from websockets.sync.client import ClientConnection, connect
 
+from conftest import make_settings, module_db_url
 from nimmt.client import Client, ws_url
 from nimmt.server.protocol import ERROR_CODES, parse_server
 from nimmt.server.run import running_server

@@ -19,13 +19,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from conftest import make_settings, module_db_url
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_helpers import play_out, seat_table
 from starlette.routing import Route
 from starlette.types import Message
 
+from conftest import make_settings, module_db_url
 from nimmt.server.headers import SECURITY_HEADERS, HeaderedStarlette
 from nimmt.server.run import running_server
 

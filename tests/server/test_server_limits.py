@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import websockets
-from conftest import make_settings
 from server_helpers import api, close_all, play_out, seat_table
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError
 from nimmt.server.protocol import Error, Pong
 from nimmt.server.run import proxy_options, running_server

@@ -19,10 +19,10 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from conftest import make_settings
 from server_helpers import api, close_all
 from websockets.asyncio.client import connect
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError, ws_url
 from nimmt.server.protocol import Events
 from nimmt.server.run import running_server

@@ -7,9 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import make_settings
 from server_helpers import api, close_all, play_out, seat_table
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError
 from nimmt.server.protocol import Events, Item, TableState
 from nimmt.server.run import running_server
