@@ -88,6 +88,20 @@ class RecorderBot(CheapestBot):
         return super().choose_card(view)
 
 
+#: The budget every BudgetBot was built with (in-process runs only).
+BUDGETS: list[Budget | None] = []
+
+
+class BudgetBot(CheapestBot):
+    """Plays like cheapest and records the budget it was given."""
+
+    name = "budget"
+
+    def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
+        super().__init__(seed, budget)
+        BUDGETS.append(budget)
+
+
 class Minimal:
     """A user's bot with no constructor arguments and no name: the arena supplies the name."""
 

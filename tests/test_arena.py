@@ -17,16 +17,19 @@ from typer.testing import CliRunner
 
 from nimmt import Game, Rules
 from nimmt.bots import BotError
+from nimmt.bots.base import Budget
 from nimmt.sim.arena import (
     ArenaError,
     ArenaResult,
     ci95,
     deal_seed,
+    paired,
     ranks_of,
     rotate,
     run_arena,
     seating,
     t975,
+    t_two_sided,
 )
 
 HERE = Path(__file__).parent
@@ -50,6 +53,8 @@ def _numbers(result: ArenaResult) -> dict[str, Any]:
         out.pop(key)
     for stats in out["bots"].values():
         stats.pop("sec_per_decision")
+    for table in out["table_results"]:
+        table.pop("seconds")
     return out
 
 
@@ -66,8 +71,10 @@ def test_seating_fills_with_the_last_name() -> None:
 
 
 def test_every_bot_sits_in_every_seat_of_every_deal(test_bots: Any) -> None:
-    seats = ("dodger", "arena_bots:RecorderBot", "random", "lowrisk")
-    result = run_arena(list(seats), games=3, seed=5, single_round=True, workers=1)
+    specs = ("dodger", "arena_bots:RecorderBot", "random", "lowrisk")
+    seats = ("dodger", "recorder", "random", "lowrisk")  # bots go by their names
+    result = run_arena(list(specs), games=3, seed=5, single_round=True, workers=1)
+    assert result.seating == seats and result.specs["recorder"] == "arena_bots:RecorderBot"
     assert result.tables == 12
     by_deal: dict[int, list[tuple[str, ...]]] = {}
     for t in result.results:
@@ -142,18 +149,50 @@ def test_duplicate_deals_cancel_luck_exactly() -> None:
     """Two names for the same deterministic strategy score exactly alike over each deal group."""
     same = "nimmt.bots.simple:LowRiskBot"
     result = run_arena(["lowrisk", same], players=2, games=15, seed=8, workers=1)
-    a, b = result.bots["lowrisk"], result.bots[same]
+    # Two specs of one name are told apart by the spec.
+    a, b = result.bots["lowrisk"], result.bots[f"lowrisk ({same})"]
     assert a.mean_penalty == b.mean_penalty
     assert a.ci95 == b.ci95
     assert a.win_share == b.win_share == pytest.approx(0.5)
     assert a.avg_rank == b.avg_rank
+    # Paired over the same deals, identical strategies differ by exactly nothing.
+    pair = result.pair("lowrisk", f"lowrisk ({same})")
+    assert pair.bullheads_diff == 0 and pair.win_diff == 0 and pair.bullheads_ci95 == 0
+
+
+def test_paired_statistics_on_fixed_numbers() -> None:
+    pair = paired("a", "b", [1.0, 2.0, 4.0, 5.0], [2.0, 2.0, 2.0, 2.0], [1, 0, 1, 1], [0, 0, 0, 1])
+    # Differences -1, 0, 2, 3: mean 1, sd sqrt(10/3), t = 1 / (sd / 2).
+    sd = math.sqrt(10 / 3)
+    assert pair.bullheads_diff == 1.0
+    assert pair.bullheads_ci95 == pytest.approx(3.182 * sd / 2)
+    assert pair.bullheads_t == pytest.approx(2 / sd)
+    assert pair.win_diff == 0.5 and pair.deals == 4
+    # Student's t: the two-sided p-values of a table.
+    assert t_two_sided(2.776, 4) == pytest.approx(0.05, abs=2e-4)
+    assert t_two_sided(-12.706, 1) == pytest.approx(0.05, abs=2e-4)
+    assert t_two_sided(1.96, 100_000) == pytest.approx(0.05, abs=2e-4)
+    assert t_two_sided(0.0, 9) == 1.0
+
+
+def test_own_budgets_and_labels(test_bots: Any) -> None:
+    spec = "arena_bots:BudgetBot"
+    result = run_arena(
+        [spec, "hard"], players=2, games=2, seed=3, single_round=True, workers=1,
+        budget=Budget(rollouts=40), budgets={spec: Budget(rollouts=7)},
+    )  # fmt: skip
+    assert result.seating == ("budget", "mcs")
+    assert result.specs == {"budget": spec, "mcs": "hard"}
+    assert set(test_bots.BUDGETS) == {Budget(rollouts=7)}
+    with pytest.raises(ArenaError, match="'mcs'"):
+        run_arena(["expert", "hard"], games=1, seed=1, budgets={"mcs": Budget(rollouts=9)})
 
 
 def test_known_result_expensive_rows_lose(test_bots: Any) -> None:
     result = run_arena(
         ["arena_bots:ExpensiveBot", "cheapest"], games=25, seed=4, single_round=True, workers=1
     )
-    bad, base = result.bots["arena_bots:ExpensiveBot"], result.bots["cheapest"]
+    bad, base = result.bots["expensive"], result.bots["cheapest"]
     assert bad.mean_penalty - bad.ci95 > base.mean_penalty + base.ci95
     assert bad.win_share < base.win_share
     assert bad.avg_rank > base.avg_rank
@@ -163,7 +202,12 @@ def test_known_result_expensive_rows_lose(test_bots: Any) -> None:
         assert s.sigma < 25 / 3  # the ratings learned something
     # The rows of the CSV, best first.
     rows = list(csv.DictReader(io.StringIO(result.to_csv())))
-    assert [r["name"] for r in rows] == ["cheapest", "arena_bots:ExpensiveBot"]
+    assert [r["name"] for r in rows] == ["cheapest", "expensive"]
+    # Is cheapest stronger than expensive? Clearly, on the same deals.
+    pair = result.pair("cheapest", "expensive")
+    assert pair.deals == 25
+    assert pair.bullheads_diff + pair.bullheads_ci95 < 0 and pair.bullheads_t < -2
+    assert pair.bullheads_p < 0.05 and pair.win_diff > 0
 
 
 def test_ratings_follow_strength_in_whole_games() -> None:
@@ -225,8 +269,9 @@ def test_bad_bot_path_is_refused_before_play() -> None:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_raising_bot_is_recorded_not_fatal(test_bots: Any, workers: int) -> None:
-    name = "arena_bots:RaisingBot"
-    result = run_arena([name, "cheapest"], games=2, seed=1, single_round=True, workers=workers)
+    name = "raising"
+    spec = "arena_bots:RaisingBot"
+    result = run_arena([spec, "cheapest"], games=2, seed=1, single_round=True, workers=workers)
     assert result.tables == 8
     stats = result.bots[name]
     assert stats.faults == 8  # once per table: the default bot then plays the seat
@@ -238,8 +283,8 @@ def test_a_raising_bot_is_recorded_not_fatal(test_bots: Any, workers: int) -> No
 
 
 def test_an_illegal_answer_is_recorded(test_bots: Any) -> None:
-    name = "arena_bots:IllegalBot"
-    result = run_arena([name, "random"], players=3, games=2, seed=1, workers=1)
+    name = "illegal"
+    result = run_arena(["arena_bots:IllegalBot", "random"], players=3, games=2, seed=1, workers=1)
     assert result.bots[name].faults == 6
     assert {f["kind"] for f in result.fault_log} == {"illegal"}
     assert "illegal card decision 105; legal: [" in result.fault_log[0]["message"]
@@ -248,9 +293,9 @@ def test_an_illegal_answer_is_recorded(test_bots: Any) -> None:
 @pytest.mark.parametrize(("bot", "workers"), [("SleepyBot", 1), ("SleepyBot", 2), ("SpinBot", 2)])
 def test_a_slow_bot_times_out(test_bots: Any, bot: str, workers: int) -> None:
     """In this process a helper thread waits; in a worker process an alarm interrupts."""
-    name = f"arena_bots:{bot}"
+    name = bot.removesuffix("Bot").lower()
     result = run_arena(
-        [name, "cheapest"],
+        [f"arena_bots:{bot}", "cheapest"],
         players=2,
         games=1,
         seed=1,
@@ -295,7 +340,8 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     ]  # fmt: skip
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert "dodger" in res.output and "bullheads/round" in res.output
+    assert "dodger" in res.output and "per round" in res.output
+    assert "dodger - cheapest" in res.output
     data = json.loads(out_json.read_text())
     assert data["games"] == 4 and data["tables"] == 12 and data["single_round"]
     assert data["rules"]["variants"] == ["professional"] and data["rules"]["limit"] == 75
@@ -309,6 +355,36 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
     assert {r["name"] for r in rows} == {"dodger", "cheapest"}
     assert float(rows[0]["mean_penalty"]) <= float(rows[1]["mean_penalty"])
+    # Added: the pairs, every table, the specs.
+    (pair,) = data["pairs"]
+    assert (pair["a"], pair["b"], pair["deals"]) == ("dodger", "cheapest", 4)
+    assert pair["bullheads_diff"] == direct.pair("dodger", "cheapest").bullheads_diff
+    assert len(data["table_results"]) == 12
+    first = data["table_results"][0]
+    assert first["seats"] == ["dodger", "cheapest", "cheapest"] and first["deal"] == 0
+    assert sum(first["penalties"]) > 0
+    assert data["specs"] == {"dodger": "dodger", "cheapest": "cheapest"}
+    # The table stays within 80 columns.
+    assert max(len(line) for line in res.output.splitlines()) <= 80
+
+
+def test_cli_plain_mode(test_bots: Any) -> None:
+    from nimmt.cli import app
+
+    args = [
+        "arena", "--bots", "dodger,arena_bots:ExpensiveBot", "--players", "3", "--games", "3",
+        "--workers", "1", "--single-round", "--plain",
+    ]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "\x1b" not in res.output
+    assert not any(ch in out for ch in "─│┃━┏┓┗┛╭╮╰╯")
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("Arena: 3 duplicate deals")
+    assert lines[1].startswith("1. dodger: ") and lines[2].startswith("2. expensive: ")
+    assert lines[3].startswith("dodger against expensive, over 3 deals: dodger takes ")
+    assert "Played 9 of 9 tables." in res.stderr
 
 
 def test_cli_errors_name_the_bot() -> None:
@@ -340,7 +416,7 @@ def test_example_user_bot_enters_by_import_path() -> None:
     ]  # fmt: skip
     res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    assert "examples.mybot:MyBot" in res.stdout
+    assert "mybot" in res.stdout  # the bot goes by its name, not its import path
 
 
 def test_example_user_bot_plays_every_variant(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,10 +13,17 @@ from nimmt import Deal, Decision, DecisionKind, Game, PlayCard, Rules, View, def
 from nimmt.bots import BOTS, STRENGTHS, Bot, BotError, describe_bots, make_bot
 from nimmt.bots.play import BotFault, Fault, decide_safely, play_game, play_round
 from nimmt.bots.registry import check_extra, offered
-from nimmt.bots.simple import CheapestBot, DefaultPlayer, DodgerBot, LowRiskBot, RandomBot
+from nimmt.bots.simple import (
+    BeginnerBot,
+    CheapestBot,
+    DefaultPlayer,
+    DodgerBot,
+    LowRiskBot,
+    RandomBot,
+)
 from nimmt.errors import RulesError
 
-SIMPLE = ["random", "cheapest", "lowrisk", "dodger"]
+SIMPLE = ["random", "cheapest", "beginner", "lowrisk", "dodger"]
 
 # (rules spec, players, end) covering every preset, variant and end mode.
 TABLES = [
@@ -54,7 +61,9 @@ def test_every_simple_bot_plays_legally_everywhere(spec: str, players: int, end:
     rules = _rules(spec, players, end)
     kinds: set[DecisionKind] = set()
     for seed in range(8):
-        bots = [make_bot(SIMPLE[(seed + s) % 4], seed=seed * 31 + s) for s in range(players)]
+        bots = [
+            make_bot(SIMPLE[(seed + s) % len(SIMPLE)], seed=seed * 31 + s) for s in range(players)
+        ]
         game = play_game(rules, bots, seed, on_decision=lambda _s, d, _t: kinds.add(_kind(d)))
         assert game.is_over and game.winners
     assert DecisionKind.CARD in kinds
@@ -94,8 +103,37 @@ def test_deterministic_per_seed(name: str) -> None:
         return play_game(rules, bots, 11).decisions
 
     assert decisions(5) == decisions(5)
-    if name == "random":
+    if name in ("random", "beginner"):
         assert decisions(5) != decisions(6)
+
+
+def test_beginner_plays_like_a_new_player() -> None:
+    """Plausible, not random: between random cards and the rules of thumb, lower cards
+    early in the round than later, and a sure sixth card seen only some of the time."""
+    from nimmt.sim.arena import run_arena
+
+    result = run_arena(
+        ["beginner", "cheapest", "lowrisk"], players=3, games=40, seed=5, single_round=True,
+        workers=1,
+    )  # fmt: skip
+    assert result.pair("beginner", "cheapest").bullheads_diff < -1.0
+    assert result.pair("beginner", "lowrisk").bullheads_diff > 1.0
+    # Low cards first: the cards of the first two turns average well below the deck's 52.5.
+    firsts = [d.card for seed in range(30) for d in _first_turns(seed)]
+    assert sum(firsts) / len(firsts) < 45
+    # A sixth card (row 1 holds five, 51 follows 50) against a far but safe card.
+    rows = ((11, 22, 33, 44, 50), (60,), (70,), (80,))
+    game = Game(Rules.preset("classic", 2), deals=[Deal(rows, ((51, 99), (61, 62)))])
+    picks = [BeginnerBot(seed).choose_card(game.view(0)) for seed in range(200)]
+    seen = picks.count(99) / len(picks)
+    assert 0.5 < seen < 0.95
+
+
+def _first_turns(seed: int) -> list[PlayCard]:
+    """The cards beginners play on the first two turns of a round."""
+    game = play_round(Rules.preset("classic", 4), ["beginner"] * 4, seed)
+    cards = [d for d in game.decisions[0] if isinstance(d, PlayCard)]
+    return cards[:8]
 
 
 def test_bots_see_only_their_view() -> None:

@@ -23,6 +23,7 @@ import pytest
 from nimmt import DecisionKind, Game, Rules, bullheads
 from nimmt.events import RowTaken
 from nimmt.sim import kernel as K
+from nimmt.sim.search import game_context
 from nimmt.sim.world import encode_game, hidden_cards, rows_of, step_turn
 
 SPECS = [
@@ -206,13 +207,16 @@ def _fingerprint() -> dict[str, object]:
     world = encode_game(Game.sample_world(view, random.Random(1)))
     hidden = hidden_cards(view, world.seats)
     options = np.array(view.options, dtype=np.int64)
-    totals = np.zeros(len(options))
-    counts = np.zeros(len(options))
-    K.flat_card_search(
-        world.state, 0, options, hidden.pool, hidden.jpool, hidden.need, hidden.needj,
-        20, smart, noise, totals, counts, K.rng_state(5),
-    )
-    out["flat"] = totals.tolist()
+    for mode in (K.MODE_ROUND, K.MODE_CLASSIC, K.MODE_ELIMINATION, K.MODE_ROUNDS):
+        ctx = game_context(view, world.seats)
+        ctx[K.GAME_MODE] = mode
+        ctx[K.GAME_LEFT] = 1
+        stats = K.new_stats(len(options))
+        K.flat_card_search(
+            world.state, 0, options, hidden.pool, hidden.jpool, hidden.need, hidden.needj,
+            20, smart, noise, ctx, stats, K.rng_state(5),
+        )
+        out[f"flat{mode}"] = stats.tolist()
     return out
 
 
@@ -249,3 +253,80 @@ def test_sample_world_keeps_one_joker_per_player_in_open_jokers() -> None:
     world = Game.sample_world(view, random.Random(0))
     hand = world.view(first).hand
     assert sum(1 for c in hand if c < 0) == 1, hand
+
+
+def _last_turn_outcomes(spec: str, players: int, seed: int, **changes: object) -> int:
+    """Play random games through the engine; at every round's last turn, step the kernel
+    through the same turn and rate it with ``game_value``. Where the engine ends the game,
+    the kernel's value must be exactly each seat's share of the win; where the engine
+    eliminates a seat and plays on, that seat's win chance must be 0 and the others'
+    above 0; where the game goes on, every seat's chance lies strictly between 0 and 1."""
+    rng = random.Random(seed)
+    rules = Rules.parse(spec, players=players, **changes)  # type: ignore[arg-type]
+    game = Game(rules, seed=seed)
+    checked = 0
+    while not game.is_over:
+        pending = game.pending
+        assert pending is not None
+        if pending.kind is DecisionKind.DRAFT:
+            p = pending.players[0]
+            game.draft_card(p, rng.choice(game.legal(p)))
+            continue
+        view0 = game.view(None)
+        last_turn = pending.kind is DecisionKind.CARD and all(
+            view0.hand_sizes[p] == 1 for p in view0.active
+        )
+        if not last_turn:
+            if pending.kind is DecisionKind.CARD:
+                for p in pending.players:
+                    game.play_card(p, rng.choice(game.legal(p)))
+            else:
+                game.take_row(pending.players[0], rng.randint(1, 4))
+            continue
+        world = encode_game(game)
+        seats = world.seats
+        cards = {p: game.view(p).hand[0] for p in seats}
+        rows: list[int] = []
+        while game.pending is not None and game.view(None).round == view0.round:
+            pending = game.pending
+            if pending.kind is DecisionKind.CARD:
+                for p in pending.players:
+                    game.play_card(p, cards[p])
+            elif pending.kind is DecisionKind.ROW:
+                r = rng.randint(1, 4)
+                rows.append(r)
+                game.take_row(pending.players[0], r)
+            else:
+                break
+        step_turn(world.state, [cards[s] for s in seats], rows)
+        for k, seat in enumerate(seats):
+            # The public view before the turn: the totals before this round, its number.
+            win, ahead = K.game_value(world.state, k, game_context(view0, seats))
+            if game.is_over:
+                share = 1 / len(game.winners) if seat in game.winners else 0.0
+                assert win == pytest.approx(share, abs=1e-12), (spec, seat, game.winners)
+            elif game.view(None).eliminated[seat]:
+                assert win == 0.0
+            else:
+                assert 0.0 < win < 1.0
+            assert 0.0 <= ahead <= 1.0
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(
+    ("spec", "players", "changes"),
+    [
+        ("classic", 4, {"limit": 20}),
+        ("classic", 2, {"limit": 15}),
+        ("classic", 6, {"end": "elimination", "limit": 25}),
+        ("classic", 3, {"end": "elimination", "limit": 12}),
+        ("category5", 5, {"end": "rounds", "rounds": 2}),
+        ("tactics", 4, {"limit": 30}),
+    ],
+)
+def test_game_value_ends_games_as_the_engine_does(
+    spec: str, players: int, changes: dict[str, object]
+) -> None:
+    checked = sum(_last_turn_outcomes(spec, players, seed, **changes) for seed in range(12))
+    assert checked > 12 * players

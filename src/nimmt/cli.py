@@ -12,6 +12,7 @@ terminal screen reader as well as on screen.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -78,30 +79,39 @@ def write_output(path: Path, text: str) -> None:
         raise _fail(f"Cannot write {path}: {exc.strerror or exc}") from None
 
 
+#: The ``--lang`` option of the commands that speak.
+Language = Annotated[
+    str,
+    typer.Option(
+        "--lang",
+        "-l",
+        help=f"Language of the sentences ({', '.join(available_languages())}).",
+    ),
+]
+
+
+def _narrator(lang: str) -> Narrator:
+    """The narrator of ``lang``, or exit with code 2 naming the known languages."""
+    try:
+        return Narrator(lang)
+    except UnknownLanguage as exc:
+        raise _fail(str(exc), 2) from None
+
+
 @app.command("replay")
 def replay_command(
     record: Annotated[Path, typer.Argument(help="The record file (JSON) to verify and tell.")],
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only verify; print one line.")
     ] = False,
-    lang: Annotated[
-        str,
-        typer.Option(
-            "--lang",
-            "-l",
-            help=f"Language of the narration ({', '.join(available_languages())}).",
-        ),
-    ] = "en",
+    lang: Language = "en",
 ) -> None:
     """Verify a game record and tell the game turn by turn (in English unless --lang).
 
     Exits with code 1, naming the step and the reason, when the record does
     not replay; with code 2 for a language without a catalog.
     """
-    try:
-        narrator = Narrator(lang)
-    except UnknownLanguage as exc:
-        raise _fail(str(exc), 2) from None
+    narrator = _narrator(lang)
     try:
         rec = load_record(record)
         game = replay(rec)
@@ -197,6 +207,48 @@ def simulate_command(
         f"Wrote {out}: {rules.name}, {players} players, {len(record.rounds)} rounds; "
         f"won by {winners}."
     )
+
+
+@app.command("analyse")
+def analyse_command(
+    record: Annotated[Path, typer.Argument(help="The record file (JSON) of a game.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the whole analysis as JSON.")
+    ] = False,
+    lang: Language = "en",
+    top: Annotated[
+        int, typer.Option("--top", help="How many of the costliest decisions to tell.", min=0)
+    ] = 3,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the expert's search.")] = 0,
+    rollouts: Annotated[
+        int | None,
+        typer.Option("--rollouts", help="Search budget per decision (default 2000).", min=1),
+    ] = None,
+) -> None:
+    """Review a game with the expert: each player's summary and the costliest decisions.
+
+    For every card and row decision the expert's search rates each option from
+    what that player could see; the text tells, per player, how often they chose
+    as the expert would and what they gave away, then the few decisions that
+    cost most with what the expert would have played. The same record, seed and
+    budget always give the same analysis. Exits with code 1 when the record does
+    not replay, 2 for a language without a catalog.
+    """
+    from .sim.analysis import ANALYSIS_ROLLOUTS, analyse
+
+    narrator = _narrator(lang)
+    try:
+        rec = load_record(record)
+        review = analyse(rec, seed=seed, rollouts=rollouts or ANALYSIS_ROLLOUTS, top=top)
+    except RecordError as exc:
+        raise _fail(f"Record refused: {exc}") from None
+    sentences = narrator.review_sentences(review)
+    if as_json:
+        data = {"language": narrator.language, "text": sentences, **review.to_dict()}
+        sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        return
+    for sentence in sentences:
+        typer.echo(sentence)
 
 
 @app.command("schema")

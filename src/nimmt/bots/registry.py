@@ -54,6 +54,7 @@ class BotError(NimmtError):
 BOTS: dict[str, str] = {
     "random": "nimmt.bots.simple:RandomBot",
     "cheapest": "nimmt.bots.simple:CheapestBot",
+    "beginner": "nimmt.bots.simple:BeginnerBot",
     "lowrisk": "nimmt.bots.simple:LowRiskBot",
     "dodger": "nimmt.bots.simple:DodgerBot",
     "mcs": "nimmt.sim.search:MCSBot",
@@ -62,6 +63,7 @@ BOTS: dict[str, str] = {
 
 #: Strength levels offered to players, mapped to the ladder.
 STRENGTHS: dict[str, str] = {
+    "beginner": "beginner",
     "easy": "cheapest",
     "medium": "dodger",
     "hard": "mcs",

@@ -8,6 +8,7 @@ accepted (for a common constructor) and ignored.
 
 - ``random``: the floor of the ladder.
 - ``cheapest``: random card, cheapest row; the published research baseline.
+- ``beginner``: plays like someone in their first games: plausible, not random.
 - ``lowrisk``: rule of thumb without memory: land safely with room to spare.
 - ``dodger``: counts cards and estimates, for each card, the chance of being
   the sixth or of taking a row, and plays the cheapest expectation.
@@ -28,7 +29,14 @@ from ..views import View
 from .base import Budget
 from .table import opponents, resolve, unseen_cards
 
-__all__ = ["CheapestBot", "DefaultPlayer", "DodgerBot", "LowRiskBot", "RandomBot"]
+__all__ = [
+    "BeginnerBot",
+    "CheapestBot",
+    "DefaultPlayer",
+    "DodgerBot",
+    "LowRiskBot",
+    "RandomBot",
+]
 
 
 class _Seeded:
@@ -72,6 +80,70 @@ class CheapestBot(RandomBot):
 
     def choose_row(self, view: View) -> int:
         return default_row(view.rows)
+
+
+class BeginnerBot(_Seeded):
+    """Plays like a person in their first games: plausible moves, the usual mistakes.
+
+    What new players do, as seen at real tables: they look at the rows, not at
+    the cards already played; they like to get rid of their low cards early;
+    they put a card right after a row end when they see one; they notice a card
+    that would be a row's sixth only some of the time (:attr:`notice`); they do
+    not count cards or think about the others' hands; and they take the row
+    with the fewest bullheads, or now and then the one with the fewest cards
+    (:attr:`short_row`). Every choice carries some noise, so it never plays the
+    same game twice. A joker is played when nothing looks safe, or at random
+    now and then. Drafts (``logic``): one of the higher cards of the pool.
+    """
+
+    name = "beginner"
+    description = (
+        "plays like a new player: low cards early, a card right after a row end, "
+        "sees a sixth card only sometimes, does not count cards"
+    )
+
+    #: How often the bot sees that a card would be a row's sixth.
+    notice = 0.6
+    #: How often it takes the row with the fewest cards instead of the fewest bullheads.
+    short_row = 0.2
+
+    def choose_card(self, view: View) -> Card:
+        rng = self.rng
+        rows = view.rows
+        early = view.turn <= 3
+        cheapest = min(row_bullheads(r) for r in rows)
+        best_card = view.options[0]
+        best_cost = None
+        for card in view.options:
+            if card < 0:
+                cost = 3.0 if rng.random() < 0.8 else 0.0
+            else:
+                land = view.target(card)
+                if land.row is None:
+                    # Too low: a beginner sees it takes a row, and likes to dump low
+                    # cards early on anyway.
+                    cost = cheapest * (0.4 if early else 0.8) + 1.0
+                elif land.sixth and rng.random() < self.notice:
+                    cost = 5.0 + row_bullheads(rows[land.row - 1])
+                else:
+                    # A card close to a row end looks safe; a far one less so.
+                    cost = min(land.gap, 20) / 8.0
+                if early:
+                    cost += card / 60.0 - 1.0  # low cards first
+            cost += rng.random() * 2.0
+            if best_cost is None or cost < best_cost:
+                best_card, best_cost = card, cost
+        return best_card
+
+    def choose_row(self, view: View) -> int:
+        rows = view.rows
+        if self.rng.random() < self.short_row:
+            return min(range(len(rows)), key=lambda i: (len(rows[i]), i)) + 1
+        return default_row(rows)
+
+    def draft_card(self, view: View) -> Card:
+        pool = sorted(view.options)
+        return self.rng.choice(pool[len(pool) // 2 :])
 
 
 def _joker_row(view: View) -> int:

@@ -43,7 +43,7 @@ DEFAULT = "default"
 DEFAULT_PATH = "nimmt.server.autoplay:DefaultPlayer"
 
 #: Ladder names cheap enough for the quick lane (strengths map onto them).
-QUICK = frozenset({"random", "cheapest", "lowrisk", "dodger"})
+QUICK = frozenset({"random", "beginner", "cheapest", "lowrisk", "dodger"})
 
 #: Every frame, both ways, starts with its length.
 HEADER = struct.Struct("!I")

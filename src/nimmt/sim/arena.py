@@ -30,7 +30,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -51,12 +51,16 @@ __all__ = [
     "ArenaError",
     "ArenaResult",
     "BotStats",
+    "PairStats",
     "TableResult",
     "ci95",
     "deal_seed",
+    "labels_of",
+    "paired",
     "run_arena",
     "seating",
     "t975",
+    "t_two_sided",
 ]
 
 
@@ -171,6 +175,105 @@ def ranks_of(key: Sequence[tuple[Any, ...]]) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (Lentz's method)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-14:
+            break
+    return h
+
+
+def t_two_sided(t: float, df: int) -> float:
+    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom: the p-value of a
+    two-sided test (the regularized incomplete beta function, no scipy needed).
+
+    >>> round(t_two_sided(2.042, 30), 3), round(t_two_sided(0.0, 5), 3)
+    (0.05, 1.0)
+    """
+    if df < 1 or not math.isfinite(t):
+        return math.nan if not math.isinf(t) else 0.0
+    x = df / (df + t * t)
+    a, b = df / 2.0, 0.5
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return min(1.0, front * _betacf(a, b, x) / a)
+    return min(1.0, 1.0 - front * _betacf(b, a, 1.0 - x) / b)
+
+
+@dataclass(frozen=True, slots=True)
+class PairStats:
+    """Is ``a`` stronger than ``b``? Their paired differences over the same deals.
+
+    For every deal both played (in all its rotations, so on the same cards),
+    ``a``'s figure minus ``b``'s: bullheads per round (negative: ``a`` takes
+    fewer) and win share (positive: ``a`` wins more). Each difference has its
+    mean, the half-width of its 95% interval, Student's t over the deals
+    (``mean / (sd / sqrt(deals))``, ``deals - 1`` degrees of freedom) and the
+    two-sided p-value. Deals cancel the luck of the cards, so these intervals
+    are much narrower than those of the two bots' separate means.
+    """
+
+    a: str
+    b: str
+    deals: int
+    bullheads_diff: float
+    bullheads_ci95: float
+    bullheads_t: float
+    bullheads_p: float
+    win_diff: float
+    win_ci95: float
+    win_t: float
+    win_p: float
+
+
+def paired(a: str, b: str, xs: Sequence[float], ys: Sequence[float],
+           wa: Sequence[float], wb: Sequence[float]) -> PairStats:
+    """:class:`PairStats` from per-deal bullheads per round (``xs``, ``ys``) and win shares
+    (``wa``, ``wb``) of ``a`` and ``b``, deal by deal."""
+    d_bull = [x - y for x, y in zip(xs, ys, strict=True)]
+    d_win = [x - y for x, y in zip(wa, wb, strict=True)]
+    n = len(d_bull)
+    out: list[float] = []
+    for diffs in (d_bull, d_win):
+        mean, half = ci95(diffs)
+        t = math.nan
+        p = math.nan
+        if n >= 2:
+            sd = math.sqrt(math.fsum((v - mean) ** 2 for v in diffs) / (n - 1))
+            if sd > 0:
+                t = mean / (sd / math.sqrt(n))
+                p = t_two_sided(t, n - 1)
+            elif mean != 0:
+                t, p = math.copysign(math.inf, mean), 0.0
+        out += [mean, half, t, p]
+    return PairStats(a, b, n, *out)
+
+
 # -- one table and one chunk of deals -------------------------------------------
 
 
@@ -201,6 +304,10 @@ class _Job:
     budget: Budget | None
     timeout: float | None
     sys_path: tuple[str, ...] = ()
+    #: The label of each seat's bot in the results (its name), by seat of ``seats``.
+    labels: tuple[str, ...] = ()
+    #: Budgets for some specs, instead of ``budget``.
+    budgets: tuple[tuple[str, Budget], ...] = ()
 
 
 def play_table(
@@ -211,15 +318,24 @@ def play_table(
     rotation: int,
     budget: Budget | None = None,
     timeout: float | None = None,
+    labels: Sequence[str] | None = None,
+    budgets: Mapping[str, Budget] | None = None,
 ) -> TableResult:
-    """Play rotation ``rotation`` of deal ``deal``; faults are recorded, never raised."""
-    names = rotate(seats, rotation)
+    """Play rotation ``rotation`` of deal ``deal``; faults are recorded, never raised.
+
+    ``seats`` are the bots' specs; ``labels`` (default: the specs) name them in the
+    result. ``budgets`` give some specs a budget of their own instead of ``budget``.
+    """
+    specs = rotate(seats, rotation)
+    names = rotate(labels, rotation) if labels else specs
     n = len(names)
     faults: list[Fault] = []
     bots: list[Bot] = []
-    for s, name in enumerate(names):
+    for s, spec in enumerate(specs):
+        own = budgets.get(spec, budget) if budgets else budget
+        name = names[s]
         try:
-            bots.append(make_bot(name, bot_seed(seed, deal, rotation, s), budget))
+            bots.append(make_bot(spec, bot_seed(seed, deal, rotation, s), own))
         except BotError as exc:
             # A bot that cannot even be built is played by the default player, with a fault.
             faults.append(Fault(s, name, "raised", str(exc), 1, 0))
@@ -278,9 +394,15 @@ def _run_job(job: _Job) -> list[TableResult]:
             sys.path.append(entry)
     rules = Rules.from_dict(job.rules)
     out = []
+    budgets = dict(job.budgets)
     for d in job.deals:
         for r in range(len(job.seats)):
-            out.append(play_table(rules, job.seats, job.seed, d, r, job.budget, job.timeout))
+            out.append(
+                play_table(
+                    rules, job.seats, job.seed, d, r, job.budget, job.timeout,
+                    job.labels, budgets,
+                )
+            )
     return out
 
 
@@ -304,6 +426,8 @@ class BotStats:
     sigma: float
     ordinal: float  #: openskill ordinal, mu - 3 sigma
     faults: int
+    #: half-width of the 95% interval of ``win_share``, over the deal groups
+    win_ci95: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -322,8 +446,24 @@ class ArenaResult:
     workers: int
     seconds: float
     fault_log: list[dict[str, Any]] = field(default_factory=list)
-    #: Every table, in deal and rotation order (not written to JSON or CSV).
+    #: Every table, in deal and rotation order (in the JSON as ``tables``).
     results: tuple[TableResult, ...] = ()
+    #: Every pair of bots, in seating order: is the first stronger than the second?
+    pairs: tuple[PairStats, ...] = ()
+    #: What each label was built from: a ladder name, a strength or an import path.
+    specs: dict[str, str] = field(default_factory=dict)
+
+    def pair(self, a: str, b: str) -> PairStats:
+        """The paired comparison of ``a`` against ``b`` (either order)."""
+        for p in self.pairs:
+            if (p.a, p.b) == (a, b):
+                return p
+            if (p.a, p.b) == (b, a):
+                return PairStats(
+                    a, b, p.deals, -p.bullheads_diff, p.bullheads_ci95, -p.bullheads_t,
+                    p.bullheads_p, -p.win_diff, p.win_ci95, -p.win_t, p.win_p,
+                )
+        raise KeyError((a, b))
 
     def ranking(self) -> list[BotStats]:
         """Bots from the fewest bullheads per round to the most."""
@@ -348,6 +488,23 @@ class ArenaResult:
             "seconds": self.seconds,
             "bots": {n: {k: clean(v) for k, v in asdict(b).items()} for n, b in self.bots.items()},
             "faults": self.fault_log,
+            "specs": dict(self.specs),
+            "pairs": [{k: clean(v) for k, v in asdict(p).items()} for p in self.pairs],
+            "table_results": [
+                {
+                    "deal": t.deal,
+                    "rotation": t.rotation,
+                    "seats": list(t.seats),
+                    "penalties": list(t.penalties),
+                    "rounds": list(t.rounds),
+                    "winners": list(t.winners),
+                    "ranks": list(t.ranks),
+                    "decisions": list(t.decisions),
+                    "seconds": [round(x, 6) for x in t.seconds],
+                    "faults": len(t.faults),
+                }
+                for t in self.results
+            ],
         }
 
     def to_json(self) -> str:
@@ -383,7 +540,7 @@ def summarize(tables: Sequence[TableResult]) -> dict[str, BotStats]:
     model = PlackettLuce()
     mu = {n: model.mu for n in names}
     sigma = {n: model.sigma for n in names}
-    # Per deal group: bullheads and rounds per name.
+    # Per deal group: bullheads, rounds, wins and seats per name.
     groups: dict[int, dict[str, list[float]]] = {}
     win = dict.fromkeys(names, 0.0)
     rank = dict.fromkeys(names, 0.0)
@@ -395,9 +552,11 @@ def summarize(tables: Sequence[TableResult]) -> dict[str, BotStats]:
     for t in ordered:
         g = groups.setdefault(t.deal, {})
         for s, n in enumerate(t.seats):
-            acc = g.setdefault(n, [0.0, 0.0])
+            acc = g.setdefault(n, [0.0, 0.0, 0.0, 0.0])
             acc[0] += t.penalties[s]
             acc[1] += t.rounds[s]
+            acc[2] += 1 / len(t.winners) if s in t.winners else 0.0
+            acc[3] += 1
             seats[n] += 1
             rounds[n] += t.rounds[s]
             decisions[n] += t.decisions[s]
@@ -420,6 +579,7 @@ def summarize(tables: Sequence[TableResult]) -> dict[str, BotStats]:
     for n in names:
         per_group = [g[n][0] / g[n][1] for g in groups.values() if n in g and g[n][1] > 0]
         mean, half = ci95(per_group)
+        _, win_half = ci95([g[n][2] / g[n][3] for g in groups.values() if n in g])
         out[n] = BotStats(
             name=n,
             mean_penalty=mean,
@@ -434,8 +594,37 @@ def summarize(tables: Sequence[TableResult]) -> dict[str, BotStats]:
             sigma=sigma[n],
             ordinal=mu[n] - 3 * sigma[n],
             faults=faults[n],
+            win_ci95=win_half,
         )
     return out
+
+
+def pairs_of(tables: Sequence[TableResult]) -> tuple[PairStats, ...]:
+    """Every pair of names, in the order they first sit, compared deal by deal."""
+    names: list[str] = []
+    groups: dict[int, dict[str, list[float]]] = {}
+    for t in sorted(tables, key=lambda t: (t.deal, t.rotation)):
+        g = groups.setdefault(t.deal, {})
+        for s, n in enumerate(t.seats):
+            if n not in names:
+                names.append(n)
+            acc = g.setdefault(n, [0.0, 0.0, 0.0, 0.0])
+            acc[0] += t.penalties[s]
+            acc[1] += t.rounds[s]
+            acc[2] += 1 / len(t.winners) if s in t.winners else 0.0
+            acc[3] += 1
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            both = [g for g in groups.values() if a in g and b in g and g[a][1] and g[b][1]]
+            out.append(
+                paired(
+                    a, b,
+                    [g[a][0] / g[a][1] for g in both], [g[b][0] / g[b][1] for g in both],
+                    [g[a][2] / g[a][3] for g in both], [g[b][2] / g[b][3] for g in both],
+                )
+            )
+    return tuple(out)
 
 
 # -- backends ----------------------------------------------------------------------
@@ -535,8 +724,9 @@ def run_arena(
     workers: int | None = None,
     ray_address: str | None = None,
     budget: Budget | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int, int], None] = False,
     timeout: float | None = None,
+    budgets: Mapping[str, Budget] | None = None,
 ) -> ArenaResult:
     """Play ``games`` duplicate deals, each in every rotation of the seating.
 
@@ -545,9 +735,15 @@ def run_arena(
     statistics are per name. ``rules`` default to the classic preset for
     ``players``; ``single_round`` plays one round per table instead of whole
     games. ``workers`` processes (default: one per CPU; ``1`` plays in this
-    process) or Ray at ``ray_address``. ``budget`` is passed to every bot;
-    ``timeout`` bounds each decision. A bad bot name raises :class:`BotError`
-    before anything is played.
+    process) or Ray at ``ray_address``. ``budget`` is passed to every bot, except
+    the specs named in ``budgets``, which get their own (equal think time for bots
+    of different speeds); ``timeout`` bounds each decision. A bad bot name raises
+    :class:`BotError` before anything is played.
+
+    Bots are labelled by their ``name`` (a user's ``pkg.mod:MyBot`` whose name is
+    ``mybot`` is ``mybot`` in the results); two specs with the same name are told
+    apart by the spec in brackets. ``progress`` shows a progress bar, or is called
+    as ``progress(done, total)`` after each batch of tables.
     """
     if type(games) is not int or games < 1:
         raise ArenaError(f"games must be a positive whole number, not {games!r}")
@@ -563,12 +759,18 @@ def run_arena(
         raise ArenaError(f"the rules are for {rules.players} players, but players={players}")
     table_rules = one_round(rules) if single_round else rules
     seats = seating(bots, players)
-    for name in dict.fromkeys(seats):
-        make_bot(name, 0, budget)  # a bad name or path fails here, naming the bot
+    own = dict(budgets or {})
+    unknown = sorted(set(own) - set(seats))
+    if unknown:
+        raise ArenaError(f"a budget is given for {unknown[0]!r}, which does not play")
+    labels = labels_of(seats, budget, own)  # a bad name or path fails here, naming the bot
+    seat_labels = tuple(labels[spec] for spec in seats)
     n_workers = workers or os.cpu_count() or 1
-    base = _Job(seats, table_rules.to_dict(), seed, (), budget, timeout, _import_path())
     jobs = [
-        _Job(base.seats, base.rules, seed, chunk, budget, timeout, base.sys_path)
+        _Job(
+            seats, table_rules.to_dict(), seed, chunk, budget, timeout, _import_path(),
+            seat_labels, tuple(own.items()),
+        )
         for chunk in _chunks(games, n_workers)
     ]
     total = games * players
@@ -587,7 +789,7 @@ def run_arena(
     ]
     return ArenaResult(
         bots=summarize(ordered),
-        seating=seats,
+        seating=seat_labels,
         players=players,
         games=games,
         tables=len(ordered),
@@ -599,7 +801,29 @@ def run_arena(
         seconds=elapsed,
         fault_log=fault_log,
         results=tuple(ordered),
+        pairs=pairs_of(ordered),
+        specs={labels[spec]: spec for spec in dict.fromkeys(seats)},
     )
+
+
+def labels_of(
+    seats: Sequence[str], budget: Budget | None = None,
+    budgets: Mapping[str, Budget] | None = None,
+) -> dict[str, str]:
+    """The label of each spec: the name of the bot it builds.
+
+    Builds each bot once (so a bad name or path fails here, before any play).
+    A name taken by an earlier spec is told apart by the spec in brackets.
+
+    >>> labels_of(["expert", "hard", "nimmt.bots.simple:CheapestBot"])
+    {'expert': 'expert', 'hard': 'mcs', 'nimmt.bots.simple:CheapestBot': 'cheapest'}
+    """
+    out: dict[str, str] = {}
+    for spec in dict.fromkeys(seats):
+        own = (budgets or {}).get(spec, budget)
+        name = str(make_bot(spec, 0, own).name)
+        out[spec] = name if name not in out.values() else f"{name} ({spec})"
+    return out
 
 
 def _import_path() -> tuple[str, ...]:
@@ -610,13 +834,22 @@ def _import_path() -> tuple[str, ...]:
 class _progress_bar:
     """A rich progress bar with the time left, or nothing."""
 
-    def __init__(self, show: bool, total: int) -> None:
+    def __init__(self, show: bool | Callable[[int, int], None], total: int) -> None:
         self.show = show
         self.total = total
         self._bar: Any = None
         self._task: Any = None
 
     def __enter__(self) -> Progress:
+        if callable(self.show):
+            report = self.show
+            done = [0]
+
+            def advance(k: int) -> None:
+                done[0] += k
+                report(done[0], self.total)
+
+            return advance
         if not self.show:
             return lambda k: None
         from rich.progress import (

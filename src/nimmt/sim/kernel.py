@@ -23,6 +23,7 @@ functions run uncompiled: slow, but identical.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -76,7 +77,8 @@ R_FIRST = 28  # each row's left end, in tenths (professional)
 R_BULL = 32  # bullheads in each row
 NPLAYERS = 36  # seats in this kernel world (active players, renumbered 0..n-1)
 PROF = 37  # 1 with the professional variant
-PEN = 38  # penalties this round, per seat
+DECK = 38  # the highest number card of this round's deck (104, or 10n+4 in tactics)
+PEN = 39  # penalties this round, per seat
 HLEN = PEN + MAX_PLAYERS  # cards in each hand (not counting a fixed choice)
 FIXED = HLEN + MAX_PLAYERS  # the card each seat has already chosen this turn, or NO_CARD
 HANDS = FIXED + MAX_PLAYERS  # 10 cards per seat, unordered
@@ -328,28 +330,6 @@ def remove_from_hand(st: IntArray, p: int, c: int) -> None:
 
 
 @_jit
-def resolve(
-    st: IntArray,
-    qp: IntArray,
-    qc: IntArray,
-    start: int,
-    n: int,
-    row_mode: int,
-    seq: IntArray,
-    pos: IntArray,
-    rs: IntArray,
-) -> None:
-    """Resolve plays ``start..n-1`` of the queue (seats ``qp``, cards ``qc``, already in
-    resolution order), taking rows for too-low cards and jokers with ``row_mode``."""
-    for k in range(start, n):
-        c = qc[k]
-        row = -1
-        if needs_row(st, c):
-            row = pick_row(st, c, row_mode, seq, pos, rs)
-        place(st, qp[k], c, row)
-
-
-@_jit
 def heuristic_cost(st: IntArray, c: int) -> float:
     """A cheap estimate of what playing ``c`` now costs, from the rows alone.
 
@@ -370,7 +350,10 @@ def heuristic_cost(st: IntArray, c: int) -> float:
         return float(st[R_BULL + r])
     gap = (st[R_FIRST + r] - c * 10) // 10 if t >= 4 else (c * 10 - st[R_LAST + r]) // 10
     others = st[NPLAYERS] - 1
-    lam = gap * others / 40.0
+    # The chance others fill the gap grows with how densely their cards cover the numbers:
+    # 3 others in 104 numbers is the scale of 1/40 that was tuned for classic 4 players.
+    deck = st[DECK] if st[DECK] > 0 else 104
+    lam = gap * others * 2.6 / deck
     if lam > 1.0:
         lam = 1.0
     risk = lam
@@ -399,20 +382,12 @@ def choose_card(st: IntArray, p: int, policy: int, noise: float, rs: IntArray) -
 
 
 @_jit
-def play_turn(
-    st: IntArray,
-    policy: IntArray,
-    noise: FloatArray,
-    row_mode: int,
-    seq: IntArray,
-    pos: IntArray,
-    rs: IntArray,
-) -> None:
-    """One whole turn: every seat without a fixed choice picks by its ``policy[p]`` (with
-    ``noise[p]``), then all the cards are revealed and resolved in ascending order."""
+def reveal(
+    st: IntArray, policy: IntArray, noise: FloatArray, qp: IntArray, qc: IntArray, rs: IntArray
+) -> int:
+    """Every seat without a fixed choice picks by its ``policy[p]`` (with ``noise[p]``);
+    the turn's plays go to ``qp``/``qc`` in ascending card order. Returns their number."""
     np_ = st[NPLAYERS]
-    qp = np.empty(MAX_PLAYERS, dtype=np.int64)
-    qc = np.empty(MAX_PLAYERS, dtype=np.int64)
     m = 0
     for p in range(np_):
         c = st[FIXED + p]
@@ -432,7 +407,68 @@ def play_turn(
         qc[j] = c
         qp[j] = p
         m += 1
-    resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs)
+    return m
+
+
+@_jit
+def play_turn(
+    st: IntArray,
+    policy: IntArray,
+    noise: FloatArray,
+    row_mode: int,
+    seq: IntArray,
+    pos: IntArray,
+    rs: IntArray,
+) -> None:
+    """One whole turn: every seat without a fixed choice picks by its ``policy[p]`` (with
+    ``noise[p]``), then all the cards are revealed and resolved in ascending order."""
+    qp = np.empty(MAX_PLAYERS, dtype=np.int64)
+    qc = np.empty(MAX_PLAYERS, dtype=np.int64)
+    m = reveal(st, policy, noise, qp, qc, rs)
+    resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs, -1)
+
+
+#: Why seat ``me`` took cards during a watched turn (:func:`resolve`).
+TOOK_NOTHING = 0
+TOOK_SIXTH = 1  # its card was a row's sixth
+TOOK_ROW = 2  # its card was too low (or fitted no end), or its joker met a full row
+
+
+@_jit
+def resolve(
+    st: IntArray,
+    qp: IntArray,
+    qc: IntArray,
+    start: int,
+    n: int,
+    row_mode: int,
+    seq: IntArray,
+    pos: IntArray,
+    rs: IntArray,
+    me: int,
+) -> int:
+    """Resolve plays ``start..n-1`` of the queue (seats ``qp``, cards ``qc``, already in
+    resolution order), taking rows for too-low cards and jokers with ``row_mode``.
+
+    Returns why seat ``me``'s card took a row (``-1``: no seat is watched):
+    ``TOOK_NOTHING``, ``TOOK_SIXTH`` or ``TOOK_ROW``, what a hint tells a player
+    about the alternatives."""
+    why = TOOK_NOTHING
+    for k in range(start, n):
+        c = qc[k]
+        row = -1
+        p = qp[k]
+        before = st[PEN + p]
+        if needs_row(st, c):
+            row = pick_row(st, c, row_mode, seq, pos, rs)
+            place(st, p, c, row)
+            if p == me and st[PEN + p] > before:
+                why = TOOK_ROW
+        else:
+            place(st, p, c, row)
+            if p == me and st[PEN + p] > before:
+                why = TOOK_SIXTH
+    return why
 
 
 @_jit
@@ -515,6 +551,7 @@ def deal_round(
         st[i] = 0
     st[NPLAYERS] = players
     st[PROF] = 1 if professional else 0
+    st[DECK] = deck_top
     deck = np.arange(1, deck_top + 1)
     for i in range(deck_top - 1, 0, -1):
         j = rng_below(rs, i + 1)
@@ -563,6 +600,235 @@ def simulate_rounds(
     return out
 
 
+# -- the game around a round ----------------------------------------------------------
+#
+# A search plays the rest of the round; what that round means for the game is said by
+# ``game_value``: the chance the seat wins the game given everyone's totals, the limit
+# and the end mode. Where the round ends the game the answer is exact (the engine's own
+# end-of-round rules, RULES.md section 3); where the game goes on, a model of the rounds to
+# come: each player's later rounds add a normal penalty with the player's own mean
+# (its rounds so far, shrunk to a prior) and a common spread, over the rounds the game
+# should still last. The model is smooth, so that one bullhead more or less always
+# moves the value a little and the search can compare cards on it.
+
+#: ``ctx`` slots (a float64 array the search reads and never writes).
+GAME_MODE = 0  # one of the MODE_ constants
+GAME_LIMIT = 1  # the limit of the classic and elimination ends
+GAME_LEFT = 2  # fixed rounds: rounds still to play after this one
+GAME_SIGMA = 3  # the spread of one player's penalty over one round
+GAME_PAIR = 4  # weight of the chance to finish ahead of each other player
+GAME_SHARE = 5  # weight of the others' penalties of this round (0..1) in the model
+GAME_TOTAL = 8  # totals before this round, one per kernel seat
+GAME_MEAN = GAME_TOTAL + MAX_PLAYERS  # expected penalty per later round, per kernel seat
+GAME_SIZE = GAME_MEAN + MAX_PLAYERS
+
+#: What a search rates: the round's bullheads alone, or the game by its end mode.
+MODE_ROUND = 0
+MODE_CLASSIC = 1
+MODE_ELIMINATION = 2
+MODE_ROUNDS = 3
+
+#: ``stats`` columns, one row per option of a search.
+S_COUNT = 0  # rollouts
+S_BULL = 1  # the seat's bullheads for the rest of the round, summed
+S_BULL2 = 2  # their squares
+S_WIN = 3  # the game's win chance (a tied win shared), summed
+S_VALUE = 4  # win chance plus the weighted chance to finish ahead of each other player
+S_WIN_MIN = 5  # the least and the greatest win chance met in any rollout
+S_WIN_MAX = 6
+S_SIXTH = 7  # bullheads taken this turn because the card was a sixth
+S_LOW = 8  # bullheads taken this turn by a row choice (too low, no end, joker on a full row)
+S_VALUE2 = 9  # squares of S_VALUE
+NSTATS = 10
+
+# Gauss-Hermite nodes for an expectation over one standard normal variable.
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(16)
+_GH_W = _GH_W / np.sqrt(2.0 * np.pi)
+# Expected maximum of k standard normals, k = 0..10: how fast the highest total grows.
+_MAXN = np.array([0.0, 0.0, 0.564, 0.846, 1.029, 1.163, 1.267, 1.352, 1.424, 1.485, 1.539])
+
+
+def new_stats(options: int) -> FloatArray:
+    """A zeroed statistics table for ``options`` options (see the ``S_`` columns)."""
+    out = np.zeros((options, NSTATS), dtype=np.float64)
+    out[:, S_WIN_MIN] = 2.0
+    out[:, S_WIN_MAX] = -1.0
+    return out
+
+
+@_jit
+def _upper(x: float) -> float:
+    """P(Z > x) for a standard normal Z."""
+    return 0.5 * math.erfc(x * 0.7071067811865476)
+
+
+@_jit
+def _exact(t: FloatArray, inn: IntArray, me: int, n: int) -> tuple[float, float]:
+    """A finished game among the seats with ``inn[k] == 1``: fewest points win, ties share;
+    ahead = the share of the other seats ``me`` beats (seats out earlier are beaten)."""
+    low = 1e18
+    for k in range(n):
+        if inn[k] == 1 and t[k] < low:
+            low = t[k]
+    win = 0.0
+    if inn[me] == 1 and t[me] == low:
+        ties = 0
+        for k in range(n):
+            if inn[k] == 1 and t[k] == low:
+                ties += 1
+        win = 1.0 / ties
+    ahead = 0.0
+    for k in range(n):
+        if k == me:
+            continue
+        if inn[me] == 1 and inn[k] == 0:
+            ahead += 1.0
+        elif inn[me] == inn[k]:
+            if t[k] > t[me]:
+                ahead += 1.0
+            elif t[k] == t[me]:
+                ahead += 0.5
+    return win, ahead / max(n - 1, 1)
+
+
+@_jit
+def _model(
+    t: FloatArray, mean: FloatArray, inn: IntArray, me: int, n: int, rounds: float, sigma: float
+) -> tuple[float, float]:
+    """The game goes on for ``rounds`` more rounds among the seats with ``inn[k] == 1``:
+    each adds ``rounds * mean[k]`` and a normal spread ``sigma * sqrt(rounds)``. The chance
+    that ``me`` ends lowest, and the share of the others it ends below."""
+    s = sigma * math.sqrt(rounds)
+    if s <= 0.0:
+        s = 1e-9
+    f_me = t[me] + rounds * mean[me]
+    win = 0.0
+    for i in range(_GH_X.shape[0]):
+        z = _GH_X[i]
+        prod = 1.0
+        for k in range(n):
+            if k == me or inn[k] == 0:
+                continue
+            prod *= _upper((f_me - t[k] - rounds * mean[k]) / s + z)
+        win += _GH_W[i] * prod
+    ahead = 0.0
+    for k in range(n):
+        if k == me:
+            continue
+        if inn[k] == 0:
+            ahead += 1.0
+        else:
+            ahead += _upper((f_me - t[k] - rounds * mean[k]) / (s * 1.4142135623730951))
+    return win, ahead / max(n - 1, 1)
+
+
+@_jit
+def game_value(st: IntArray, me: int, ctx: FloatArray) -> tuple[float, float]:
+    """``(win, ahead)`` for seat ``me`` at the end of the round in ``st``: its chance to win
+    the game (a tied win shared) and the share of the other seats it finishes ahead of.
+
+    Exact when the round ends the game (RULES.md section 3, the engine's end of round);
+    otherwise the model of the rounds to come described above.
+    """
+    n = st[NPLAYERS]
+    mode = int(ctx[GAME_MODE])
+    lim = ctx[GAME_LIMIT]
+    share = ctx[GAME_SHARE]
+    t = np.empty(n, dtype=np.float64)
+    real = np.empty(n, dtype=np.float64)
+    mean = np.empty(n, dtype=np.float64)
+    inn = np.ones(n, dtype=np.int64)
+    hi = -1e18
+    for k in range(n):
+        real[k] = ctx[GAME_TOTAL + k] + st[PEN + k]
+        # The model sees the others' bullheads of this round shrunk: in a rollout they
+        # come from a crude model of the others' play (see the module docstring).
+        w = 1.0 if k == me else share
+        t[k] = ctx[GAME_TOTAL + k] + w * st[PEN + k] + (1.0 - w) * ctx[GAME_MEAN + k]
+        mean[k] = ctx[GAME_MEAN + k]
+        if real[k] > hi:
+            hi = real[k]
+    sigma = ctx[GAME_SIGMA]
+    if mode == MODE_ROUNDS:
+        left = ctx[GAME_LEFT]
+        if left <= 0.0:
+            return _exact(real, inn, me, n)
+        return _model(t, mean, inn, me, n, left, sigma)
+    if mode == MODE_CLASSIC:
+        if hi >= lim:
+            return _exact(real, inn, me, n)
+        # Rounds until the highest total reaches the limit: it grows by the mean plus the
+        # expected maximum of n spreads (the leader is whoever is unluckiest).
+        mu = 0.0
+        for k in range(n):
+            mu += mean[k]
+        mu /= n
+        gap = lim - hi
+        grow = mu + sigma * _MAXN[min(n, 10)]
+        rounds = gap / max(grow, 0.5)
+        if rounds > 1.0:
+            rounds = gap / max(mu + sigma * _MAXN[min(n, 10)] / math.sqrt(rounds), 0.5)
+        return _model(t, mean, inn, me, n, max(rounds, 1.0), sigma)
+    # Elimination: those reaching the limit are out now.
+    left_in = 0
+    for k in range(n):
+        if real[k] >= lim:
+            inn[k] = 0
+        else:
+            left_in += 1
+    if left_in == 0:
+        for k in range(n):
+            inn[k] = 1
+        return _exact(real, inn, me, n)
+    if inn[me] == 0 or left_in == 1:
+        return _exact(real, inn, me, n)
+    # The last one in wins: the game lasts until the second lowest reaches the limit.
+    lowest = 1e18
+    second = 1e18
+    for k in range(n):
+        if inn[k] == 1:
+            if real[k] < lowest:
+                second = lowest
+                lowest = real[k]
+            elif real[k] < second:
+                second = real[k]
+    mu = 0.0
+    for k in range(n):
+        mu += mean[k]
+    mu /= n
+    rounds = max((lim - second) / max(mu, 0.5), 1.0)
+    return _model(t, mean, inn, me, n, rounds, sigma)
+
+
+@_jit
+def _score(
+    st: IntArray, me: int, base_pen: int, ctx: FloatArray, stats: FloatArray, i: int,
+    why: int, turn_pen: int,
+) -> None:
+    """Add one finished rollout of option ``i`` to ``stats``."""
+    b = float(st[PEN + me] - base_pen)
+    stats[i, S_COUNT] += 1.0
+    stats[i, S_BULL] += b
+    stats[i, S_BULL2] += b * b
+    if why == TOOK_SIXTH:
+        stats[i, S_SIXTH] += turn_pen
+    elif why == TOOK_ROW:
+        stats[i, S_LOW] += turn_pen
+    if int(ctx[GAME_MODE]) == MODE_ROUND:
+        win = 0.0
+        value = -b
+    else:
+        win, ahead = game_value(st, me, ctx)
+        value = win + ctx[GAME_PAIR] * ahead
+    stats[i, S_WIN] += win
+    stats[i, S_VALUE] += value
+    stats[i, S_VALUE2] += value * value
+    if win < stats[i, S_WIN_MIN]:
+        stats[i, S_WIN_MIN] = win
+    if win > stats[i, S_WIN_MAX]:
+        stats[i, S_WIN_MAX] = win
+
+
 # -- searches --------------------------------------------------------------------------
 
 
@@ -578,15 +844,19 @@ def flat_card_search(
     iterations: int,
     policy: IntArray,
     noise: FloatArray,
-    totals: FloatArray,
-    counts: FloatArray,
+    ctx: FloatArray,
+    stats: FloatArray,
     rs: IntArray,
 ) -> None:
     """Flat Monte-Carlo for a card: each iteration deals one world and plays every option
-    in it with the same random numbers (common random numbers), adding seat ``me``'s
-    penalty for the rest of the round to ``totals`` (``counts`` counts the rollouts)."""
+    in it with the same random numbers (common random numbers) to the end of the round,
+    adding what it meant for seat ``me`` to ``stats`` (one row per option)."""
     k = options.shape[0]
     base_pen = st0[PEN + me]
+    seq = np.zeros(1, dtype=np.int64)
+    pos = np.zeros(1, dtype=np.int64)
+    qp = np.empty(MAX_PLAYERS, dtype=np.int64)
+    qc = np.empty(MAX_PLAYERS, dtype=np.int64)
     for _ in range(iterations):
         world = st0.copy()
         redeal(world, pool, jpool, need, needj, rs)
@@ -597,9 +867,11 @@ def flat_card_search(
             r2 = seed.copy()
             remove_from_hand(st, me, options[i])
             st[FIXED + me] = options[i]
+            m = reveal(st, policy, noise, qp, qc, r2)
+            why = resolve(st, qp, qc, 0, m, ROW_DEFAULT, seq, pos, r2, me)
+            turn_pen = st[PEN + me] - base_pen
             rollout(st, policy, noise, ROW_DEFAULT, r2)
-            totals[i] += st[PEN + me] - base_pen
-            counts[i] += 1.0
+            _score(st, me, base_pen, ctx, stats, i, why, turn_pen)
 
 
 @_jit
@@ -608,6 +880,7 @@ def flat_row_search(
     me: int,
     qp: IntArray,
     qc: IntArray,
+    rows: IntArray,
     pool: IntArray,
     jpool: IntArray,
     need: IntArray,
@@ -615,13 +888,14 @@ def flat_row_search(
     iterations: int,
     policy: IntArray,
     noise: FloatArray,
-    totals: FloatArray,
-    counts: FloatArray,
+    ctx: FloatArray,
+    stats: FloatArray,
     rs: IntArray,
 ) -> None:
     """Flat Monte-Carlo for a row choice: the queue ``qp``/``qc`` starts with ``me``'s
-    card waiting for a row; each of the 4 rows is tried in the same worlds with the
-    same random numbers, the rest of the turn and of the round played out."""
+    card waiting for a row; each row of ``rows`` (0..3; ``stats`` has a line for each)
+    is tried in the same worlds with the same random numbers, the rest of the turn and
+    of the round played out."""
     n = qp.shape[0]
     base_pen = st0[PEN + me]
     seq = np.zeros(1, dtype=np.int64)
@@ -631,11 +905,13 @@ def flat_row_search(
         redeal(world, pool, jpool, need, needj, rs)
         seed = rs.copy()
         rng_next(rs)
-        for r in range(4):
+        for i in range(rows.shape[0]):
+            r = rows[i]
             st = world.copy()
             r2 = seed.copy()
             place(st, me, qc[0], r)
-            resolve(st, qp, qc, 1, n, ROW_DEFAULT, seq, pos, r2)
+            took = st[PEN + me] - base_pen
+            why = resolve(st, qp, qc, 1, n, ROW_DEFAULT, seq, pos, r2, me)
+            turn_pen = st[PEN + me] - base_pen
             rollout(st, policy, noise, ROW_DEFAULT, r2)
-            totals[r] += st[PEN + me] - base_pen
-            counts[r] += 1.0
+            _score(st, me, base_pen, ctx, stats, i, TOOK_ROW if took > 0 else why, turn_pen)

@@ -8,8 +8,15 @@ logic change only who knows and chooses what). Inside one decision the kernel
 deals the hidden cards again for every rollout, from the cards the bot cannot
 have seen, exactly as ``Game.sample_world`` would, so no rollout pays for Python.
 
-The objective is the bot's own bullheads for the rest of the round: it is what
-the arena measures per round and, summed over rounds, what decides a game.
+The objective is the game (:func:`game_context`): every rollout ends the round,
+and the kernel's :func:`~nimmt.sim.kernel.game_value` says what that round
+means for the game: the chance to win it given everyone's totals, the limit and
+the end mode (exact when the round ends the game, a model of the rounds to come
+when it does not), plus a little for finishing ahead of each other player and a
+little less for every bullhead. So the bots play safe when they lead, take
+chances when only chances can win, and see when the round cannot change the
+game's result (then they play the safest card). ``objective = "round"`` makes a
+bot count its own bullheads for the round alone, as before.
 
 Budgets: ``Budget(seconds=1.0)`` per decision by default. A ``rollouts``
 budget makes a bot deterministic for its seed (a time budget cannot, as the
@@ -19,20 +26,25 @@ the search stops at the first.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..advice import OptionValue
 from ..bots.base import Budget
 from ..cards import BULLHEADS, Card
+from ..decisions import DecisionKind
 from ..engine import Game
+from ..rules import EndMode, Rules
 from ..views import View
 from . import kernel as K
 from .world import Hidden, KernelWorld, encode_game, hidden_cards
 
-__all__ = ["DEFAULT_BUDGET", "ExpertBot", "MCSBot"]
+__all__ = ["DEFAULT_BUDGET", "Evaluation", "ExpertBot", "MCSBot", "game_context"]
 
 #: One second per decision.
 DEFAULT_BUDGET = Budget(seconds=1.0)
@@ -50,7 +62,6 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
-    from ..rules import Rules
 
     game = Game(Rules.parse("professional+jokers", players=3), seed=0)
     view = game.view(0)
@@ -64,13 +75,100 @@ def warm_up() -> None:
         st = world.state
         qp = np.zeros(1, dtype=np.int64)
         qc = np.array([joker], dtype=np.int64)
-        totals = np.zeros(4)
-        counts = np.zeros(4)
         pol, noise = K.seat_policies(3, K.POLICY_SMART)
-        K.flat_row_search(
-            st, 0, qp, qc, hidden.pool, hidden.jpool, hidden.need, hidden.needj,
-            2, pol, noise, totals, counts, K.rng_state(0),
-        )
+        for mode in (K.MODE_ROUND, K.MODE_CLASSIC, K.MODE_ELIMINATION, K.MODE_ROUNDS):
+            ctx = game_context(view, world.seats)
+            ctx[K.GAME_MODE] = mode
+            K.flat_row_search(
+                st, 0, qp, qc, np.arange(4, dtype=np.int64), hidden.pool, hidden.jpool,
+                hidden.need, hidden.needj, 2, pol, noise, ctx, K.new_stats(4), K.rng_state(0),
+            )
+
+
+
+# -- the game a round is part of ----------------------------------------------------------
+
+_PRIORS: dict[tuple[int, int, bool, bool], tuple[float, float]] = {}
+
+
+def round_prior(players: int, deck: int, jokers: bool, professional: bool) -> tuple[float, float]:
+    """Mean and spread of one player's bullheads over one round at such a table.
+
+    Measured once per process in the kernel (500 rounds in which every seat plays
+    each card by the heuristic or at random, even odds): a player of unknown
+    skill. A player's own rounds so far then move their mean (see
+    :func:`game_context`).
+    """
+    key = (players, deck, jokers, professional)
+    if key not in _PRIORS:
+        pol, noise = K.seat_policies(players, K.POLICY_MIXED, 1.0)
+        pen = K.simulate_rounds(500, players, deck, jokers, professional, pol, noise,
+                                K.rng_state(players * 1000 + deck))
+        _PRIORS[key] = (float(pen.mean()), float(pen.std()))
+    return _PRIORS[key]
+
+
+def game_context(
+    view: View,
+    seats: tuple[int, ...],
+    *,
+    objective: str = "game",
+    pair: float = 0.25,
+    share: float = 0.5,
+    prior_rounds: float = 2.0,
+) -> K.FloatArray:
+    """The kernel's picture of the game around this round (``ctx`` of the searches).
+
+    ``seats`` are the kernel's seats (the active players). Each player's expected
+    bullheads per later round is the table's prior (:func:`round_prior`) moved
+    towards their own rounds so far, as if the prior were ``prior_rounds`` rounds
+    already played. ``pair`` weighs finishing ahead of each other player against
+    winning; ``share`` how much of the others' bullheads in a rollout counts (they
+    come from a crude model of their play). ``objective="round"`` rates the round's
+    own bullheads alone.
+    """
+    rules: Rules = view.rules
+    ctx = np.zeros(K.GAME_SIZE, dtype=np.float64)
+    n = len(seats)
+    if objective == "round":
+        ctx[K.GAME_MODE] = K.MODE_ROUND
+    elif rules.end is EndMode.CLASSIC:
+        ctx[K.GAME_MODE] = K.MODE_CLASSIC
+    elif rules.end is EndMode.ELIMINATION:
+        ctx[K.GAME_MODE] = K.MODE_ELIMINATION
+    else:
+        ctx[K.GAME_MODE] = K.MODE_ROUNDS
+        ctx[K.GAME_LEFT] = max((rules.rounds or 1) - view.round, 0)
+    ctx[K.GAME_LIMIT] = rules.limit
+    mean, sigma = round_prior(n, max(rules.deck(n)), rules.jokers, rules.professional)
+    ctx[K.GAME_SIGMA] = sigma
+    ctx[K.GAME_PAIR] = pair
+    ctx[K.GAME_SHARE] = share
+    played = max(view.round - 1, 0)
+    for k, seat in enumerate(seats):
+        total = view.scores[seat]
+        ctx[K.GAME_TOTAL + k] = total
+        # Starting scores (a game resumed with totals) would count as rounds played:
+        # only a seat's rounds in this game move its mean.
+        ctx[K.GAME_MEAN + k] = (prior_rounds * mean + total) / (prior_rounds + played)
+    return ctx
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What one search found: every option's :class:`~nimmt.advice.OptionValue` (in the
+    order of the view's options), the option chosen, and whether the round can still
+    change the game's result (``decided``: it cannot, so the safest option was taken)."""
+
+    kind: DecisionKind
+    options: tuple[OptionValue, ...]
+    best: int
+    decided: bool
+    game: bool  #: rated by the game (True) or by the round's bullheads alone
+
+    def ranked(self) -> tuple[OptionValue, ...]:
+        """The options, the chosen one first, then by the search's score."""
+        return tuple(sorted(self.options, key=lambda o: (o.option != self.best, -o.value)))
 
 
 class _SearchBot:
@@ -78,6 +176,19 @@ class _SearchBot:
 
     name = "search"
     description = "a search bot"
+
+    #: What the search rates: ``"game"`` (its end mode, totals and limit) or ``"round"``.
+    objective = "game"
+    #: Weight of finishing ahead of each other player, against winning the game.
+    pair_weight = 0.25
+    #: How much of the others' bullheads in a rollout the game model believes.
+    share_others = 0.5
+    #: The prior of a player's bullheads per round counts as this many rounds.
+    prior_rounds = 2.0
+    #: Score lost per expected bullhead: among options equal for the game, the safest.
+    bullhead_weight = 0.002
+    #: Win chances this close over every rollout and option: the round cannot matter.
+    decided_within = 1e-3
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         budget = DEFAULT_BUDGET if budget is None else budget
@@ -117,14 +228,13 @@ class _SearchBot:
         rs = K.rng_state(self._rng.getrandbits(63))
         return world, me, rs, hidden_cards(view, world.seats)
 
-    def _spend(self, step: Callable[[int], None], per_step: int) -> int:
-        """Call ``step(n)`` (``n`` iterations of ``per_step`` rollouts each) in chunks
-        until the budget is spent; returns the rollouts played."""
-        warm_up()
-        start = time.perf_counter()
-        limit = self.budget.rollouts
-        seconds = self.budget.seconds
-        deadline = None if seconds is None else start + max(seconds - _MARGIN, seconds * 0.5)
+    def _spend(
+        self, step: Callable[[int], None], per_step: int, limit: int | None,
+        deadline: float | None,
+    ) -> int:
+        """Call ``step(n)`` (``n`` iterations of ``per_step`` rollouts each) in chunks until
+        ``limit`` rollouts are played or ``deadline`` passes (at least one iteration);
+        returns the rollouts played."""
         done = 0
         chunk = 4
         while True:
@@ -145,55 +255,172 @@ class _SearchBot:
                 chunk = max(1, min(int(rate * left * 0.5), 1 << 16))
             else:
                 chunk = min(chunk * 2, 1 << 16)
-        self.last_rollouts = done * per_step
-        return self.last_rollouts
+        return done * per_step
+
+    #: Successive halving: the options are searched in rounds, each with an equal part
+    #: of the budget, and after each the worse half is dropped, so that the budget goes
+    #: where the choice is close. ``False``: every option gets the same share.
+    halving = False
+
+    def _search(
+        self, run: Callable[[K.IntArray, int, K.FloatArray], None], k: int,
+        stats: K.FloatArray,
+    ) -> K.IntArray:
+        """Spend the budget on ``k`` options: ``run(alive, n, sub)`` plays ``n`` iterations
+        of the options ``alive`` (indices) into the statistics table ``sub`` (one row per
+        alive option), which is then added to ``stats``. Returns the options still in the
+        race at the end (all of them without :attr:`halving`)."""
+        warm_up()
+        start = time.perf_counter()
+        limit = self.budget.rollouts
+        seconds = self.budget.seconds
+        deadline = None if seconds is None else start + max(seconds - _MARGIN, seconds * 0.5)
+        alive = np.arange(k, dtype=np.int64)
+        phases = max(1, (k - 1).bit_length()) if self.halving else 1
+        done = 0
+        for phase in range(phases):
+            part_limit = None
+            if limit is not None:
+                part_limit = max(len(alive), (limit - done) // (phases - phase))
+            part_deadline = None
+            if deadline is not None:
+                part_deadline = start + (deadline - start) * (phase + 1) / phases
+            sub = K.new_stats(len(alive))
+            step = functools.partial(_run_part, run, alive, sub)
+            done += self._spend(step, len(alive), part_limit, part_deadline)
+            _merge(stats, alive, sub)
+            if phase < phases - 1:
+                score = self._scores(stats)[0][alive]
+                keep = (len(alive) + 1) // 2
+                order = np.argsort(-score, kind="stable")
+                alive = np.sort(alive[order[:keep]])
+        self.last_rollouts = done
+        return alive
 
     def _policies(self, players: int, me: int) -> tuple[K.IntArray, K.FloatArray]:
         """The rollout policy of every kernel seat: random play for all by default."""
         return K.seat_policies(players, K.POLICY_RANDOM, 0.0)
 
-    def choose_card(self, view: View) -> Card:
-        """Every legal card played in the same sampled worlds; the least average loss wins."""
+    def _context(self, view: View, seats: tuple[int, ...]) -> K.FloatArray:
+        return game_context(
+            view,
+            seats,
+            objective=self.objective,
+            pair=self.pair_weight,
+            share=self.share_others,
+            prior_rounds=self.prior_rounds,
+        )
+
+    def _scores(self, stats: K.FloatArray) -> tuple[K.FloatArray, K.FloatArray]:
+        """Each option's score (higher is better) and expected bullheads."""
+        count = np.maximum(stats[:, K.S_COUNT], 1.0)
+        bull = stats[:, K.S_BULL] / count
+        if self.objective == "game":
+            return stats[:, K.S_VALUE] / count - self.bullhead_weight * bull, bull
+        return -bull, bull
+
+    def _conclude(
+        self, kind: DecisionKind, options: tuple[int, ...], stats: K.FloatArray, game: bool,
+        alive: K.IntArray | None = None,
+    ) -> Evaluation:
+        """The options' values from the search's statistics, and the choice.
+
+        The score is the mean game value (win chance plus the pair weight times
+        the share of players finished ahead of) less ``bullhead_weight`` per
+        expected bullhead; rating the round alone, minus the expected bullheads.
+        When no rollout of any option moved the win chance (it is all but 0 or 1
+        whatever happens), the round cannot change the result: the option with
+        the fewest expected bullheads is chosen and ``decided`` is set. Otherwise
+        the best score among the options still ``alive`` after halving wins.
+        """
+        count = np.maximum(stats[:, K.S_COUNT], 1.0)
+        score, bull = self._scores(stats)
+        decided = False
+        if game:
+            lo = float(stats[:, K.S_WIN_MIN].min())
+            hi = float(stats[:, K.S_WIN_MAX].max())
+            decided = bool(hi - lo <= self.decided_within and stats[:, K.S_COUNT].min() > 0)
+        if alive is None:
+            alive = np.arange(len(options), dtype=np.int64)
+        best_i = int(np.argmin(bull) if decided else alive[int(np.argmax(score[alive]))])
+        win = stats[:, K.S_WIN] / count
+        values = tuple(
+            OptionValue(
+                option=int(o),
+                bullheads=float(bull[i]),
+                sixth=float(stats[i, K.S_SIXTH] / count[i]),
+                too_low=float(stats[i, K.S_LOW] / count[i]),
+                win=float(win[i]) if game else None,
+                value=float(score[i]),
+                rollouts=int(stats[i, K.S_COUNT]),
+            )
+            for i, o in enumerate(options)
+        )
+        return Evaluation(kind, values, int(options[best_i]), decided, game)
+
+    def evaluate(self, view: View) -> Evaluation:
+        """Search the decision pending for ``view.player`` (a card or a row) and rate every
+        option; :meth:`choose_card` and :meth:`choose_row` answer its ``best``.
+
+        Hints and post-game analysis call this directly (``nimmt.sim.advice``).
+        """
+        pending = view.pending
+        if pending is not None and pending.kind is DecisionKind.ROW:
+            return self._evaluate_row(view)
+        return self._evaluate_card(view)
+
+    def _evaluate_card(self, view: View) -> Evaluation:
         options = tuple(view.options)
         if not options:
             raise ValueError(f"{self.name}: no card decision is pending for this player")
-        if len(options) == 1:
-            return options[0]
         world, me, rs, h = self._world(view)
         opts = np.array(options, dtype=np.int64)
         pol, noi = self._policies(len(world.seats), me)
-        totals = np.zeros(len(opts))
-        counts = np.zeros(len(opts))
+        ctx = self._context(view, world.seats)
+        stats = K.new_stats(len(opts))
 
-        def step(n: int) -> None:
+        def run(alive: K.IntArray, n: int, sub: K.FloatArray) -> None:
             K.flat_card_search(
-                world.state, me, opts, h.pool, h.jpool, h.need, h.needj,
-                n, pol, noi, totals, counts, rs,
+                world.state, me, opts[alive], h.pool, h.jpool, h.need, h.needj,
+                n, pol, noi, ctx, sub, rs,
             )
 
-        self._spend(step, len(opts))
-        return options[int(np.argmin(totals / np.maximum(counts, 1.0)))]
+        alive = self._search(run, len(opts), stats)
+        game = self.objective == "game"
+        return self._conclude(DecisionKind.CARD, options, stats, game, alive)
 
-    def choose_row(self, view: View) -> int:
-        """Each row tried in the same sampled worlds (the rest of the turn and the round
-        played out by the rollout policies); the row losing least on average."""
+    def _evaluate_row(self, view: View) -> Evaluation:
         world, me, rs, hidden = self._world(view)
         if len(world.queue_cards) == 0 or world.queue_players[0] != me:
             raise ValueError(f"{self.name}: no row choice is pending for this player")
         pol, noi = self._policies(len(world.seats), me)
-        totals = np.zeros(4)
-        counts = np.zeros(4)
+        ctx = self._context(view, world.seats)
+        stats = K.new_stats(4)
         h = hidden
+        queue_p = world.queue_players
+        queue_c = world.queue_cards
 
-        def step(n: int) -> None:
+        def run(alive: K.IntArray, n: int, sub: K.FloatArray) -> None:
             K.flat_row_search(
-                world.state, me, world.queue_players, world.queue_cards,
-                h.pool, h.jpool, h.need, h.needj, n, pol, noi, totals, counts, rs,
+                world.state, me, queue_p, queue_c, alive, h.pool, h.jpool, h.need, h.needj,
+                n, pol, noi, ctx, sub, rs,
             )
 
-        self._spend(step, 4)
-        means = totals / np.maximum(counts, 1.0)
-        return int(np.argmin(means)) + 1
+        alive = self._search(run, 4, stats)
+        game = self.objective == "game"
+        return self._conclude(DecisionKind.ROW, (1, 2, 3, 4), stats, game, alive)
+
+    def choose_card(self, view: View) -> Card:
+        """Every legal card played in the same sampled worlds; the best for the game wins."""
+        options = tuple(view.options)
+        if len(options) == 1:
+            return options[0]
+        return self._evaluate_card(view).best
+
+    def choose_row(self, view: View) -> int:
+        """Each row tried in the same sampled worlds (the rest of the turn and the round
+        played out by the rollout policies); the best for the game wins."""
+        return self._evaluate_row(view).best
 
     def draft_card(self, view: View) -> Card:
         """Logic draft, a fast rule rather than a search: the highest card of the pool with
@@ -203,6 +430,27 @@ class _SearchBot:
         if not pool:
             raise ValueError(f"{self.name}: no draft is pending")
         return max(pool, key=lambda c: (-BULLHEADS[c], c))
+
+
+def _run_part(
+    run: Callable[[K.IntArray, int, K.FloatArray], None], alive: K.IntArray,
+    sub: K.FloatArray, n: int,
+) -> None:
+    run(alive, n, sub)
+
+
+def _merge(stats: K.FloatArray, rows: K.IntArray, sub: K.FloatArray) -> None:
+    """Add the statistics ``sub`` of the options ``rows`` to ``stats``."""
+    mins = (K.S_WIN_MIN,)
+    maxs = (K.S_WIN_MAX,)
+    for j, i in enumerate(rows):
+        for c in range(K.NSTATS):
+            if c in mins:
+                stats[i, c] = min(stats[i, c], sub[j, c])
+            elif c in maxs:
+                stats[i, c] = max(stats[i, c], sub[j, c])
+            else:
+                stats[i, c] += sub[j, c]
 
 
 class MCSBot(_SearchBot):
@@ -228,6 +476,8 @@ class ExpertBot(_SearchBot):
 
     name = "expert"
     description = "determinized search, common random numbers, smart rollouts for itself"
+
+    halving = True
 
     #: The tuning of docs/bots.md, "Search bots and their tuning".
     noise_self = 1.0

@@ -85,6 +85,7 @@ def encode_game(game: Game) -> KernelWorld:
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     st[K.NPLAYERS] = len(seats)
     st[K.PROF] = 1 if game.rules.professional else 0
+    st[K.DECK] = max(game.rules.deck(len(seats)))
     encode_rows(st, public.rows)
     for k, seat in enumerate(seats):
         v = game.view(seat)
