@@ -180,6 +180,10 @@ from .server.cli import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
 
+from .tui.cli import play_command  # noqa: E402
+
+app.command("play")(play_command)
+
 
 def main() -> None:
     """Entry point of the ``nimmt`` console script."""
