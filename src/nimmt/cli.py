@@ -184,6 +184,10 @@ from .tui.cli import play_command  # noqa: E402
 
 app.command("play")(play_command)
 
+from .remote_bot import bot_command  # noqa: E402
+
+app.command("bot")(bot_command)
+
 
 def main() -> None:
     """Entry point of the ``nimmt`` console script."""

@@ -9,7 +9,10 @@ temporary folder.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,3 +51,55 @@ def spawn(tmp_path: Path) -> Iterator[Spawn]:
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+
+
+class Server:
+    """A ``nimmt serve`` subprocess on a free loopback port with a SQLite file."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.url = ""
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self, port: int = 0) -> str:
+        env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
+                   NIMMT_RATE="1000", NIMMT_BURST="1000")
+        self.proc = subprocess.Popen(
+            [*nimmt_command(), "serve", "--port", str(port), "--db",
+             f"sqlite+aiosqlite:///{self.data / 'nimmt.db'}", "--data-dir", str(self.data)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 60
+        lines = []
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(r"open (http://127\.0\.0\.1:\d+)/", line)
+            if m:
+                self.url = m.group(1)
+                return self.url
+        self.stop()
+        pytest.fail("nimmt serve did not start:\n" + "".join(lines))
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.proc = None
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """A running server (stopped at the end); ``server.url`` is its address."""
+    data = tmp_path / "server"
+    data.mkdir()
+    srv = Server(data)
+    srv.start()
+    yield srv
+    srv.stop()

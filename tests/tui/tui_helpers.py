@@ -8,7 +8,10 @@ compared with the narration of the game's record.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -109,3 +112,59 @@ class PlainDriver:
     def game_lines(self) -> list[str]:
         """The transcript without the sentences that ask for a decision."""
         return [line for line in self.transcript if not self.is_decision(line)]
+
+
+class Proxy:
+    """A TCP relay on loopback in front of a server, whose connections can be cut: a
+    dropped network, for real, without touching the client or the server."""
+
+    def __init__(self, upstream: str) -> None:
+        host, port = upstream.rsplit("//", 1)[1].split(":")
+        self.upstream = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                up = socket.create_connection(self.upstream)
+            except OSError:
+                down.close()
+                continue
+            with self.lock:
+                self.sockets += [down, up]
+            for a, b in ((down, up), (up, down)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        """Drop every open connection (new ones are still relayed)."""
+        with self.lock:
+            sockets, self.sockets = self.sockets, []
+            self.cuts += 1
+        for s in sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self.cut()

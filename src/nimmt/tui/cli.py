@@ -101,7 +101,8 @@ def play_command(
         str | None,
         typer.Option("--bots", "-b", help="Bots for the other seats, comma separated: easy, "
                      "medium, hard, expert, a ladder name or pkg.mod:Class (one name fills "
-                     "every seat) [medium; online: none]."),
+                     "every seat) [medium]. Online: the bots to seat, one per name; the "
+                     "other seats wait for people [none]."),
     ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", help="Point limit (default: the preset's).")
@@ -173,8 +174,6 @@ def play_command(
             except RulesError as exc:
                 raise _fail(f"Cannot play: {exc}") from None
             rules_spec = {k: v for k, v in rules.to_dict().items() if v is not None}
-            if len(seat_bots) == 1 and players is not None:
-                seat_bots = seat_bots * (n - 1)
         session = RemoteSession(target, name=name, lang=language, rules=rules_spec,
                                 bots=seat_bots, retries=retries)
     raise typer.Exit(run_session(session, plain, keymap))

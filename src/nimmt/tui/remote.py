@@ -257,6 +257,8 @@ class RemoteSession(Session):
             self.say(self.labels("online.retrying", attempt=status.attempt), "status")
         elif status.state == "back":
             self.say(self.labels("online.back"), "status")
+            # The decision still asked is said again: it may have been missed while away.
+            self.forget_announced()
         else:
             code = self._state.table.code if self._state is not None else None
             if code:

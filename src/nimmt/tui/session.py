@@ -264,6 +264,10 @@ class Session(ABC):
             self._announced = ask.key
             self.say(self.snapshot.sheet.decision or "", "decision")
 
+    def forget_announced(self) -> None:
+        """Say the decision asked again at the next change, even if it was said before."""
+        self._announced = None
+
     def end(self, text: str = "") -> None:
         if not self.ended:
             self.ended = True
