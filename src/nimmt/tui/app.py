@@ -85,7 +85,9 @@ class RowDialog(ModalScreen[int]):
             )
 
     def on_mount(self) -> None:
-        self.query_one("#row-options", OptionList).focus()
+        options = self.query_one("#row-options", OptionList)
+        options.focus()
+        options.highlighted = 0
 
     @on(OptionList.OptionSelected, "#row-options")
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -427,7 +429,10 @@ class NimmtApp(App[int]):
             return
         event.stop()
         if action == "rows":
-            self.query_one("#rows", OptionList).focus()
+            rows = self.query_one("#rows", OptionList)
+            rows.focus()
+            if rows.highlighted is None and rows.option_count:
+                rows.highlighted = 0
         if action == "keys":
             self.query_one("#log", RichLog).write(self.interpreter.help())
             self.query_one("#log", RichLog).write(self.labels("help.textual"))
