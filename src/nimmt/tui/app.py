@@ -155,6 +155,8 @@ class NimmtApp(App[int]):
         self._shown_ask: str | None = None
         self._shown_over: int | None = None
         self._exit_status = 0
+        #: Why the session could not start (no server, a wrong code), for the caller to say.
+        self.failure = ""
 
     # -- layout ------------------------------------------------------------------------
 
@@ -187,7 +189,8 @@ class NimmtApp(App[int]):
         try:
             self.session.open()
         except Refused as exc:
-            self.call_from_thread(self._say, str(exc), True)
+            # The screen closes at once: the reason is printed after it (see failure).
+            self.failure = str(exc)
             self.call_from_thread(self._finish, 1)
             return
         while not self.session.ended:

@@ -195,7 +195,11 @@ def run_session(session: Session, plain: bool, keymap: Keymap) -> int:
         except ImportError:
             typer.echo(session.labels("no_textual"))
         else:
-            return NimmtApp(session, keymap).run() or 0
+            app = NimmtApp(session, keymap)
+            status = app.run() or 0
+            if app.failure:
+                typer.echo(app.failure, err=True)
+            return status
     from .plain import PlainFace
 
     return PlainFace(session, sys.stdout, sys.stdin, keymap).run()
