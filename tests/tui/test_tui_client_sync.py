@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Server
 
 from nimmt.client_sync import ServerError, ServerUnreachable, Status, SyncClient
 from nimmt.engine import View
+
+from .tui_helpers import Server
 
 
 def test_a_game_with_a_drop_in_the_middle(server: Server) -> None:

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
-from conftest import Server, Spawn
-from tui_helpers import PlainDriver, Proxy
 
 from nimmt.events import (
     CardChosen,
@@ -30,6 +28,8 @@ from nimmt.events import (
 from nimmt.narrate import Narrator
 from nimmt.record import record_from_dict, replay
 from nimmt.tui.labels import Labels
+
+from .tui_helpers import PlainDriver, Proxy, Server, Spawn, nimmt_command
 
 EN = Labels("en")
 
@@ -119,8 +119,6 @@ def test_two_terminals_and_a_bot_with_a_dropped_connection(
 
 def test_a_users_bot_plays_through_nimmt_bot(server: Server, tmp_path: Path) -> None:
     import subprocess
-
-    from conftest import nimmt_command
 
     (tmp_path / "lowest.py").write_text(
         "class LowestBot:\n"

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from conftest import Spawn, nimmt_command
-from tui_helpers import PlainDriver, lines_of
 
 from nimmt.narrate import Narrator
 from nimmt.record import load_record, replay
 from nimmt.tui.labels import Labels
+
+from .tui_helpers import PlainDriver, Spawn, lines_of, nimmt_command
 
 
 def expected_transcript(record_path: Path, lang: str) -> list[str]:

@@ -5,7 +5,8 @@ closed."""
 from __future__ import annotations
 
 import pexpect
-from conftest import Spawn
+
+from .tui_helpers import Spawn
 
 TTY = {"TERM": "xterm-256color"}
 

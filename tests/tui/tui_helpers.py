@@ -9,13 +9,19 @@ compared with the narration of the game's record.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pexpect
+import pytest
 
 from nimmt.narrate import Narrator
 from nimmt.tui.labels import Labels
@@ -168,3 +174,55 @@ class Proxy:
     def close(self) -> None:
         self.listener.close()
         self.cut()
+
+
+#: ``spawn(*args, env=None, data=None)``: a ``nimmt`` process under pexpect.
+Spawn = Callable[..., Any]
+
+
+def nimmt_command() -> list[str]:
+    exe = Path(sys.executable).parent / "nimmt"
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "from nimmt.cli import main; main()"]
+
+
+class Server:
+    """A ``nimmt serve`` subprocess on a free loopback port with a SQLite file."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.url = ""
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self, port: int = 0) -> str:
+        env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
+                   NIMMT_RATE="1000", NIMMT_BURST="1000")
+        self.proc = subprocess.Popen(
+            [*nimmt_command(), "serve", "--port", str(port), "--db",
+             f"sqlite+aiosqlite:///{self.data / 'nimmt.db'}", "--data-dir", str(self.data)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 60
+        lines = []
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(r"open (http://127\.0\.0\.1:\d+)/", line)
+            if m:
+                self.url = m.group(1)
+                return self.url
+        self.stop()
+        pytest.fail("nimmt serve did not start:\n" + "".join(lines))
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.proc = None
