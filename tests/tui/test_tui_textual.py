@@ -23,7 +23,10 @@ from nimmt.record import load_record, replay
 from nimmt.rules import Rules
 from nimmt.tui.app import NimmtApp, ResultsDialog, RowDialog
 from nimmt.tui.local import LocalSession
+from nimmt.tui.remote import RemoteSession, Target, TokenStore
 from nimmt.tui.session import Said, Update
+
+from .tui_helpers import Server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -47,9 +50,9 @@ def said(app: NimmtApp) -> str:
     return str(app.query_one("#say", Static).render())
 
 
-async def settle(pilot: object, app: NimmtApp, before: str | None) -> None:
+async def settle(pilot: object, app: NimmtApp, before: str | None, rounds: int = 400) -> None:
     """Wait until the session asks something new (or the game is over)."""
-    for _ in range(400):
+    for _ in range(rounds):
         await pilot.pause(0.02)  # type: ignore[attr-defined]
         snap = app.session.snapshot
         if snap.status == "over" or (snap.ask is not None and snap.ask.key != before):
@@ -188,4 +191,34 @@ async def test_shortcuts_can_be_moved_or_turned_off() -> None:
         assert said(app) == before
         await pilot.press("f6", *"/scores", "enter")
         assert said(app) == session.snapshot.sheet.scores
+        await pilot.press("ctrl+q")
+
+
+async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
+    """The same face at a server's table: the session pumps the server's messages in a
+    worker thread and the screen follows to the results."""
+    session = RemoteSession(
+        Target(server.url), name="Tex", lang="en", bots=["easy"],
+        rules={"preset": "classic", "players": 2, "end": "rounds", "rounds": 1},
+        tokens=TokenStore(tmp_path / "client.json"),
+    )
+    app = NimmtApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, None, rounds=1500)
+        assert session.snapshot.code is not None
+        snapshot(app, "table-online")
+        while session.snapshot.status != "over":
+            snap = session.snapshot
+            assert snap.ask is not None
+            if isinstance(app.screen, RowDialog):
+                await pilot.press("enter")
+            else:
+                await pilot.press("home", "enter")
+            await settle(pilot, app, snap.ask.key, rounds=1500)
+        for _ in range(200):
+            if isinstance(app.screen, ResultsDialog):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ResultsDialog)
+        assert "Tex (you)" in snapshot(app, "results-online")
         await pilot.press("ctrl+q")
