@@ -50,7 +50,7 @@ def said(app: NimmtApp) -> str:
     return str(app.query_one("#say", Static).render())
 
 
-async def settle(pilot: object, app: NimmtApp, before: str | None, rounds: int = 400) -> None:
+async def settle(pilot: object, app: NimmtApp, before: str | None, rounds: int = 1500) -> None:
     """Wait until the session asks something new (or the game is over)."""
     for _ in range(rounds):
         await pilot.pause(0.02)  # type: ignore[attr-defined]

@@ -67,7 +67,7 @@ class PlainDriver:
     def is_decision(self, line: str) -> bool:
         return any(p.match(line) for p in self._decisions)
 
-    def wait(self, more: list[str] | None = None, timeout: float = 60) -> int:
+    def wait(self, more: list[str] | None = None, timeout: float = 120) -> int:
         """Read up to the next prompt (0 card, 1 row, 2 draft) or one of ``more`` (3, 4…);
         what came before goes to the transcript. pexpect.EOF is index -1."""
         patterns: list[Any] = [*self.prompt_patterns, *(more or []), pexpect.EOF]
