@@ -8,8 +8,8 @@ much less noisy than their separate means. This is the harness behind the
 tuning notes in docs/bots.md.
 
 Run: ``.venv/bin/python bench/tune_search.py SETTINGS DEALS [OPPONENT]`` where
-SETTINGS is a JSON list such as ``'[{"name": "flat"}, {"name": "puct",
-"search": "puct"}]'`` (keys: ``kind`` expert|mcs, ``rollouts``, ``seconds``, and
+SETTINGS is a JSON list such as ``'[{"name": "noise 1"}, {"name": "noise 0.3",
+"noise_self": 0.3}]'`` (keys: ``kind`` expert|mcs, ``rollouts``, ``seconds``, and
 any ExpertBot attribute) and OPPONENT ``cheapest`` or e.g. ``'{"kind": "mcs",
 "rollouts": 6000}'``. The last line is one JSON object.
 """

@@ -18,31 +18,25 @@ from nimmt import Card, View, default_row
 from nimmt.bots import Budget
 
 
-def _end(row: tuple[Card, ...]) -> float:
-    """A row's end value; jokers (negative codes) raise it by their decimal."""
-    value = 0.0
-    for c in row:
-        value = value + (c + 10) / 10 if c < 0 else float(c)
-    return value
-
-
 class MyBot:
-    """Plays the card that follows a row end most closely; the cheapest row otherwise."""
+    """Plays the card that lands closest to a row end; the cheapest row otherwise."""
 
     name = "mybot"
-    description = "plays the card closest above a row end; takes the cheapest row"
+    description = "plays the card that lands closest to a row end; takes the cheapest row"
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         self.rng = random.Random(seed)  # for ties; keeps the bot deterministic per seed
 
     def choose_card(self, view: View) -> Card:
-        ends = [_end(r) for r in view.rows]
         best: tuple[float, float] | None = None
         choice = view.options[0]
         for card in view.options:
-            gaps = [card - e for e in ends if e < card]
-            # A card below every row (or a joker) costs a row: try it last.
-            key = (min(gaps) if gaps and card > 0 else 1000.0, self.rng.random())
+            # Where the engine would put it now (both ends in professional, jokers too).
+            where = view.target(card)
+            # A card that costs a row (too low, fitting no end, a joker, a sixth card):
+            # try it last.
+            cost = where.gap if where.row is not None and not where.sixth else 1000
+            key = (cost, self.rng.random())
             if best is None or key < best:
                 best, choice = key, card
         return choice

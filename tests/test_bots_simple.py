@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from nimmt import Deal, DecisionKind, Game, Rules, View, default_row
+from nimmt import Deal, Decision, DecisionKind, Game, PlayCard, Rules, View, default_row
 from nimmt.bots import BOTS, STRENGTHS, Bot, BotError, describe_bots, make_bot
-from nimmt.bots.play import BotFault, play_game, play_round
-from nimmt.bots.simple import CheapestBot, DodgerBot, LowRiskBot, RandomBot
-from nimmt.bots.table import landing
+from nimmt.bots.play import BotFault, Fault, decide_safely, play_game, play_round
+from nimmt.bots.registry import check_extra, offered
+from nimmt.bots.simple import CheapestBot, DefaultPlayer, DodgerBot, LowRiskBot, RandomBot
 from nimmt.errors import RulesError
 
 SIMPLE = ["random", "cheapest", "lowrisk", "dodger"]
@@ -88,7 +89,7 @@ def test_many_single_rounds_per_bot(name: str) -> None:
 def test_deterministic_per_seed(name: str) -> None:
     rules = Rules.parse("professional+jokers", players=4)
 
-    def decisions(bot_seed: int) -> list[list[tuple[str, int, int]]]:
+    def decisions(bot_seed: int) -> tuple[tuple[Decision, ...], ...]:
         bots = [make_bot(name, seed=bot_seed + s) for s in range(4)]
         return play_game(rules, bots, 11).decisions
 
@@ -129,7 +130,7 @@ def test_lowrisk_avoids_the_sixth_card() -> None:
         hands=((21, 50, 95, 96, 97, 98, 99, 100, 101, 102), (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)),
     )
     view = Game(Rules.preset("classic", 2), deals=[deal]).view(0)
-    assert landing(view.rows, 21, False).sixth
+    assert view.target(21).sixth
     assert LowRiskBot().choose_card(view) != 21
     assert DodgerBot().choose_card(view) != 21
 
@@ -235,6 +236,26 @@ def test_registry_import_paths(monkeypatch: pytest.MonkeyPatch) -> None:
         make_bot(" ")
 
 
+def test_registry_without_import_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``allow_paths=False`` (the game server): only the ladder, the levels and ``extra``
+    resolve, and a path is refused before anything is imported."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    for spec in ("os:abort", "sys:exit", "nimmt.bots.simple:DodgerBot", "arena_bots:Minimal"):
+        with pytest.raises(BotError, match=r"this one offers random, cheapest.*medium"):
+            make_bot(spec, allow_paths=False)
+    assert make_bot("medium", allow_paths=False).name == "dodger"
+    extra = {"mini": "arena_bots:Minimal"}
+    assert make_bot("mini", seed=2, allow_paths=False, extra=extra).name == "mini"
+    with pytest.raises(BotError, match=r"offers .*, mini$"):
+        make_bot("maxi", allow_paths=False, extra=extra)
+    assert offered(extra)[-1] == "mini" and "expert" in offered()
+    for bad in ({"os:abort": "os:abort"}, {"easy": "arena_bots:Minimal"},
+                {"ok": "not a path"}, {"": "a:B"}):
+        with pytest.raises(BotError):
+            check_extra(bad)
+    check_extra(extra)
+
+
 def test_search_module_imported_lazily() -> None:
     """Naming a simple bot does not import the search bots (or the kernel)."""
     import subprocess
@@ -291,3 +312,75 @@ def test_play_round_reports_timing() -> None:
     )
     assert game.is_over and game.round == 1
     assert len(times) >= 40 and all(t >= 0 for t in times)
+
+
+# -- the one bot-fault policy -----------------------------------------------------
+
+
+class Raises(CheapestBot):
+    name = "raises"
+
+    def choose_card(self, view: View) -> int:
+        raise RuntimeError("no idea")
+
+
+class Illegal(CheapestBot):
+    name = "illegal"
+
+    def choose_card(self, view: View) -> int:
+        return 105
+
+
+def test_decide_safely_names_the_bot_and_lets_the_default_player_answer() -> None:
+    game = Game(Rules.preset("classic", 3), seed=4)
+    view = game.view(1)
+    fallback = DefaultPlayer(seed=1)
+    expected = PlayCard(1, fallback.choose_card(view))
+    for bot, kind, message in [
+        (Raises(), "raised", "card decision raised RuntimeError: no idea"),
+        (Illegal(), "illegal", f"illegal card decision 105; legal: {list(view.options)}"),
+    ]:
+        decision, fault, _ = decide_safely(bot, view, fallback)
+        assert decision == expected
+        assert fault is not None
+        assert (fault.seat, fault.bot, fault.kind, fault.message) == (1, bot.name, kind, message)
+        assert (fault.round, fault.turn) == (1, 1)
+    good = CheapestBot(seed=2)
+    decision, fault, seconds = decide_safely(good, view, fallback)
+    assert fault is None and seconds >= 0
+    assert type(decision) is PlayCard and decision.card in view.options
+
+
+def test_decide_safely_times_a_bot_out() -> None:
+    class Slow(CheapestBot):
+        name = "slow"
+
+        def choose_card(self, view: View) -> int:
+            time.sleep(5)
+            return view.options[0]
+
+    view = Game(Rules.preset("classic", 2), seed=1).view(0)
+    decision, fault, _ = decide_safely(Slow(), view, DefaultPlayer(), timeout=0.2)
+    assert fault is not None and fault.kind == "timeout" and "within 0.2 s" in fault.message
+    assert decision == PlayCard(0, DefaultPlayer().choose_card(view))
+
+
+def test_decide_safely_needs_a_pending_decision_of_the_viewer() -> None:
+    game = Game(Rules.preset("classic", 2), seed=1)
+    game.play_card(0, game.legal(0)[0])
+    with pytest.raises(BotError, match="decide_safely needs the view of a player"):
+        decide_safely(CheapestBot(), game.view(0), DefaultPlayer())
+    with pytest.raises(BotError):
+        decide_safely(CheapestBot(), game.view(None), DefaultPlayer())
+
+
+def test_a_faulty_seat_is_played_by_the_default_player_for_the_rest_of_the_game() -> None:
+    faults: list[Fault] = []
+    game = play_game(
+        Rules.preset("classic", 3, end="rounds", rounds=1),
+        [CheapestBot(0), Raises(1), CheapestBot(2)],
+        7,
+        on_fault=faults.append,
+    )
+    assert game.is_over
+    assert [(f.seat, f.bot, f.kind) for f in faults] == [(1, "raises", "raised")]

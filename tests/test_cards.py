@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from nimmt import JOKERS, NUMBER_CARDS, bullheads, card_label, is_joker, joker, parse_card
-from nimmt.cards import is_card, row_value_label, value10
+from nimmt.cards import card_or_repr, is_card
+from nimmt.rows import card_tenths
 
 # The published values, written out card by card so that a wrong formula cannot
 # agree with itself: 55 → 7, other doublets → 5, tens → 3, other fives → 2.
@@ -57,7 +58,8 @@ def test_every_joker_is_worth_one_bullhead(decimal: int) -> None:
     assert bullheads(j) == 1
     assert card_label(j) == f"0.{decimal}"
     assert parse_card(f"0.{decimal}") == j
-    assert value10(j) == decimal
+    assert card_tenths(j) == decimal
+    assert card_or_repr(j) == f"0.{decimal}"  # in error messages too, never the code
 
 
 def test_jokers_sort_before_numbers_in_ascending_order() -> None:
@@ -77,7 +79,7 @@ def test_number_labels_round_trip(card: int) -> None:
     assert parse_card(str(card)) == card
     assert parse_card(f"  {card} ") == card
     assert not is_joker(card)
-    assert value10(card) == card * 10
+    assert card_tenths(card) == card * 10
 
 
 @pytest.mark.parametrize(
@@ -99,10 +101,3 @@ def test_bullheads_refuses_non_cards(bad: object) -> None:
 def test_joker_decimal_out_of_range(bad: int) -> None:
     with pytest.raises(ValueError, match=r"jokers are 0\.0 to 0\.9"):
         joker(bad)
-
-
-@pytest.mark.parametrize(
-    ("tenths", "label"), [(870, "87"), (879, "87.9"), (884, "88.4"), (5, "0.5"), (10, "1")]
-)
-def test_row_value_label(tenths: int, label: str) -> None:
-    assert row_value_label(tenths) == label

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import nimmt
 from nimmt.record import load_record, replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,3 +185,39 @@ def test_replay_speaks_the_language_asked_for() -> None:
     told = run("replay", "--lang", "xx", golden)
     assert told.returncode == 2
     assert told.stderr.startswith("no catalog for language 'xx'; known: cs, en, ")
+
+
+# -- conventions ---------------------------------------------------------------------------
+
+
+def test_help_version_and_python_m() -> None:
+    short, long = run("-h"), run("--help")
+    assert short.returncode == 0 and short.stdout == long.stdout
+    assert "--install-completion" in short.stdout
+    version = run("--version")
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"nimmt {nimmt.__version__}"
+    assert run("-V").stdout == version.stdout
+    module = subprocess.run([sys.executable, "-m", "nimmt", "simulate", "-h"],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert module.returncode == 0 and "--out" in module.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "sentence"),
+    [
+        (("simulate", "--preset", "bogus", "--out", "-"), 2, "Bad rules: unknown rules 'bogus'"),
+        (("simulate", "--out", "/proc/nimmt/game.json"), 1, "Cannot write /proc/nimmt/game.json"),
+        (("simulate", "--out", "/"), 1, "Cannot write /: "),
+        (("serve", "--data-dir", "/proc/nimmt-nope"), 1,
+         "Cannot use the data directory /proc/nimmt-nope"),
+    ],
+)
+def test_a_users_mistake_is_one_sentence_and_an_exit_code(
+    args: tuple[str, ...], code: int, sentence: str
+) -> None:
+    done = run(*args)
+    assert done.returncode == code, done.stderr
+    assert done.stderr.startswith(sentence), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr

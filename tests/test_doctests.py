@@ -15,8 +15,20 @@ from pathlib import Path
 
 import pytest
 
-COMPILED = ["nimmt.engine", "nimmt.events", "nimmt.defaults"]
-SRC = Path(__file__).resolve().parent.parent / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+
+
+def _compiled() -> list[str]:
+    """The module names of setup.py's ``COMPILED`` list."""
+    for node in ast.parse((ROOT / "setup.py").read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
+            return [Path(p).relative_to("src").with_suffix("").as_posix().replace("/", ".")
+                    for p in ast.literal_eval(node.value)]
+    raise LookupError("setup.py has no COMPILED list")
+
+
+COMPILED = _compiled()
 
 
 def _docstrings(path: Path) -> list[tuple[str, str, int]]:
@@ -46,6 +58,14 @@ def test_docstring_examples(module_name: str) -> None:
     result = runner.summarize(verbose=False)
     assert result.attempted > 0 or not examples
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {module_name}"
+
+
+def test_readme_examples() -> None:
+    """The README's three-line game runs as printed."""
+    result = doctest.testfile(
+        str(ROOT / "README.md"), module_relative=False, optionflags=doctest.ELLIPSIS
+    )
+    assert result.attempted >= 3 and result.failed == 0
 
 
 def test_compiled_modules_are_fresh() -> None:

@@ -122,7 +122,7 @@ def test_worked_example_of_seed_000(holder_of_88: int) -> None:
     assert game.scores == tuple(expected)
     assert game.winners == tuple(sorted((0, holder_of_64)))
     # Rows keep their numbers 1-4: row 4 restarted with 7, row 3 with 88.
-    assert game.rows == [(9, 12, 21, 23), (19, 24), (88,), (7,)]
+    assert game.rows == ((9, 12, 21, 23), (19, 24), (88,), (7,))
 
 
 def test_full_row_sixth_card_takes_five_and_fullness_never_redirects() -> None:
@@ -137,14 +137,14 @@ def test_full_row_sixth_card_takes_five_and_fullness_never_redirects() -> None:
         RoundScored(1, (11, 0), (11, 0)),
         GameOver((1,), (11, 0)),
     ]
-    assert game.rows == [(20,), (35,), (50,), (60, 70)]
+    assert game.rows == ((20,), (35,), (50,), (60, 70))
 
 
 def test_fifth_card_does_not_take() -> None:
     game = one_round("classic", ((10, 11, 12, 13), (20,), (30,), (40,)), [(14,), (41,)])
     events = play(game, {0: 14, 1: 41})
     assert [e for e in events if type(e) is RowTaken] == []
-    assert game.rows == [(10, 11, 12, 13, 14), (20,), (30,), (40, 41)]
+    assert game.rows == ((10, 11, 12, 13, 14), (20,), (30,), (40, 41))
     assert game.scores == (0, 0)
 
 
@@ -162,7 +162,7 @@ def test_too_low_card_may_take_a_full_row_against_the_default() -> None:
         CardPlaced(0, 5, 1, "right", True),
         CardPlaced(1, 45, 4),
     ]
-    assert game.rows == [(5,), (20,), (30,), (40, 45)]
+    assert game.rows == ((5,), (20,), (30,), (40, 45))
     assert game.scores == (11, 0)
 
 
@@ -193,7 +193,7 @@ def test_card_follows_a_row_started_earlier_in_the_same_turn() -> None:
         CardPlaced(1, 62, 4, "right", True),
         RoundScored(1, (1, 7, 0), (1, 7, 0)),
     ]
-    assert game.rows == [(29, 30), (35,), (45,), (62,)]
+    assert game.rows == ((29, 30), (35,), (45,), (62,))
 
 
 def test_row_choice_sees_the_table_as_it_is_then() -> None:
@@ -220,7 +220,7 @@ def test_choice_may_change_until_the_last_player_chooses() -> None:
     assert game.play_card(1, 41) == [CardChosen(1, 41)]
     events = game.play_card(2, 50)
     assert events[1] == CardsRevealed(((0, 21), (1, 41), (2, 50)))
-    assert game.hands == [(11,), (31,), (60,)]
+    assert game.hands == ((11,), (31,), (60,))
 
 
 def test_hand_of_ten_explicit_and_turns_per_round() -> None:
@@ -459,7 +459,7 @@ def test_logic_draft_order_over_rounds_and_rows_from_the_leftovers() -> None:
         seq.append(p)
         game.draft_card(p, max(c for c in game.legal(p) if c not in keep))
     assert seq == [0, 1, 2] * 10
-    assert game.rows == [(3,), (7,), (19,), (30,)]
+    assert game.rows == ((3,), (7,), (19,), (30,))
     assert game.hands[0] == (4, 8, 11, 14, 17, 21, 24, 27, 31, 34)
     assert game.events[-2:] == [RowsDealt(((3,), (7,), (19,), (30,))), TurnStarted(1)]
     assert CardDrafted(0, 34) in game.events
@@ -467,7 +467,7 @@ def test_logic_draft_order_over_rounds_and_rows_from_the_leftovers() -> None:
     assert game.round == 2
     assert game.events[-1] == DraftStarted(tuple(range(1, 35)), 1)
     assert draft_seq(game) == [1, 2, 0] * 10
-    assert game.rows == [(31,), (32,), (33,), (34,)]
+    assert game.rows == ((31,), (32,), (33,), (34,))
     assert game.hands[1] == (1, 4, 7, 10, 13, 16, 19, 22, 25, 28)
     play_lowest(game, until_round=3)
     assert game.events[-1] == DraftStarted(tuple(range(1, 35)), 2)
@@ -484,7 +484,7 @@ def test_logic_explicit_pool_rows_ascending() -> None:
         p = game.pending.players[0]
         # Leave 24, 2, 13, 5 for the rows.
         game.draft_card(p, min(c for c in game.legal(p) if c not in {2, 5, 13, 24}))
-    assert game.rows == [(2,), (5,), (13,), (24,)]
+    assert game.rows == ((2,), (5,), (13,), (24,))
 
 
 def test_logic_first_picker_moves_one_seat_after_an_elimination() -> None:
@@ -513,14 +513,14 @@ def test_professional_left_end_when_closer() -> None:
     game = professional(((10,), (35,), (60,), (90,)), [(30,), (62,)])
     events = play(game, {0: 30, 1: 62})
     assert events[3:5] == [CardPlaced(0, 30, 2, "left"), CardPlaced(1, 62, 3, "right")]
-    assert game.rows == [(10,), (30, 35), (60, 62), (90,)]
+    assert game.rows == ((10,), (30, 35), (60, 62), (90,))
 
 
 def test_professional_tie_goes_to_the_right_end() -> None:
     game = professional(((10,), (30,), (60,), (80,)), [(20,), (70,)])
     events = play(game, {0: 20, 1: 70})
     assert events[3:5] == [CardPlaced(0, 20, 1, "right"), CardPlaced(1, 70, 3, "right")]
-    assert game.rows == [(10, 20), (30,), (60, 70), (80,)]
+    assert game.rows == ((10, 20), (30,), (60, 70), (80,))
 
 
 def test_professional_card_below_every_row_goes_left_without_a_choice() -> None:
@@ -549,9 +549,11 @@ def test_professional_sixth_card_on_the_right_takes_the_five() -> None:
 def test_professional_card_fitting_neither_end_takes_a_row_of_choice() -> None:
     game = professional(((10, 90), (20, 80), (30, 70), (40, 60)), [(50,), (95,)])
     events = play(game, {0: 50, 1: 95})
-    assert events[-1] == RowChoiceNeeded(0, 50, "too_low")
+    # Not "too low": 50 is above every first card; it fits at neither end of any row.
+    assert events[-1] == RowChoiceNeeded(0, 50, "fits_no_end")
+    assert game.pending is not None and game.pending.reason == "fits_no_end"
     assert game.take_row(0, 2)[:3] == [
-        RowTaken(0, 2, (20, 80), 6, "too_low"),
+        RowTaken(0, 2, (20, 80), 6, "fits_no_end"),
         CardPlaced(0, 50, 2, "right", True),
         CardPlaced(1, 95, 1),
     ]
@@ -650,7 +652,7 @@ def test_jokers_go_first_in_ascending_order_each_by_its_players_choice() -> None
         RowChoiceNeeded(0, joker(9), "joker"),
     ]
     assert game.take_row(0, 1)[:2] == [CardPlaced(0, joker(9), 1), CardPlaced(2, 88, 4)]
-    assert game.rows == [(87, joker(5), joker(9)), (20,), (30,), (40, 88)]
+    assert game.rows == ((87, joker(5), joker(9)), (20,), (30,), (40, 88))
 
 
 def test_jokers_87_becomes_87_9_and_88_follows() -> None:
@@ -710,7 +712,7 @@ def test_jokers_with_professional_always_go_right() -> None:
     assert game.take_row(0, 1)[:2] == [CardPlaced(0, joker(9), 1, "right"), CardPlaced(1, 88, 1)]
     play(game, {0: 86, 1: joker(3)})
     game.take_row(1, 3)
-    assert game.rows == [(86, 87, joker(9), 88), (20,), (30, joker(3)), (40,)]
+    assert game.rows == ((86, 87, joker(9), 88), (20,), (30, joker(3)), (40,))
 
 
 def test_jokers_refuses_a_deal_without_one_joker_each() -> None:
@@ -741,7 +743,7 @@ def test_game_without_seed_waits_for_a_deal() -> None:
     assert (game.phase, game.round) == (Phase.DEAL, 1)
     game.deal(deal)
     play(game, {0: 41, 1: 42})
-    assert game.is_over and game.round_deals == [deal, deal]
+    assert game.is_over and game.round_deals == (deal, deal)
 
 
 def test_same_seed_same_deals() -> None:
@@ -758,8 +760,8 @@ def test_decide_takes_every_kind_of_decision() -> None:
         p = game.pending.players[0]
         game.decide(DraftCard(p, game.legal(p)[0]))
     # Player 0 holds 24 and 2, 4, ..., 18; player 1 holds 1, 3, ..., 19; 20-23 are the rows.
-    assert game.hands == [(2, 4, 6, 8, 10, 12, 14, 16, 18, 24), tuple(range(1, 20, 2))]
-    assert game.rows == [(20,), (21,), (22,), (23,)]
+    assert game.hands == ((2, 4, 6, 8, 10, 12, 14, 16, 18, 24), tuple(range(1, 20, 2)))
+    assert game.rows == ((20,), (21,), (22,), (23,))
     assert game.decide(PlayCard(0, 2)) == [CardChosen(0, 2)]
     game.decide(PlayCard(1, 19))
     assert game.pending is not None and game.pending.kind is DecisionKind.ROW

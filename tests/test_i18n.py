@@ -14,7 +14,7 @@ from babel.messages.frontend import CommandLineInterface
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from nimmt import Deal, Game, Rules
+from nimmt import Deal, Game, NimmtError, Rules
 from nimmt.events import (
     EVENT_TYPES,
     CardChosen,
@@ -391,6 +391,8 @@ def test_language_tags_and_unknown_languages() -> None:
         Narrator("xx")
     with pytest.raises(UnknownLanguage):
         Narrator("")
+    # A NimmtError like every refusal of the package (and still a ValueError).
+    assert issubclass(UnknownLanguage, NimmtError) and issubclass(UnknownLanguage, ValueError)
 
 
 def test_a_new_language_is_a_new_catalog(tmp_path: Path) -> None:

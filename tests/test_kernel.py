@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nimmt import DecisionKind, Game, Rules, bullheads, sample_world
+from nimmt import DecisionKind, Game, Rules, bullheads
 from nimmt.events import RowTaken
 from nimmt.sim import kernel as K
 from nimmt.sim.world import encode_game, hidden_cards, rows_of, step_turn
@@ -143,7 +143,7 @@ def test_hidden_cards_agree_with_sample_world() -> None:
         hidden = hidden_cards(view, seats)
         pool = set(hidden.pool.tolist()) | set(hidden.jpool.tolist())
         for _ in range(20):
-            world = sample_world(view, rng)
+            world = Game.sample_world(view, rng)
             enc = encode_game(world)
             for k, seat in enumerate(seats):
                 if seat == 1:
@@ -155,7 +155,7 @@ def test_hidden_cards_agree_with_sample_world() -> None:
                 assert len(hand) == hidden.need[k] + hidden.needj[k]
                 assert sum(1 for c in hand if c < 0) == hidden.needj[k]
         # The kernel's own dealing respects the same counts and draws from the same pool.
-        enc = encode_game(sample_world(view, rng))
+        enc = encode_game(Game.sample_world(view, rng))
         rs = K.rng_state(9)
         dealt: list[int] = []
         K.redeal(enc.state, hidden.pool, hidden.jpool, hidden.need, hidden.needj, rs)
@@ -203,7 +203,7 @@ def _fingerprint() -> dict[str, object]:
     out["random"] = pen.sum(axis=0).tolist()
     game = Game(Rules.parse("classic", players=4), seed=11)
     view = game.view(0)
-    world = encode_game(sample_world(view, random.Random(1)))
+    world = encode_game(Game.sample_world(view, random.Random(1)))
     hidden = hidden_cards(view, world.seats)
     options = np.array(view.options, dtype=np.int64)
     totals = np.zeros(len(options))
@@ -246,6 +246,6 @@ def test_sample_world_keeps_one_joker_per_player_in_open_jokers() -> None:
     game.play_card(first, joker)
     assert game.pending is not None
     view = game.view(game.pending.players[0])
-    world = sample_world(view, random.Random(0))
+    world = Game.sample_world(view, random.Random(0))
     hand = world.view(first).hand
     assert sum(1 for c in hand if c < 0) == 1, hand

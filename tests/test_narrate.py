@@ -25,23 +25,14 @@ from nimmt.events import (
     RowTaken,
     TurnStarted,
 )
-from nimmt.narrate import (
-    Narrator,
-    card_name,
-    describe,
-    describe_pending,
-    describe_row,
-    describe_rules,
-    describe_scores,
-    describe_table,
-    narrate,
-    narrator,
-    player_name,
-)
+from nimmt.narrate import Narrator, narrator
 from nimmt.randomplay import simulate
 from nimmt.record import load_record, replay
 
 NAMES = ["Ana", "Bob", "Cleo"]
+EN = narrator("en")
+describe = EN.describe
+narrate = EN.narrate
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 #: One example of every event type, with its sentence.
@@ -140,35 +131,34 @@ def test_take_and_start_are_one_sentence() -> None:
 
 
 def test_table_scores_rules_and_pending() -> None:
-    assert describe_row(2, (87, -1)) == (
+    assert EN.row(2, (87, -1)) == (
         "Row 2: 87, joker 0.9 (end value 87.9) — 2 cards, 2 bullheads."
     )
-    assert describe_row(3, (14, 17, 33)) == "Row 3: 14, 17, 33 — 3 cards, 7 bullheads."
-    assert describe_table(((1,), (2,))) == (
+    assert EN.row(3, (14, 17, 33)) == "Row 3: 14, 17, 33 — 3 cards, 7 bullheads."
+    assert EN.table(((1,), (2,))) == (
         "Row 1: 1 — 1 card, 1 bullhead. Row 2: 2 — 1 card, 1 bullhead."
     )
-    assert describe_scores((3, 0, 12), NAMES) == "Scores: Ana 3, Bob 0, Cleo 12."
-    assert describe_rules(Rules.parse("category5+tactics", players=5)) == (
+    assert EN.rules_sentence(Rules.parse("category5+tactics", players=5)) == (
         "Rules: category5+tactics, 5 players, the game ends when someone reaches 75."
     )
-    assert describe_rules(Rules.preset("classic", 3, end="elimination", limit=40)) == (
+    assert EN.rules_sentence(Rules.preset("classic", 3, end="elimination", limit=40)) == (
         "Rules: classic, 3 players, players reaching 40 are out."
     )
-    assert describe_rules(Rules.preset("classic", 3, end="rounds", rounds=1)) == (
+    assert EN.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=1)) == (
         "Rules: classic, 3 players, 1 round."
     )
-    assert describe_pending(Pending(DecisionKind.CARD, (0, 2)), NAMES) == (
+    assert EN.pending_sentence(Pending(DecisionKind.CARD, (0, 2)), NAMES) == (
         "Waiting for Ana and Cleo to choose a card."
     )
-    assert describe_pending(Pending(DecisionKind.ROW, (1,), 7, "too_low"), NAMES) == (
+    assert EN.pending_sentence(Pending(DecisionKind.ROW, (1,), 7, "too_low"), NAMES) == (
         "Waiting for Bob to choose a row for 7."
     )
-    assert describe_pending(Pending(DecisionKind.DRAFT, (2,)), NAMES) == (
+    assert EN.pending_sentence(Pending(DecisionKind.DRAFT, (2,)), NAMES) == (
         "Waiting for Cleo to draft a card."
     )
-    assert describe_pending(None, NAMES) is None
-    assert (card_name(-10), card_name(104)) == ("joker 0.0", "104")
-    assert player_name(-1, NAMES) == "Player 0" and player_name(1, NAMES) == "Bob"
+    assert EN.pending_sentence(None, NAMES) is None
+    assert (EN.card(-10), EN.card(104)) == ("joker 0.0", "104")
+    assert EN.player(-1, NAMES) == "Player 0" and EN.player(1, NAMES) == "Bob"
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
@@ -399,8 +389,52 @@ def test_timers_errors_and_rules() -> None:
     )
 
 
-def test_module_functions_take_a_language() -> None:
-    assert card_name(-7, lang="sr") == "džoker 0,3"
-    assert describe(CardDrafted(0, 17), NAMES, lang="cs") == "Ana si bere 17."
-    assert narrate([TurnStarted(2)], NAMES, lang="sr") == ["Potez 2."]
+def test_shared_narrators_speak_their_language() -> None:
+    assert narrator("sr").card(-7) == "džoker 0,3"
+    assert narrator("cs").describe(CardDrafted(0, 17), NAMES) == "Ana si bere 17."
+    assert narrator("sr").narrate([TurnStarted(2)], NAMES) == ["Potez 2."]
     assert narrator("en") is narrator("en")
+
+
+def test_a_card_fitting_no_end_is_not_called_too_low() -> None:
+    """Professional, rows 10 90 / 20 80 / 30 70 / 40 60: 50 follows no row end and
+    precedes none. It is not "lower than every row", and each language says so."""
+    rows = ((10, 90), (20, 80), (30, 70), (40, 60))
+    rules = Rules.parse("professional", players=2)
+    game = Game(rules, deals=[Deal(rows=rows, hands=((50,), (95,)))])
+    game.play_card(1, 95)
+    events = game.play_card(0, 50)
+    needed = events[-1]
+    assert needed == RowChoiceNeeded(0, 50, "fits_no_end")
+    said = {
+        lang: (
+            narrator(lang).describe(needed, NAMES),
+            narrator(lang).describe(needed, NAMES, viewer=0),
+            narrator(lang).your_decision_sentence(game.view(0)),
+        )
+        for lang in ("en", "sr", "cs")
+    }
+    assert said["en"] == (
+        "Row choice: Ana's 50 fits at neither end of any row.",
+        "Row choice: your 50 fits at neither end of any row.",
+        "Your 50 fits at neither end of any row. Choose a row to take: "
+        "row 1, 6 bullheads; row 2, 6 bullheads; row 3, 6 bullheads; row 4, 6 bullheads.",
+    )
+    assert said["sr"][:2] == (
+        "Izbor skupa: Ana ima kartu 50, koja ne staje ni na početak ni na kraj nijednog skupa.",
+        "Izbor skupa: vaša karta 50 ne staje ni na početak ni na kraj nijednog skupa.",
+    )
+    assert said["cs"][:2] == (
+        "Výběr řady: Ana má kartu 50, kterou nelze přiložit na začátek ani na konec žádné řady.",
+        "Výběr řady: vaši kartu 50 nelze přiložit na začátek ani na konec žádné řady.",
+    )
+    assert said["sr"][2].startswith(
+        "Vaša karta 50 ne staje ni na početak ni na kraj nijednog skupa. Izaberite skup"
+    )
+    assert said["cs"][2].startswith(
+        "Vaši kartu 50 nelze přiložit na začátek ani na konec žádné řady. Vyberte řadu"
+    )
+    # The base game's too-low card keeps its own sentence.
+    assert EN.describe(RowChoiceNeeded(0, 7, "too_low"), NAMES) == (
+        "Row choice: Ana's 7 is lower than every row."
+    )

@@ -10,10 +10,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimmt import Deal, Game, RecordError, Rules, sample_world
+from nimmt import Deal, Game, RecordError, Rules
 from nimmt.events import RoundScored
 from nimmt.randomplay import decision_rng, play_random, simulate
 from nimmt.record import (
@@ -32,6 +32,7 @@ from nimmt.record import (
     schema_json,
     to_json,
 )
+from profiles import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = ROOT / "schemas" / "record.schema.json"
@@ -81,12 +82,7 @@ def _validator() -> jsonschema.Draft202012Validator:
 # -- round trips ----------------------------------------------------------------
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
+@settings(max_examples=examples(1 / 3))
 @given(
     spec=st.sampled_from(SPECS),
     players=st.integers(2, 10),
@@ -198,7 +194,7 @@ def test_events_digest_is_canonical_json_lines() -> None:
 
 def test_sampled_world_cannot_be_recorded() -> None:
     game = simulate(Rules.preset("classic", players=3), 1, max_decisions=5)
-    world = sample_world(game.view(0), random.Random(0))
+    world = Game.sample_world(game.view(0), random.Random(0))
     with pytest.raises(RecordError) as info:
         record_from_game(world)
     assert info.value.step == "game"

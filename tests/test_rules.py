@@ -163,7 +163,7 @@ def test_open_refuses_outside_2_to_9(players: int) -> None:
 
 @pytest.mark.parametrize("players", [4.0, "4", True, None])
 def test_player_count_must_be_int(players: object) -> None:
-    with pytest.raises(RulesError, match=r"^players must be a whole number$"):
+    with pytest.raises(RulesError, match=r"^players must be a whole number from 2 to 10$"):
         Rules(players=players)  # type: ignore[arg-type]
 
 
@@ -180,16 +180,18 @@ def test_any_positive_limit(limit: int) -> None:
 
 @pytest.mark.parametrize("rounds", [None, 0, -2, 1.5, "3", True])
 def test_rounds_end_needs_positive_rounds(rounds: object) -> None:
-    with pytest.raises(
-        RulesError, match=r"^the fixed-rounds end needs a positive number of rounds$"
-    ):
+    msg = f"the fixed-rounds end needs a positive whole number of rounds, not {rounds!r}"
+    with pytest.raises(RulesError, match=f"^{re.escape(msg)}$"):
         Rules.preset("classic", end="rounds", rounds=rounds)
 
 
 @pytest.mark.parametrize("end", ["classic", "elimination"])
 def test_rounds_only_with_rounds_end(end: str) -> None:
-    msg = f"a number of rounds only applies to the rounds end, not {end}"
-    with pytest.raises(RulesError, match=f"^{msg}$"):
+    msg = (
+        f"a number of rounds only applies to the rounds end, not {end}; "
+        "give end='rounds' or no rounds"
+    )
+    with pytest.raises(RulesError, match=f"^{re.escape(msg)}$"):
         Rules.preset("classic", end=end, rounds=3)
 
 
@@ -199,25 +201,41 @@ def test_end_modes() -> None:
     assert Rules.preset("classic", end=EndMode.ELIMINATION).end is EndMode.ELIMINATION
 
 
-def test_bad_end_mode_refused() -> None:
-    with pytest.raises(ValueError, match="'sudden-death' is not a valid EndMode"):
-        Rules.preset("classic", end="sudden-death")
-    with pytest.raises(RulesError, match="'sudden-death' is not a valid EndMode"):
-        Rules.from_dict({"end": "sudden-death"})
+def test_bad_end_mode_refused_with_the_valid_ends() -> None:
+    msg = "^unknown end 'sudden'; known ends: classic, elimination, rounds$"
+    with pytest.raises(RulesError, match=msg):
+        Rules.parse("classic", end="sudden")
+    with pytest.raises(RulesError, match=msg):
+        Rules.preset("classic", end="sudden")
+    with pytest.raises(RulesError, match=msg):
+        Rules.from_dict({"end": "sudden"})
+
+
+VARIANT_LIST = "tactics, logic, professional, open, open-hands, jokers"
+EMPTY = (
+    "empty rules name; give a preset (classic, category5) and/or variants "
+    f"({VARIANT_LIST}) joined by +"
+)
+AFTER = f"after it come variants ({VARIANT_LIST})"
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("", "empty rules name"),
-        (" + ", "empty rules name"),
+        ("", EMPTY),
+        (" + ", EMPTY),
         (
             "tactic",
+            "unknown rules 'tactic': the first part is a preset (classic, category5) or a "
+            "variant (tactics, logic, professional, open, open-hands, jokers)",
+        ),
+        (
+            "classic+tactic",
             "unknown variant 'tactic'; known variants: tactics, logic, professional, "
             "open, open-hands, jokers",
         ),
-        ("classic+category5", "'category5' is a preset and must come first, once"),
-        ("tactics+classic", "'classic' is a preset and must come first, once"),
+        ("classic+category5", f"'category5' is a preset and must come first, once; {AFTER}"),
+        ("tactics+classic", f"'classic' is a preset and must come first, once; {AFTER}"),
         ("tactics+tactics", "a variant is named twice in 'tactics+tactics'"),
     ],
 )
@@ -265,8 +283,14 @@ def test_to_dict_exact() -> None:
 def test_from_dict_defaults_and_refusals() -> None:
     assert Rules.from_dict({}) == Rules()
     assert Rules.from_dict({"preset": "category5"}).limit == 75
-    with pytest.raises(RulesError, match=r"^unknown rules field 'speed'$"):
+    with pytest.raises(
+        RulesError,
+        match=r"^unknown rules field 'speed'; known fields: end, limit, players, preset, "
+        r"rounds, variants$",
+    ):
         Rules.from_dict({"speed": 2})
+    with pytest.raises(RulesError, match=r"^variants must be a list of names \(tactics, "):
+        Rules.from_dict({"variants": "tactics"})
     with pytest.raises(RulesError, match=r"^unknown variant 'nifty'"):
         Rules.from_dict({"variants": ["nifty"]})
 

@@ -79,19 +79,6 @@ def test_search_bots_play_legally_everywhere(
             assert "draft" in kinds
 
 
-def test_the_tree_search_option_plays_legally() -> None:
-    rules = Rules.parse("professional+jokers", players=4, end="rounds", rounds=1)
-    for seed in range(2):
-        bots: list[Bot] = []
-        for s in range(4):
-            bot = ExpertBot(seed * 10 + s, Budget(rollouts=60))
-            bot.search = "puct"
-            bot.max_depth = 1 + s
-            bots.append(bot)
-        log = play(Game(rules, seed=seed), bots)
-        assert sum(1 for k, _, _ in log if k == "card") == 40
-
-
 def test_row_choices_are_searched_for_too_low_cards_and_jokers() -> None:
     # A too-low 1: row 1 costs 1 bullhead, the others cost 5 or more: take row 1.
     rows = ((10,), (22, 33), (44, 45), (55, 66))

@@ -20,7 +20,6 @@ from nimmt import (
     default_row,
     for_viewer,
     joker,
-    sample_world,
 )
 from nimmt.events import CardChosen, CardsRevealed, HandDealt
 
@@ -200,7 +199,7 @@ def test_winners_in_the_view() -> None:
 
 def test_sample_world_refuses_a_spectator() -> None:
     with pytest.raises(RulesError, match=r"^a spectator's view has no hand to sample around$"):
-        sample_world(worked().view(None), random.Random(1))
+        Game.sample_world(worked().view(None), random.Random(1))
 
 
 def test_sample_world_keeps_what_the_viewer_knows() -> None:
@@ -210,9 +209,9 @@ def test_sample_world_keeps_what_the_viewer_knows() -> None:
     view = game.view(1)
     seen = {c for r in WORKED_ROWS for c in r} | set(HANDS[1])
     for seed in range(20):
-        world = sample_world(view, random.Random(seed))
+        world = Game.sample_world(view, random.Random(seed))
         assert world.hands[1] == HANDS[1]
-        assert world.rows == list(WORKED_ROWS)
+        assert world.rows == WORKED_ROWS
         others = [c for p in (0, 2, 3) for c in world.hands[p]]
         assert [len(world.hands[p]) for p in range(4)] == [2, 2, 2, 2]
         assert len(set(others)) == 6 and not set(others) & seen
@@ -226,7 +225,7 @@ def test_sample_world_in_a_row_choice_continues_the_resolution() -> None:
     game = worked()
     for p, c in ((0, 23), (1, 88), (3, 64), (2, 7)):
         game.play_card(p, c)
-    world = sample_world(game.view(2), random.Random(5))
+    world = Game.sample_world(game.view(2), random.Random(5))
     assert world.pending == game.pending
     world.take_row(2, 4)
     game.take_row(2, 4)
@@ -238,7 +237,7 @@ def test_sample_world_in_a_row_choice_continues_the_resolution() -> None:
 def test_sample_world_is_independent_of_the_game() -> None:
     game = Game(Rules.preset("classic", players=3), seed=8)
     before = game.view(0)
-    world = sample_world(before, random.Random(0))
+    world = Game.sample_world(before, random.Random(0))
     while not world.is_over:
         pending = world.pending
         assert pending is not None
@@ -263,7 +262,7 @@ def test_sample_world_open_after_the_reveal() -> None:
     assert game.phase is Phase.ROW
     view = game.view(0)
     assert view.hand_sizes == (1, 1) and view.to_resolve == ((0, 5), (1, 62))
-    world = sample_world(view, random.Random(0))
+    world = Game.sample_world(view, random.Random(0))
     assert len(world.hands[1]) == 1
     assert 62 not in world.hands[1]
 
@@ -273,6 +272,6 @@ def test_sample_world_open_face_up_joker() -> None:
     game.play_card(0, joker(1))
     view = game.view(1)
     assert view.face_up == (joker(1), None, None) and view.has_joker == (True, True, True)
-    world = sample_world(view, random.Random(0))
+    world = Game.sample_world(view, random.Random(0))
     assert len(world.hands[0]) == 2
     assert [c for c in world.hands[0] if c < 0] == [joker(1)]

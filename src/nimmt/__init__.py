@@ -1,6 +1,18 @@
 """nimmt: 6 nimmt! (Take 6!, Category 5, 6 bere, 6 uzimanja), exact and fast.
 
-The engine is pure: no I/O, no clock, no global randomness. A quick game:
+A game between bots, in three lines:
+
+>>> import nimmt
+>>> game = nimmt.play_game(nimmt.Rules(), ["dodger", "lowrisk", "cheapest", "random"], seed=1)
+>>> game.is_over, game.winners
+(True, (0,))
+
+Bots are named as in the ladder (``nimmt.bots.BOTS``) or built with
+:func:`make_bot`; ``game`` is the finished :class:`Game`, with every event and
+decision.
+
+The engine is pure: no I/O, no clock, no global randomness. A game driven by
+hand, one decision at a time:
 
 >>> import random
 >>> from nimmt import Game, Rules, DecisionKind, default_row
@@ -21,6 +33,8 @@ The engine is pure: no I/O, no clock, no global randomness. A quick game:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .cards import (
     JOKERS,
     NUMBER_CARDS,
@@ -31,20 +45,10 @@ from .cards import (
     joker,
     parse_card,
 )
-from .defaults import default_row, row_bullheads
-from .engine import (
-    Deal,
-    Decision,
-    DecisionKind,
-    DraftCard,
-    Game,
-    Pending,
-    Phase,
-    PlayCard,
-    TakeRow,
-    View,
-    sample_world,
-)
+from .deals import Deal
+from .decisions import Decision, DecisionKind, DraftCard, Pending, PlayCard, TakeRow
+from .defaults import default_row
+from .engine import Game
 from .errors import (
     CardNotInHand,
     GameOverError,
@@ -56,7 +60,13 @@ from .errors import (
     RulesError,
 )
 from .events import Event, for_viewer
+from .rows import Target, end_value, row_bullheads, target
 from .rules import PRESETS, VARIANTS, EndMode, Rules
+from .views import Phase, View
+
+if TYPE_CHECKING:
+    from .bots.play import play_game
+    from .bots.registry import make_bot
 
 __version__ = "0.1.0"
 
@@ -86,14 +96,32 @@ __all__ = [
     "Rules",
     "RulesError",
     "TakeRow",
+    "Target",
     "View",
     "bullheads",
     "card_label",
     "default_row",
+    "end_value",
     "for_viewer",
     "is_joker",
     "joker",
+    "make_bot",
     "parse_card",
+    "play_game",
     "row_bullheads",
-    "sample_world",
+    "target",
 ]
+
+# The bots (floor 2) load on first use: ``import nimmt`` stays the engine alone,
+# light to import, and nothing of floor 1 depends on them.
+_LAZY = {"play_game": "nimmt.bots.play", "make_bot": "nimmt.bots.registry"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nimmt' has no attribute {name!r}")

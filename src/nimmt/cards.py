@@ -74,14 +74,20 @@ def joker(decimal: int) -> Card:
     return decimal - 10
 
 
-def value10(card: Card) -> int:
-    """The card's value in tenths: 87 → 870, joker 0.9 → 9. Exact, no floats."""
-    return card + 10 if card < 0 else card * 10
-
-
 def card_label(card: Card) -> str:
     """How people write the card: ``"87"`` or ``"0.9"``."""
     return f"0.{card + 10}" if card < 0 else str(card)
+
+
+def card_or_repr(value: object) -> str:
+    """A card as people write it, anything else as its ``repr``: for error messages.
+
+    A joker is named as on its face (0.0..0.9), never by its code (-10..-1).
+
+    >>> card_or_repr(-9), card_or_repr(105), card_or_repr("x")
+    ('0.1', '105', "'x'")
+    """
+    return card_label(value) if is_card(value) else repr(value)  # type: ignore[arg-type]
 
 
 def parse_card(text: str) -> Card:
@@ -94,9 +100,3 @@ def parse_card(text: str) -> Card:
         if MIN_CARD <= n <= MAX_CARD:
             return n
     raise ValueError(f"{text!r} is not a card (1..104 or a joker 0.0..0.9)")
-
-
-def row_value_label(value_tenths: int) -> str:
-    """A row's end value for people: 870 → ``"87"``, 879 → ``"87.9"``."""
-    whole, tenth = divmod(value_tenths, 10)
-    return str(whole) if tenth == 0 else f"{whole}.{tenth}"

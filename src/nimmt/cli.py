@@ -18,26 +18,64 @@ from typing import Annotated
 
 import typer
 
+from . import __version__
 from .errors import RecordError, RulesError
 from .events import CardChosen, Event, RoundStarted, TurnStarted
 from .narrate import Narrator, UnknownLanguage, available_languages
 from .randomplay import simulate as simulate_game
-from .record import load_record, record_from_game, replay, save_record, schema_json, to_json
+from .record import load_record, record_from_game, replay, schema_json, to_json
 from .rules import EndMode, Rules
 
 app = typer.Typer(
     name="nimmt",
     help="6 nimmt! (Take 6!, Category 5): play, simulate and replay games.",
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion for bash, zsh, fish and PowerShell.
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"nimmt {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True,
+                     help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """6 nimmt! (Take 6!, Category 5): play, simulate and replay games.
+
+    Exit codes: 0 done; 1 the command failed (a record that does not replay, a file
+    that cannot be written, a server that cannot start); 2 bad arguments; 3 an
+    optional part is not installed (the message names the extra to install).
+    """
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
     typer.echo(message, err=True)
     return typer.Exit(code)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (``-``: standard output), making its folder; a path that
+    cannot be written is one sentence and exit code 1, never a traceback."""
+    if str(path) == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"Cannot write {path}: {exc.strerror or exc}") from None
 
 
 @app.command("replay")
@@ -152,8 +190,7 @@ def simulate_command(
     if str(out) == "-":
         sys.stdout.write(to_json(record))
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_record(record, out)
+    write_output(out, to_json(record))
     assert record.result is not None
     winners = ", ".join(record.players[p] for p in record.result.winners)
     typer.echo(
@@ -187,6 +224,10 @@ app.command("play")(play_command)
 from .remote_bot import bot_command  # noqa: E402
 
 app.command("bot")(bot_command)
+
+from .env_cli import env_app  # noqa: E402
+
+app.add_typer(env_app, name="env")
 
 
 def main() -> None:

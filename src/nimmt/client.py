@@ -34,8 +34,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from .server.protocol import (
     Ack,
     Error,
+    EventItem,
     Events,
     LobbyList,
+    NoticeItem,
     Prompt,
     ServerMessage,
     TableState,
@@ -99,14 +101,18 @@ class Client:
         lang: str | None = None,
         record: bool = False,
         open_timeout: float = 30,
+        local_addr: tuple[str, int] | None = None,
     ) -> Client:
         """Connect and say hello (as a new player ``name``, or the player of ``token``).
 
         ``lang`` (``en``, ``sr``, ``cs``) is the language of the narration the server sends;
         an unknown one is refused with :class:`ServerError` ``bad_language``.
+        ``local_addr`` is the local ``(address, port)`` to connect from, on a machine
+        with several addresses (the server counts its limits per client address).
         """
+        extra: dict[str, Any] = {} if local_addr is None else {"local_addr": local_addr}
         ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
-                           ping_interval=None, compression=None)
+                           ping_interval=None, compression=None, **extra)
         client = cls(ws, record=record)
         msg: dict[str, Any] = {"type": "hello"}
         if name is not None:
@@ -160,9 +166,9 @@ class Client:
             self.prompt = msg.prompt
             self.narration.extend(msg.text)
             for item in msg.items:
-                if item.event is not None and item.event.get("type") == "game_over":
+                if isinstance(item, EventItem) and item.event.type == "game_over":
                     self.game_over = True
-                if item.kind == "notice" and item.notice == "started":
+                if isinstance(item, NoticeItem) and item.notice == "started":
                     self.game_over = False
         return msg
 

@@ -49,10 +49,20 @@ from typing import Any, Literal, TypeVar
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from .client import Client, ServerError
-from .engine import DecisionKind, Pending, Phase, View
-from .engine import Table as EngineTable
+from .decisions import DecisionKind, Pending
 from .rules import Rules
-from .server.protocol import Ack, Error, Events, Prompt, ServerMessage, TableState
+from .server.payloads import GameOver, ViewPayload
+from .server.protocol import (
+    Ack,
+    Error,
+    EventItem,
+    Events,
+    NoticeItem,
+    Prompt,
+    ServerMessage,
+    TableState,
+)
+from .views import Phase, Table, View
 
 __all__ = [
     "ConnectionLost",
@@ -61,6 +71,7 @@ __all__ = [
     "Status",
     "SyncClient",
     "http_url",
+    "is_game_over",
     "view_from_dict",
 ]
 
@@ -105,29 +116,32 @@ def http_url(url: str) -> str:
     return f"{scheme}://{parts.netloc}"
 
 
-def view_from_dict(data: dict[str, Any]) -> View:
-    """A :class:`nimmt.View` from its JSON form (``view`` of ``table_state`` or the speech
-    endpoint): what a bot needs to decide online exactly as it would locally."""
+def view_from_dict(data: ViewPayload | dict[str, Any]) -> View:
+    """A :class:`nimmt.View` from its wire form (``view`` of ``table_state``, or its JSON
+    from the speech endpoint): what a bot needs to decide online exactly as it would
+    locally."""
+    v = data if isinstance(data, ViewPayload) else ViewPayload.model_validate(data)
 
     def tup(x: Any) -> Any:
-        return tuple(tup(v) for v in x) if isinstance(x, list | tuple) else x
+        return tuple(tup(y) for y in x) if isinstance(x, list | tuple) else x
 
-    pend = data.get("pending")
+    pend = v.pending
     pending = None
     if pend is not None:
-        pending = Pending(DecisionKind(pend["kind"]), tup(pend["players"]), pend.get("card"),
-                          pend.get("reason"))
-    hands = data.get("hands")
-    table = EngineTable(
-        data["round"], data["turn"], Phase(data["phase"]), tup(data["rows"]),
-        tup(data["scores"]), tup(data["penalties"]), tup(data["taken"]),
-        tup(data["hand_sizes"]), tup(data["revealed"]), tup(data["to_resolve"]),
-        None if hands is None else tup(hands), tup(data["active"]), tup(data["eliminated"]),
-        tup(data["has_joker"]), data["marker"], tup(data["draft_pool"]), tup(data["winners"]),
-        None,
+        pending = Pending(DecisionKind(pend.kind), tup(pend.players), pend.card, pend.reason)
+    table = Table(
+        v.round, v.turn, Phase(v.phase), tup(v.rows), tup(v.scores), tup(v.penalties),
+        tup(v.taken), tup(v.hand_sizes), tup(v.revealed), tup(v.to_resolve),
+        None if v.hands is None else tup(v.hands), tup(v.active), tup(v.eliminated),
+        tup(v.has_joker), v.marker, tup(v.draft_pool), tup(v.winners), None,
     )
-    return View(Rules.from_dict(data["rules"]), data["player"], table, pending,
-                tup(data["face_up"]), tup(data["hand"]), data["my_choice"], tup(data["options"]))
+    return View(Rules.from_dict(v.rules.model_dump()), v.player, table, pending,
+                tup(v.face_up), tup(v.hand), v.my_choice, tup(v.options))
+
+
+def is_game_over(item: object) -> bool:
+    """Whether a stream item is the event that ends the game."""
+    return isinstance(item, EventItem) and isinstance(item.event, GameOver)
 
 
 class SyncClient:
@@ -281,9 +295,9 @@ class SyncClient:
         elif isinstance(msg, Events):
             self.prompt = msg.prompt
             for item in msg.items:
-                if item.event is not None and item.event.get("type") == "game_over":
+                if is_game_over(item):
                     self.game_over = True
-                if item.kind == "notice" and item.notice == "started":
+                if isinstance(item, NoticeItem) and item.notice == "started":
                     self.game_over = False
         elif (isinstance(msg, Error) and msg.code in ("no_table", "closed", "kicked")
               and (msg.ref is None or str(msg.ref) not in self._waiting)):

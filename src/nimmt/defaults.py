@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import BULLHEADS, Card
+from .cards import Card
+from .rows import row_bullheads
 
-
-def row_bullheads(row: Sequence[Card]) -> int:
-    """Total bullheads of a row."""
-    return sum([BULLHEADS[c] for c in row])
+__all__ = ["default_row"]
 
 
 def default_row(rows: Sequence[Sequence[Card]]) -> int:
@@ -25,7 +23,7 @@ def default_row(rows: Sequence[Sequence[Card]]) -> int:
     best = 0
     best_key = (1 << 30, 1 << 30)
     for i, row in enumerate(rows):
-        key = (sum([BULLHEADS[c] for c in row]), len(row))
+        key = (row_bullheads(row), len(row))
         if key < best_key:
             best = i
             best_key = key

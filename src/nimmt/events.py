@@ -13,9 +13,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 from .cards import Card
+from .rows import RowReason, Rows, TakeReason
+from .value import Value
 
 
-class EventBase:
+class EventBase(Value):
     """What every event has: its ``type`` name, the key of its JSON form."""
 
     __slots__ = ()
@@ -31,7 +33,6 @@ class EventBase:
 # mypyc compiles an explicit ``__init__`` to native code, while the one that
 # ``dataclass`` generates runs interpreted (about four times slower), and a
 # frozen one costs three times more again.
-Rows: TypeAlias = tuple[tuple[Card, ...], ...]
 Play: TypeAlias = tuple[int, Card]  # (player, card)
 
 
@@ -135,13 +136,17 @@ class CardsRevealed(EventBase):
 
 @dataclass(slots=True, unsafe_hash=True, init=False)
 class RowChoiceNeeded(EventBase):
-    """``player`` must choose a row for ``card``: it is too low (``"too_low"``) or a joker."""
+    """``player`` must choose a row for ``card``.
+
+    ``reason``: ``"too_low"`` (below every row), ``"fits_no_end"`` (at neither
+    end of any row, ``professional``) or ``"joker"`` (placed on a row of choice).
+    """
 
     player: int
     card: Card
-    reason: Literal["too_low", "joker"]
+    reason: RowReason
 
-    def __init__(self, player: int, card: Card, reason: Literal["too_low", "joker"]) -> None:
+    def __init__(self, player: int, card: Card, reason: RowReason) -> None:
         self.player = player
         self.card = card
         self.reason = reason
@@ -151,14 +156,15 @@ class RowChoiceNeeded(EventBase):
 class RowTaken(EventBase):
     """``player`` takes the ``cards`` of row ``row`` (1..4) for ``bullheads`` points.
 
-    ``reason``: ``"full"`` (the sixth card), ``"too_low"`` (a card below every row).
+    ``reason``: ``"full"`` (the sixth card), ``"too_low"`` (a card below every
+    row) or ``"fits_no_end"`` (a card at neither end of any row, ``professional``).
     """
 
     player: int
     row: int
     cards: tuple[Card, ...]
     bullheads: int
-    reason: Literal["full", "too_low"]
+    reason: TakeReason
 
     def __init__(
         self,
@@ -166,7 +172,7 @@ class RowTaken(EventBase):
         row: int,
         cards: tuple[Card, ...],
         bullheads: int,
-        reason: Literal["full", "too_low"],
+        reason: TakeReason,
     ) -> None:
         self.player = player
         self.row = row

@@ -49,9 +49,6 @@ Bob stavlja 40 u skup 2.
 Cleo uzima skup 3, 8 bodova, i započinje ga kartom 77.
 >>> Narrator("cs").row_sentence(((9, 12, 21), (87, -1)), 2)
 'Řada 2: 87, žolík 0,9 (hodnota na konci 87,9) — 2 karty, 2 body.'
-
-The module-level functions (:func:`describe`, :func:`narrate`,
-:func:`describe_row`, ...) speak English unless given ``lang``.
 """
 
 from __future__ import annotations
@@ -66,11 +63,12 @@ from babel import Locale, UnknownLocaleError
 from babel.numbers import get_decimal_symbol
 
 from .cards import BULLHEADS, Card, is_card
-from .engine import DecisionKind, Pending, Phase, View
+from .decisions import DecisionKind, Pending
 from .errors import (
     CardNotInHand,
     GameOverError,
     IllegalMove,
+    NimmtError,
     NoSuchRow,
     NotYourDecision,
     RecordError,
@@ -94,7 +92,9 @@ from .events import (
     TurnStarted,
     for_viewer,
 )
+from .rows import end_value, row_bullheads
 from .rules import EndMode, Rules
+from .views import Phase, View
 
 __all__ = [
     "DOMAIN",
@@ -103,16 +103,7 @@ __all__ = [
     "Narrator",
     "UnknownLanguage",
     "available_languages",
-    "card_name",
-    "describe",
-    "describe_pending",
-    "describe_row",
-    "describe_rules",
-    "describe_scores",
-    "describe_table",
-    "narrate",
     "narrator",
-    "player_name",
 ]
 
 #: Where the catalogs live: ``LOCALE_DIR/<language>/LC_MESSAGES/nimmt.mo``.
@@ -125,7 +116,7 @@ SOURCE_LANGUAGE = "en"
 Rows = Sequence[Sequence[Card]]
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(NimmtError):
     """No catalog for the language asked for; the message lists the known ones."""
 
 
@@ -157,18 +148,6 @@ def _decimal_symbol(language: str) -> str:
         return str(get_decimal_symbol(Locale.parse(language)))
     except (UnknownLocaleError, ValueError):
         return "."
-
-
-def _row_end_tenths(row: Sequence[Card]) -> int:
-    """A row's end value in tenths: a joker raises the value before it by its decimal."""
-    value = 0
-    for c in row:
-        value = value + c + 10 if c < 0 else c * 10
-    return value
-
-
-def _row_bullheads(row: Sequence[Card]) -> int:
-    return sum([BULLHEADS[c] for c in row])
 
 
 class Narrator:
@@ -289,11 +268,11 @@ class Narrator:
             "number": number,
             "cards": self.cards(row),
             "count": self.count_cards(len(row)),
-            "bullheads": self.count_bullheads(_row_bullheads(row)),
+            "bullheads": self.count_bullheads(row_bullheads(row)),
         }
         if row[-1] < 0:
             text = self._("Row {number}: {cards} (end value {value}) — {count}, {bullheads}.")
-            return text.format(value=self.number(_row_end_tenths(row), True), **fields)
+            return text.format(value=self.number(end_value(row), True), **fields)
         return self._("Row {number}: {cards} — {count}, {bullheads}.").format(**fields)
 
     def table(self, rows: Rows) -> str:
@@ -321,7 +300,7 @@ class Narrator:
             return self._("{card}: {bullheads}.").format(
                 card=self.card(item), bullheads=self.count_bullheads(BULLHEADS[item])
             )
-        bullheads = self.count_bullheads(_row_bullheads(item))
+        bullheads = self.count_bullheads(row_bullheads(item))
         if row is None:
             return self._("{count}, {bullheads}.").format(
                 count=self.count_cards(len(item)), bullheads=bullheads
@@ -407,7 +386,7 @@ class Narrator:
                 self._("row {row}, {count}, {bullheads}").format(
                     row=r,
                     count=self.count_cards(len(rows[r - 1])),
-                    bullheads=self.count_bullheads(_row_bullheads(rows[r - 1])),
+                    bullheads=self.count_bullheads(row_bullheads(rows[r - 1])),
                 )
                 for r in view.options
             )
@@ -417,11 +396,17 @@ class Narrator:
         options = "; ".join(
             # TRANSLATORS: one row the player may take: "row 2, 5 bullheads".
             self._("row {row}, {bullheads}").format(
-                row=r, bullheads=self.count_bullheads(_row_bullheads(rows[r - 1]))
+                row=r, bullheads=self.count_bullheads(row_bullheads(rows[r - 1]))
             )
             for r in view.options
         )
-        text = self._("Your {card} is lower than every row. Choose a row to take: {options}.")
+        if pending.reason == "fits_no_end":
+            # TRANSLATORS: professional: the card goes after no row and before none.
+            text = self._(
+                "Your {card} fits at neither end of any row. Choose a row to take: {options}."
+            )
+        else:
+            text = self._("Your {card} is lower than every row. Choose a row to take: {options}.")
         return text.format(card=card, options=options)
 
     def pending_sentence(
@@ -586,6 +571,14 @@ class Narrator:
                     return _("Row choice: {name}'s {card} is lower than every row.").format(
                         name=name(p), card=self.card(card)
                     )
+                if reason == "fits_no_end":
+                    if you(p):
+                        # TRANSLATORS: professional: the card goes after no row and before none.
+                        text = _("Row choice: your {card} fits at neither end of any row.")
+                        return text.format(card=self.card(card))
+                    # TRANSLATORS: professional: the card goes after no row and before none.
+                    text = _("Row choice: {name}'s {card} fits at neither end of any row.")
+                    return text.format(name=name(p), card=self.card(card))
                 if you(p):
                     return _("Row choice: you choose the row for {card}.").format(
                         card=self.card(card)
@@ -706,63 +699,3 @@ class Narrator:
 def narrator(language: str = SOURCE_LANGUAGE) -> Narrator:
     """The shared narrator of ``language`` from the installed catalogs (made once)."""
     return Narrator(language)
-
-
-# -- English (or ``lang``) shorthands, kept for the replay command and early callers ------
-
-
-def card_name(card: Card, lang: str = SOURCE_LANGUAGE) -> str:
-    """A card as said aloud: ``"12"``, or ``"joker 0.3"`` for a joker."""
-    return narrator(lang).card(card)
-
-
-def player_name(player: int, names: Sequence[str], lang: str = SOURCE_LANGUAGE) -> str:
-    """The display name of seat ``player`` (``Player 3`` when no name is known)."""
-    return narrator(lang).player(player, names)
-
-
-def describe_row(number: int, row: Sequence[Card], lang: str = SOURCE_LANGUAGE) -> str:
-    """One row: its number, its cards, how many, and their bullheads."""
-    return narrator(lang).row(number, row)
-
-
-def describe_table(rows: Rows, lang: str = SOURCE_LANGUAGE) -> str:
-    """All rows, row 1 first, one sentence each."""
-    return narrator(lang).table(rows)
-
-
-def describe_scores(
-    scores: Sequence[int], names: Sequence[str], lang: str = SOURCE_LANGUAGE
-) -> str:
-    """Everyone's total."""
-    n = narrator(lang)
-    return n._("Scores: {scores}.").format(scores=n._per_player(scores, names, None))
-
-
-def describe_rules(rules: Rules, lang: str = SOURCE_LANGUAGE) -> str:
-    """The rules of a table in one sentence."""
-    return narrator(lang).rules_sentence(rules)
-
-
-def describe_pending(
-    pending: Pending | None, names: Sequence[str], lang: str = SOURCE_LANGUAGE
-) -> str | None:
-    """Who the game waits for, and for what; ``None`` when it waits for nobody."""
-    return narrator(lang).pending_sentence(pending, names)
-
-
-def describe(
-    event: Event, names: Sequence[str], viewer: int | None = None, lang: str = SOURCE_LANGUAGE
-) -> str | None:
-    """One event as one sentence; see :meth:`Narrator.describe`."""
-    return narrator(lang).describe(event, names, viewer)
-
-
-def narrate(
-    events: Iterable[Event],
-    names: Sequence[str],
-    viewer: int | None = None,
-    lang: str = SOURCE_LANGUAGE,
-) -> list[str]:
-    """Sentences for a run of events; see :meth:`Narrator.narrate`."""
-    return narrator(lang).narrate(events, names, viewer)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 
+from .decisions import DecisionKind
 from .defaults import default_row
-from .engine import DecisionKind, Game
+from .engine import Game
 from .rules import Rules
 
 __all__ = ["decision_rng", "play_random", "simulate"]

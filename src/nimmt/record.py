@@ -39,10 +39,13 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from .engine import Deal, Game, Phase
+from .deals import Deal
+from .decisions import Decision, DecisionKind, make_decision
+from .engine import Game
 from .errors import IllegalMove, RecordError, RulesError
 from .events import Event, RoundScored, event_to_dict
 from .rules import PRESETS, VARIANTS, EndMode, Rules
+from .views import Phase
 
 __all__ = [
     "FORMAT",
@@ -52,6 +55,8 @@ __all__ = [
     "ResultRecord",
     "RoundRecord",
     "RulesRecord",
+    "decision_from_record",
+    "decision_to_record",
     "events_sha256",
     "load_record",
     "record_from_dict",
@@ -82,9 +87,25 @@ CardInt: TypeAlias = Annotated[
 Seat: TypeAlias = Annotated[int, Field(strict=True, ge=0)]
 Points: TypeAlias = Annotated[int, Field(strict=True, ge=0)]
 #: ``[kind, seat, value]``: value is a card for "card" and "draft", a row 1..4 for "row".
+#: The JSON form of a :data:`~nimmt.decisions.Decision` (see :func:`decision_to_record`).
 DecisionRecord: TypeAlias = tuple[
     Literal["card", "row", "draft"], Seat, Annotated[int, Field(strict=True, ge=-10, le=104)]
 ]
+
+
+def decision_to_record(decision: Decision) -> DecisionRecord:
+    """A decision as a record writes it: ``("card", 2, 55)``."""
+    kind = decision.kind
+    name: Literal["card", "row", "draft"] = (
+        "card" if kind is DecisionKind.CARD else "row" if kind is DecisionKind.ROW else "draft"
+    )
+    return (name, decision.player, decision.value)
+
+
+def decision_from_record(entry: DecisionRecord) -> Decision:
+    """Inverse of :func:`decision_to_record`."""
+    kind, seat, value = entry
+    return make_decision(DecisionKind(kind), seat, value)
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True)
 
@@ -184,7 +205,7 @@ def record_from_game(game: Game, players: Sequence[str] | None = None) -> Record
 
     ``players`` are the display names (default ``Player 1``, ``Player 2``, …).
     The game must hold its whole history: a world from
-    :func:`~nimmt.engine.sample_world` starts mid-round and cannot be recorded.
+    :meth:`~nimmt.engine.Game.sample_world` starts mid-round and cannot be recorded.
     """
     rules = game.rules
     names = [f"Player {i + 1}" for i in range(rules.players)] if players is None else list(players)
@@ -206,7 +227,7 @@ def record_from_game(game: Game, players: Sequence[str] | None = None) -> Record
                     hands=[list(h) for h in deal.hands],
                     pool=list(deal.pool),
                 ),
-                decisions=[(_kind(k), p, v) for k, p, v in decisions],
+                decisions=[decision_to_record(d) for d in decisions],
                 penalties=None if penalties is None else list(penalties),
             )
         )
@@ -223,16 +244,6 @@ def record_from_game(game: Game, players: Sequence[str] | None = None) -> Record
         result=result,
         events_sha256=events_sha256(game.events),
     )
-
-
-def _kind(kind: str) -> Literal["card", "row", "draft"]:
-    if kind == "card":
-        return "card"
-    if kind == "row":
-        return "row"
-    if kind == "draft":
-        return "draft"
-    raise ValueError(f"unknown decision kind {kind!r}")
 
 
 # -- JSON -----------------------------------------------------------------------
@@ -403,37 +414,30 @@ def _replay_round(game: Game, i: int, rnd: RoundRecord, *, last: bool) -> None:
             f"the decisions stop before the round ends ({_waiting(game)}), yet round {i} follows",
         )
     d = rnd.deal
-    deal = Deal(
-        rows=tuple(tuple(r) for r in d.rows),
-        hands=tuple(tuple(h) for h in d.hands),
-        pool=tuple(d.pool),
-    )
+    deal = Deal(d.rows, d.hands, d.pool)
     try:
         game.deal(deal)
     except RulesError as exc:
         raise RecordError(f"round {i}, deal", str(exc)) from exc
     first_event = len(game.events)
-    for j, (kind, seat, value) in enumerate(rnd.decisions, 1):
+    for j, entry in enumerate(rnd.decisions, 1):
         step = f"round {i}, decision {j}"
+        decision = decision_from_record(entry)
+        kind = decision.kind.value
         if game.is_over:
             raise RecordError(step, f"the game is already over; no {kind} decision follows")
         if game.phase is Phase.DEAL:
             raise RecordError(step, f"round {i} is already over; no {kind} decision follows")
         pending = game.pending
         assert pending is not None
-        if pending.kind.value != kind:
+        if pending.kind is not decision.kind:
             raise RecordError(
                 step,
-                f"a {kind} decision by player {seat}, but a {pending.kind.value} decision "
-                f"is pending (players {list(pending.players)})",
+                f"a {kind} decision by player {decision.player}, but a {pending.kind.value} "
+                f"decision is pending (players {list(pending.players)})",
             )
         try:
-            if kind == "card":
-                game.play_card(seat, value)
-            elif kind == "row":
-                game.take_row(seat, value)
-            else:
-                game.draft_card(seat, value)
+            game.decide(decision)
         except IllegalMove as exc:
             raise RecordError(step, str(exc)) from exc
     scored = [e for e in game.events[first_event:] if type(e) is RoundScored]

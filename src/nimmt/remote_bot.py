@@ -29,11 +29,12 @@ from .client_sync import (
     ServerUnreachable,
     Status,
     SyncClient,
+    is_game_over,
 )
-from .engine import View
 from .errors import RulesError
 from .rules import EndMode, Rules
 from .server.protocol import Events, Prompt
+from .views import View
 
 __all__ = ["bot_command", "run_bot"]
 
@@ -72,8 +73,7 @@ def run_bot(client: SyncClient, bot: Bot, games: int, out: TextIO,
         elif isinstance(msg, Events):
             for text in msg.text:
                 out.write(text + "\n")
-            if any(it.event is not None and it.event.get("type") == "game_over"
-                   for it in msg.items):
+            if any(is_game_over(it) for it in msg.items):
                 done += 1
                 if done >= games:
                     return 0

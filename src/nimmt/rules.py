@@ -3,7 +3,8 @@
 ``Rules`` holds everything that decides how a game plays: the number of seats,
 the end mode and its limit, and the variants. Presets are named constructors;
 variants combine where RULES.md defines the combination and are refused with
-an error naming the pair where it does not.
+an error naming the pair where it does not. Every refusal is a
+:class:`~nimmt.errors.RulesError` that lists the valid values.
 
 >>> Rules.parse("category5+tactics", players=5).limit
 75
@@ -101,10 +102,16 @@ class Rules:
     def __post_init__(self) -> None:
         if isinstance(self.variants, str):
             raise RulesError(
-                f"variants must be a collection of names, not the string {self.variants!r}"
+                f"variants must be a collection of names ({', '.join(VARIANTS)}), "
+                f"not the string {self.variants!r}"
             )
         object.__setattr__(self, "variants", frozenset(self.variants))
-        object.__setattr__(self, "end", EndMode(self.end))
+        try:
+            object.__setattr__(self, "end", EndMode(self.end))
+        except ValueError:
+            raise RulesError(
+                f"unknown end {self.end!r}; known ends: {', '.join(m.value for m in EndMode)}"
+            ) from None
         unknown = sorted(self.variants - set(VARIANTS))
         if unknown:
             raise RulesError(
@@ -118,9 +125,9 @@ class Rules:
             if pair <= self.variants:
                 a, b = sorted(pair, key=VARIANTS.index)
                 raise RulesError(f"{a} cannot be combined with {b}: {why}")
-        if type(self.players) is not int:
-            raise RulesError("players must be a whole number")
         top = MAX_PLAYERS - 1 if "open" in self.variants else MAX_PLAYERS
+        if type(self.players) is not int:
+            raise RulesError(f"players must be a whole number from {MIN_PLAYERS} to {top}")
         if not MIN_PLAYERS <= self.players <= top:
             extra = " with open (card 1 is the marker)" if "open" in self.variants else ""
             raise RulesError(f"{self.players} players: {MIN_PLAYERS} to {top} may play{extra}")
@@ -128,9 +135,15 @@ class Rules:
             raise RulesError(f"the limit must be a positive whole number, not {self.limit!r}")
         if self.end is EndMode.ROUNDS:
             if type(self.rounds) is not int or self.rounds <= 0:
-                raise RulesError("the fixed-rounds end needs a positive number of rounds")
+                raise RulesError(
+                    f"the fixed-rounds end needs a positive whole number of rounds, "
+                    f"not {self.rounds!r}"
+                )
         elif self.rounds is not None:
-            raise RulesError(f"a number of rounds only applies to the rounds end, not {self.end}")
+            raise RulesError(
+                f"a number of rounds only applies to the rounds end, not {self.end}; "
+                "give end='rounds' or no rounds"
+            )
         v = self.variants
         object.__setattr__(self, "tactics_deck", "tactics" in v or "logic" in v)
         object.__setattr__(self, "logic", "logic" in v)
@@ -162,13 +175,25 @@ class Rules:
         """
         parts = [p.strip().lower() for p in spec.split("+") if p.strip()]
         if not parts:
-            raise RulesError("empty rules name")
+            raise RulesError(
+                f"empty rules name; give a preset ({', '.join(PRESETS)}) and/or variants "
+                f"({', '.join(VARIANTS)}) joined by +"
+            )
         preset = "classic"
         if parts[0] in PRESETS:
             preset = parts.pop(0)
+        elif parts[0] not in VARIANTS:
+            # The first part names a preset or a variant: say both lists, as it is neither.
+            raise RulesError(
+                f"unknown rules {parts[0]!r}: the first part is a preset "
+                f"({', '.join(PRESETS)}) or a variant ({', '.join(VARIANTS)})"
+            )
         for p in parts:
             if p in PRESETS:
-                raise RulesError(f"{p!r} is a preset and must come first, once")
+                raise RulesError(
+                    f"{p!r} is a preset and must come first, once; after it come variants "
+                    f"({', '.join(VARIANTS)})"
+                )
         if len(set(parts)) != len(parts):
             raise RulesError(f"a variant is named twice in {spec!r}")
         changes.setdefault("variants", frozenset(parts))
@@ -212,17 +237,22 @@ class Rules:
         known = {"preset", "players", "limit", "end", "rounds", "variants"}
         extra = set(data) - known
         if extra:
-            raise RulesError(f"unknown rules field {sorted(extra)[0]!r}")
+            raise RulesError(
+                f"unknown rules field {sorted(extra)[0]!r}; "
+                f"known fields: {', '.join(sorted(known))}"
+            )
         variants = data.get("variants", ())
         if not isinstance(variants, list | tuple | set | frozenset) or not all(
             isinstance(v, str) for v in variants
         ):
-            raise RulesError(f"variants must be a list of names, not {variants!r}")
+            raise RulesError(
+                f"variants must be a list of names ({', '.join(VARIANTS)}), not {variants!r}"
+            )
         try:
             return cls(
                 players=data.get("players", 4),
                 limit=data.get("limit", PRESETS.get(data.get("preset", "classic"), 66)),
-                end=EndMode(data.get("end", "classic")),
+                end=data.get("end", "classic"),
                 rounds=data.get("rounds"),
                 variants=frozenset(variants),
                 preset_name=data.get("preset", "classic"),

@@ -50,6 +50,13 @@ def _pg_schema_url(database: str) -> str:
     return f"postgresql+psycopg://{host}/{database}?options=-csearch_path%3D{schema}"
 
 
+def module_db_url(request: pytest.FixtureRequest, tmp: Path) -> str:
+    """A database URL of the kind ``request.param`` names, for a module-scoped server."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp / 'nimmt.db'}"
+    return _pg_schema_url(request.getfixturevalue("pg_database"))
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A database URL of each kind, empty for this test."""
@@ -64,6 +71,10 @@ def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
     base: dict[str, Any] = {
         "host": "127.0.0.1", "port": 0, "db": db_url, "data_dir": tmp_path,
         "rate": 10_000.0, "burst": 10_000, "disconnect_grace": 30.0, "bot_seconds": 0.05,
+        "player_rate": 10_000.0, "player_burst": 10_000, "address_rate": 10_000.0,
+        "address_burst": 10_000, "address_bytes": 1e9, "address_bytes_burst": 1 << 30,
+        "names_per_minute": 10_000, "connections_per_address": 10_000,
+        "tables_per_host": 100, "tables_per_address": 10_000,
     }
     base.update(changes)
     return Settings(**base)

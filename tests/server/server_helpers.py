@@ -9,6 +9,7 @@ import urllib.request
 from typing import Any
 
 from nimmt.client import Client
+from nimmt.server.protocol import Error, TableState
 
 RULE_SETS: list[dict[str, Any]] = [
     {"preset": "classic", "players": 3},
@@ -74,3 +75,20 @@ async def api(url: str) -> Any:
 async def close_all(clients: list[Client]) -> None:
     for c in clients:
         await c.close()
+
+
+async def error_for(client: Client, frame: str | bytes) -> Error:
+    """Send a bad frame; the error it gets (a sentence, never a traceback)."""
+    await client.send_raw(frame)
+    msg = await client.expect(lambda m: isinstance(m, Error), 10)
+    assert isinstance(msg, Error)
+    assert msg.message and msg.message[0].isalpha()
+    return msg
+
+
+async def state_of(client: Client, code: str) -> dict[str, Any]:
+    """What a table looks like to ``client``: to check that bad input changed nothing."""
+    state = await client.join(code)
+    assert isinstance(state, TableState)
+    view = None if state.view is None else state.view.model_dump(mode="json")
+    return {"seq": state.seq, "view": view, "seats": state.table.model_dump()["seats"]}

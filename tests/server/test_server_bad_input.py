@@ -6,33 +6,17 @@ import contextlib
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import make_settings
-from server_helpers import close_all, play_out, seat_table
+from server_helpers import close_all, error_for, play_out, seat_table, state_of
 
+from conftest import make_settings
 from nimmt.client import Client
-from nimmt.server.protocol import Error, TableState
 from nimmt.server.run import running_server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
 
 RULES = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
-
-
-async def error_for(client: Client, frame: str | bytes) -> Error:
-    await client.send_raw(frame)
-    msg = await client.expect(lambda m: isinstance(m, Error), 10)
-    assert isinstance(msg, Error)
-    assert msg.message and msg.message[0].isalpha()
-    return msg
-
-
-async def state_of(client: Client, code: str) -> dict[str, Any]:
-    state = await client.join(code)
-    assert isinstance(state, TableState)
-    return {"seq": state.seq, "view": state.view, "seats": state.table.model_dump()["seats"]}
 
 
 async def test_every_kind_of_bad_input(server: str) -> None:
@@ -87,7 +71,7 @@ async def test_acting_for_another_seat_or_out_of_turn(server: str) -> None:
         if state.prompt is None:
             waiting = c
     assert waiting is not None and waiting.state is not None
-    hand = waiting.state.view["hand"] if waiting.state.view else []
+    hand = waiting.state.view.hand if waiting.state.view else ()
     before = await state_of(waiting, code)
     err = await error_for(waiting, json.dumps({"type": "play_card", "card": hand[0]}))
     assert err.code == "not_your_turn"
@@ -136,10 +120,14 @@ async def test_rate_limit_and_huge_frames(db_url: str, tmp_path: Path) -> None:
         for _ in range(30):
             await ana.send({"type": "ping"})
         codes = []
-        for _ in range(30):
-            m = await ana.recv(10)
-            codes.append(m.type if m.type != "error" else getattr(m, "code", ""))
-        assert "rate_limited" in codes and "pong" in codes
+        with contextlib.suppress(TimeoutError):
+            while True:
+                m = await ana.recv(1)
+                codes.append(m.type if m.type != "error" else getattr(m, "code", ""))
+        # What is left of the burst (seating the table took some) is answered; the rest
+        # is dropped, and that is said once (no flood back).
+        assert 3 <= codes.count("pong") <= 14, codes
+        assert codes.count("rate_limited") == 1, codes
         # A frame past the transport limit closes only that connection.
         from websockets.exceptions import ConnectionClosed
 

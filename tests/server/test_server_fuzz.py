@@ -1,10 +1,11 @@
 """Protocol fuzzing: malformed and hostile frames at a live server.
 
 Hypothesis throws random JSON, wrong types, unknown message types, huge and
-odd values at a seated player's connection in the middle of a game. Every
-answer must be a valid server message; every refusal carries a known code and
-a sentence and leaves the table exactly as it was; afterwards the server still
-serves, and the game plays to its end.
+odd values at a seated player's connection in the middle of a game (as many
+frames as the profile's share says, tests/profiles.py). Every answer must be a
+valid server message; every refusal carries a known code and a sentence and
+leaves the table exactly as it was; afterwards the server still serves, and
+the game plays to its end.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_helpers import play_out, seat_table
 from websockets.sync.client import ClientConnection, connect
 
+from conftest import make_settings, module_db_url
 from nimmt.client import Client, ws_url
 from nimmt.server.protocol import ERROR_CODES, parse_server
 from nimmt.server.run import running_server
+from profiles import examples
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -63,12 +65,7 @@ frames = st.one_of(
 def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
          ) -> Iterator[tuple[str, str, str]]:
     tmp = tmp_path_factory.mktemp("fuzz")
-    if request.param == "sqlite":
-        db = f"sqlite+aiosqlite:///{tmp / 'nimmt.db'}"
-    else:
-        from conftest import _pg_schema_url
-
-        db = _pg_schema_url(request.getfixturevalue("pg_database"))
+    db = module_db_url(request, tmp)
     ready: dict[str, Any] = {}
     started = threading.Event()
     loop_box: list[asyncio.AbstractEventLoop] = []
@@ -125,7 +122,9 @@ def test_hostile_frames(live: tuple[str, str, str]) -> None:
     with connect(ws_url(url), max_size=None) as ws:
         hello(ws, token, code)
 
-        @settings(max_examples=120, deadline=None,
+        # A share of the profile's examples (tests/profiles.py): 120 on CI, ten times as
+        # many with --thorough; each costs a round trip to a live server.
+        @settings(max_examples=examples(0.4), deadline=None,
                   suppress_health_check=[HealthCheck.function_scoped_fixture,
                                          HealthCheck.too_slow])
         @given(frame=frames)

@@ -21,7 +21,7 @@ from server_helpers import close_all, play_out, seat_table
 from nimmt.client import Client, ServerError
 from nimmt.events import event_from_dict
 from nimmt.narrate import narrator
-from nimmt.server.protocol import Events, Item, Prompt, TableState
+from nimmt.server.protocol import EventItem, Events, NoticeItem, Prompt, TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
 
@@ -68,7 +68,7 @@ async def test_each_connection_hears_its_language(server: str) -> None:
     await ana.start()
     await play_out([ana, mila], seed=5)
     await petr.expect(lambda m: isinstance(m, Events) and any(
-        i.event is not None and i.event["type"] == "game_over" for i in m.items))
+        isinstance(i, EventItem) and i.event.type == "game_over" for i in m.items))
     marks = {"en": "Cards revealed:", "sr": "Otkrivene karte:", "cs": "Odkryté karty:"}
     for client, viewer in ((ana, 0), (mila, 1), (petr, None)):
         assert client.frames is not None
@@ -143,13 +143,13 @@ async def test_every_prompt_shows_the_turn_timer(server: str) -> None:
 
 
 async def _auto_notice(client: Client, notice: str, seat: int,
-                       timeout: float = 20) -> tuple[Item, int]:
+                       timeout: float = 20) -> tuple[NoticeItem, int]:
     """The first ``notice`` item about ``seat`` this client got, and its message's index."""
     while True:
         for k, m in enumerate(client.inbox):
             if isinstance(m, Events):
                 for i in m.items:
-                    if i.notice == notice and i.seat == seat:
+                    if isinstance(i, NoticeItem) and i.notice == notice and i.seat == seat:
                         return i, k
         client.inbox.append(await client.recv(timeout))
 

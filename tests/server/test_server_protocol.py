@@ -73,11 +73,27 @@ def test_schema_rejects_what_the_models_reject() -> None:
 @pytest.mark.parametrize(("frame", "code"), [
     ("", "bad_json"), ("nul", "bad_json"), ("42", "bad_json"), ('"x"', "bad_json"),
     ('{"type": 3}', "bad_message"), ('{"type": "chat"}', "bad_message"),
+    # The parser's limits: nesting, number length, constants JSON has not, lone surrogates.
+    ("[" * 1000 + "]" * 1000, "bad_message"), ('{"a": ' * 9 + "1" + "}" * 9, "bad_message"),
+    ('{"type": "ping", "ref": ' + "9" * 5000 + "}", "bad_message"),
+    ('{"type": "ping", "ref": NaN}', "bad_json"), ('{"type": "chat", "text": "\\ud800"}',
+                                                    "bad_message"),
+    (b"\xff", "bad_json"), ('"' + "[" * 100, "bad_json"),
 ])
-def test_parse_client_errors(frame: str, code: str) -> None:
+def test_parse_client_errors(frame: str | bytes, code: str) -> None:
     with pytest.raises(P.ProtocolError) as err:
         P.parse_client(frame)
     assert err.value.code == code and err.value.message
+
+
+def test_nesting_depth_skips_strings_and_counts_what_the_parser_would() -> None:
+    assert P.nesting_depth('{"a": "[[[[{{{{", "b": [{"c": "]]]]"}]}') == 3
+    assert P.nesting_depth('["\\"[[[[", [1]]') == 2  # an escaped quote does not end a string
+    assert P.nesting_depth('["' + "[" * 100) == 1  # the parser stops at the open string
+    frame = '{"type": "create_table", "rules": {"variants": ["open"]}}'
+    assert P.nesting_depth(frame) == 3 <= P.MAX_DEPTH
+    assert P.parse_client(frame).type == "create_table"
+    assert P.parse_client('{"type": "ping", "ref": "[[[[[[[[[[["}').type == "ping"
 
 
 @pytest.mark.asyncio
@@ -90,20 +106,86 @@ async def test_schema_is_served(server: str) -> None:
 
 @pytest.mark.parametrize("spec", ["classic", "logic", "jokers", "open+professional",
                                   "category5+open-hands"])
-def test_event_dicts_are_the_engine_events(spec: str) -> None:
-    """The server's fast event serialization says exactly what event_to_dict says."""
+def test_event_payloads_are_the_engine_events(spec: str) -> None:
+    """The server's unvalidated event models say exactly what event_to_dict says, and
+    what they say parses back into the same models."""
     import random
 
     from nimmt import Game, Rules
     from nimmt.events import event_to_dict
     from nimmt.randomplay import play_random
-    from nimmt.server.table import event_dict
+    from nimmt.server.payloads import EventItem, event_payload
 
     game = Game(Rules.parse(spec, players=4), seed=3)
     play_random(game, random.Random(1))
     assert len(game.events) > 50
     for ev in game.events:
-        assert json.dumps(event_dict(ev)) == json.dumps(event_to_dict(ev))
+        wire = event_payload(ev).model_dump_json()
+        assert json.loads(wire) == json.loads(json.dumps(event_to_dict(ev)))
+        item = EventItem.model_validate_json(f'{{"seq": 1, "kind": "event", "event": {wire}}}')
+        assert item.event.model_dump_json() == wire
+
+
+def test_every_event_class_has_a_model_with_its_fields() -> None:
+    """One wire model per class of nimmt.events, field for field, so they cannot drift."""
+    import dataclasses
+
+    from nimmt.events import EVENT_TYPES
+    from nimmt.server.payloads import EVENT_MODELS, EventPayload
+
+    assert set(EVENT_MODELS) == set(EVENT_TYPES.values())
+    union = typing.get_args(typing.get_args(EventPayload)[0])
+    assert set(union) == set(EVENT_MODELS.values())
+    for name, cls in EVENT_TYPES.items():
+        model = EVENT_MODELS[cls]
+        assert model.model_fields["type"].default == name
+        fields = [f.name for f in dataclasses.fields(cls)]
+        assert [n for n in model.model_fields if n != "type"] == fields, name
+        for f in dataclasses.fields(cls):
+            if f.default is not dataclasses.MISSING:
+                assert model.model_fields[f.name].default == f.default, (name, f.name)
+
+
+def test_every_field_of_the_schema_is_described() -> None:
+    """No field of either direction is an untyped object, and each says what it holds."""
+    schema = P.protocol_schema()
+    for side in ("client", "server"):
+        for name, model in schema[side]["$defs"].items():
+            assert model.get("description"), (side, name)
+            for prop, spec in model.get("properties", {}).items():
+                assert spec.get("description"), (side, name, prop)
+                assert spec != {"type": "object"} and "additionalProperties" not in spec, (
+                    side, name, prop)
+    text = json.dumps(schema["server"])
+    assert '"additionalProperties": true' not in text
+
+
+def test_the_view_model_is_the_engine_view() -> None:
+    """Every public attribute of a view goes out, and nothing else."""
+    import dataclasses
+    import random
+
+    from nimmt import Game, Rules
+    from nimmt.randomplay import play_random
+    from nimmt.server.payloads import ViewPayload, view_payload
+    from nimmt.views import Table, View
+
+    fields = set(ViewPayload.model_fields)
+    assert fields - {"rules_name"} <= {*dir(View)}  # each one a view's attribute
+    # Every public fact of the table goes out (but the draft's first picker, which the
+    # narration says as it happens), and every field of the view but the table itself.
+    assert {f.name for f in dataclasses.fields(Table)} - {"first_picker"} <= fields
+    assert {f.name for f in dataclasses.fields(View)} - {"table"} <= fields
+    game = Game(Rules.parse("classic+logic", players=3), seed=4)
+    play_random(game, random.Random(2), max_decisions=40)
+    for viewer in (0, 1, None):
+        view = game.view(viewer)
+        wire = view_payload(view).model_dump_json()
+        again = ViewPayload.model_validate_json(wire)
+        assert again.hand == view.hand and again.rows == view.rows
+        assert again.options == view.options and again.chosen == view.chosen
+        assert again.phase == view.phase.value and again.player == viewer
+        assert again.rules.model_dump() == view.rules.to_dict()
 
 
 def test_schema_has_the_language_and_the_narration() -> None:
@@ -115,7 +197,7 @@ def test_schema_has_the_language_and_the_narration() -> None:
     assert "lang" not in defs["Hello"].get("required", [])
     server = schema["server"]["$defs"]
     assert server["Events"]["properties"]["text"]["items"] == {"type": "string"}
-    assert "reason" in server["Item"]["properties"]
+    assert "reason" in server["NoticeItem"]["properties"]
     assert "lang" in server["Welcome"]["properties"]
     jsonschema.validate({"type": "hello", "name": "Mila", "lang": "sr"}, schema["client"])
     # Old clients stay valid: no lang in hello, no text in events.
@@ -131,3 +213,38 @@ def test_schema_has_the_language_and_the_narration() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"type": "events", "seq": 1, "items": [], "text": [3]},
                             schema["server"])
+
+
+def test_the_fast_builder_makes_what_model_construct_makes() -> None:
+    """payloads.build skips model_construct's search for aliases and defaults; for every
+    server model it must give an equal model that serializes alike (a pydantic upgrade
+    that changes what a model holds fails here)."""
+    from pydantic import BaseModel
+
+    from nimmt.server import payloads
+
+    models: set[type[BaseModel]] = set()
+
+    def collect(cls: type[BaseModel]) -> None:
+        if cls in models:
+            return
+        models.add(cls)
+        for f in cls.model_fields.values():
+            for arg in [f.annotation, *typing.get_args(f.annotation)]:
+                for inner in [arg, *typing.get_args(arg)]:
+                    if isinstance(inner, type) and issubclass(inner, BaseModel):
+                        collect(inner)
+
+    for m in typing.get_args(typing.get_args(P.ServerMessage)[0]):
+        collect(m)
+    for m in payloads.EVENT_MODELS.values():
+        collect(m)
+    assert len(models) > 25
+    for cls in models:
+        values = {name: (f.default if not f.is_required() else None)
+                  for name, f in cls.model_fields.items()}
+        built = payloads.build(cls, dict(values))
+        constructed = cls.model_construct(**values)
+        assert built == constructed, cls
+        assert built.model_fields_set == constructed.model_fields_set, cls
+        assert built.model_dump_json() == constructed.model_dump_json(), cls

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nimmt.client import Client
+from nimmt.client import Client, ServerError
 from nimmt.server.protocol import TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(180)]
@@ -95,7 +95,15 @@ async def test_sigkill_mid_round_resumes_exactly(db_url: str, tmp_path: Path) ->
             await c.close()
 
         proc, url = await start_server(args, env)
-        for who, code_, old_state in ((eve, open_code, others[0]), (fay, bot_code, others[1])):
+        # An unstarted table is not brought back (anyone can open them by the dozen; its
+        # host opens a new one); tables in play are.
+        assert eve.token is not None
+        back = await Client.connect(url, token=eve.token)
+        with pytest.raises(ServerError) as err:
+            await back.join(open_code)
+        assert err.value.code == "no_table"
+        await back.close()
+        for who, code_, old_state in ((fay, bot_code, others[1]),):
             assert who.token is not None
             back = await Client.connect(url, token=who.token)
             st = await back.join(code_)
@@ -119,7 +127,7 @@ async def test_sigkill_mid_round_resumes_exactly(db_url: str, tmp_path: Path) ->
         for i, card in mine.items():
             st = again[i].state
             assert st is not None and st.view is not None
-            assert st.view["my_choice"] == card
+            assert st.view.my_choice == card
         # The game carries on to the end after the restart.
         await asyncio.gather(*(c.play_until_over(random.Random(i)) for i, c in enumerate(again)))
         for c in again:

@@ -7,11 +7,11 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import make_settings
 from server_helpers import api, close_all, play_out, seat_table
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import Events, Item, TableState
+from nimmt.server.protocol import EventItem, Events, NoticeItem, TableState
 from nimmt.server.run import running_server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
@@ -23,22 +23,22 @@ def notices(client: Client) -> list[str]:
     out = []
     for m in client.inbox:
         if isinstance(m, Events):
-            out += [i.notice for i in m.items if i.notice is not None]
+            out += [i.notice for i in m.items if isinstance(i, NoticeItem)]
     return out
 
 
-async def wait_notice(client: Client, notice: str, timeout: float = 20) -> Item:
+async def wait_notice(client: Client, notice: str, timeout: float = 20) -> NoticeItem:
     """The first notice ``notice`` the client got (waiting for it if need be)."""
     for m in client.inbox:
         if isinstance(m, Events):
             for i in m.items:
-                if i.notice == notice:
+                if isinstance(i, NoticeItem) and i.notice == notice:
                     return i
-    msg = await client.expect(lambda m: isinstance(m, Events)
-                              and any(i.notice == notice for i in m.items), timeout)
+    msg = await client.expect(lambda m: isinstance(m, Events) and any(
+        isinstance(i, NoticeItem) and i.notice == notice for i in m.items), timeout)
     client.inbox.append(msg)
     assert isinstance(msg, Events)
-    return next(i for i in msg.items if i.notice == notice)
+    return next(i for i in msg.items if isinstance(i, NoticeItem) and i.notice == notice)
 
 
 async def test_lobby_join_by_code_and_name_rules(server: str) -> None:
@@ -120,12 +120,14 @@ async def test_reconnect_gets_view_and_missed_events(server: str) -> None:
     assert isinstance(state, TableState) and state.you == 1
     missed = await bob2.expect(lambda m: isinstance(m, Events))
     assert isinstance(missed, Events)
-    kinds = [(i.kind, i.event["type"] if i.event else i.text) for i in missed.items]
+    kinds = [(i.kind, i.event.type if isinstance(i, EventItem) else i.text)
+             for i in missed.items]
     assert ("event", "card_chosen") in kinds and ("chat", "are you there?") in kinds
     assert all(i.seq > last for i in missed.items)
-    chosen = [i.event for i in missed.items if i.event and i.event["type"] == "card_chosen"]
-    assert chosen[0]["card"] is None  # Ana's card stays secret from Bob
-    assert state.view is not None and state.view["chosen"][0] is True
+    chosen = [i.event for i in missed.items
+              if isinstance(i, EventItem) and i.event.type == "card_chosen"]
+    assert chosen[0].card is None  # type: ignore[union-attr]  # Ana's card stays secret
+    assert state.view is not None and state.view.chosen[0] is True
     assert bob2.prompt is not None and bob2.prompt.kind == "card"
     with pytest.raises(ServerError) as err:
         await Client.connect(server, token="not-a-token")
@@ -307,7 +309,7 @@ async def test_absent_before_the_start_is_played_for(db_url: str, tmp_path: Path
 
 
 async def test_forgotten_tables_close(db_url: str, tmp_path: Path) -> None:
-    async with running_server(make_settings(db_url, tmp_path, idle_close=0.3)) as url:
+    async with running_server(make_settings(db_url, tmp_path, open_idle_close=0.3)) as url:
         ana = await Client.connect(url, name="Ana")
         code = (await ana.create_table(rules=SHORT)).table.code
         token = ana.token

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nimmt.client_sync import ServerError, ServerUnreachable, Status, SyncClient
-from nimmt.engine import View
+from nimmt.views import View
 
 from .tui_helpers import Server
 

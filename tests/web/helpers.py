@@ -1,4 +1,9 @@
-"""Steps the browser tests share: the lobby, seating bots, playing by keyboard."""
+"""Steps the browser tests share: the lobby, seating bots, playing by keyboard.
+
+Predicates of ``wait_for_function`` are written as functions (``"() => ..."``): the
+server's Content-Security-Policy forbids ``eval``, and Playwright polls a bare
+expression by evaluating its text in the page, while it calls a function as is.
+"""
 
 from __future__ import annotations
 
@@ -34,14 +39,14 @@ def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: i
     page.locator("#create-form button[type=submit]").focus()
     page.keyboard.press("Enter")
     page.wait_for_selector("#view-table:not([hidden])")
-    page.wait_for_function("document.querySelector('#table-h').textContent.includes('(')")
+    page.wait_for_function("() => document.querySelector('#table-h').textContent.includes('(')")
     code = page.evaluate("localStorage.getItem('nimmt.table')")
     page.locator("#bot-strength").select_option("easy")
     for k in range(bots):
         page.locator("#add-bot").focus()
         page.keyboard.press("Enter")
         page.wait_for_function(
-            "[...document.querySelectorAll('#seat-list li')]"
+            "() => [...document.querySelectorAll('#seat-list li')]"
             f".filter(li => li.textContent.includes('bot')).length >= {k + 1}"
         )
     if start:
@@ -62,7 +67,7 @@ def assertive_count(page: Any) -> int:
 def wait_turn(page: Any, seen: int) -> str:
     """Wait for a new decision (a new assertive announcement) or the results; say which."""
     page.wait_for_function(
-        f"""window.__ann.filter(a => a[0] === 'assertive').length > {seen}
+        f"""() => window.__ann.filter(a => a[0] === 'assertive').length > {seen}
             || !document.querySelector('#view-results').hidden""",
         timeout=60_000,
     )

@@ -75,7 +75,7 @@ def test_turn_timer_warns_assertively(new_page: NewPage) -> None:
     left = int(page.locator("#timer-s").inner_text())
     assert 10 < left <= 15
     page.wait_for_function(
-        "window.__ann.some(a => a[0] === 'assertive' && /seconds? left/.test(a[1]))",
+        "() => window.__ann.some(a => a[0] === 'assertive' && /seconds? left/.test(a[1]))",
         timeout=12_000)
     assertive = [t for lvl, t in announcements(page) if lvl == "assertive"]
     assert assertive[0].startswith("Choose a card to play")
@@ -93,7 +93,7 @@ def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
     set_name(bob, fresh_name("Quick"))
     bob.locator("#join-code").fill(code)
     bob.locator("#join-form button[type=submit]").click()
-    ana.wait_for_function("[...document.querySelectorAll('#seat-list li')]"
+    ana.wait_for_function("() => [...document.querySelectorAll('#seat-list li')]"
                           ".every(li => !li.textContent.includes('empty'))")
     ana.locator("#start-game").click()
     wait_turn(bob, 0)
@@ -102,7 +102,7 @@ def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
     ana.wait_for_selector("#auto-note:not([hidden])", timeout=25_000)
     # The notice may reach the live region a moment after the note is shown.
     ana.wait_for_function(
-        "window.__ann.some(a => a[1].includes("
+        "() => window.__ann.some(a => a[1].includes("
         "'You ran out of time; the default bot plays for you.'))", timeout=10_000)
     # Bob reads Serbian: the notice is said from its reason and seat, in his language.
     ana_name = ana.evaluate("localStorage.getItem('nimmt.name')")
@@ -110,7 +110,7 @@ def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
         "n => window.__ann.some(a => a[1].includes(n + ': vreme je isteklo'))", arg=ana_name)
     ana.locator("#take-over").click()
     ana.wait_for_selector("#auto-note[hidden]", state="attached")
-    ana.wait_for_function("window.__ann.some(a => a[1].includes('You play again.'))")
+    ana.wait_for_function("() => window.__ann.some(a => a[1].includes('You play again.'))")
     bob.wait_for_function(
         "n => window.__ann.some(a => a[1].includes(n + ' ponovo igra.'))", arg=ana_name)
     assert "ran out of time" not in " ".join(t for _, t in announcements(bob))

@@ -16,7 +16,7 @@ def _last_polite(page: Any) -> str:
 def _press(page: Any, key: str) -> str:
     before = len(announcements(page))
     page.keyboard.press(key)
-    page.wait_for_function(f"window.__ann.length > {before}")
+    page.wait_for_function(f"() => window.__ann.length > {before}")
     return _last_polite(page)
 
 
@@ -26,7 +26,7 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     create_table(page, players=3, rounds=1, bots=2)
     assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
     # Let the bots' choices be told first.
-    page.wait_for_function("document.querySelectorAll('#players li.done').length >= 2")
+    page.wait_for_function("() => document.querySelectorAll('#players li.done').length >= 2")
     page.wait_for_timeout(300)
     sheet_rows = page.evaluate("[...document.querySelectorAll('#rows [role=menuitem]')]"
                                ".map(li => li.getAttribute('aria-label'))")
@@ -77,7 +77,7 @@ def test_remap_and_turn_off(new_page: NewPage) -> None:
     assert saved["map"]["scores"] == "shift+p" and saved["on"] is True
     page.goto(page.url.split("#")[0] + "#/")
     create_table(page, players=2, rounds=1, bots=1)
-    page.wait_for_function("document.querySelectorAll('#players li.done').length >= 1")
+    page.wait_for_function("() => document.querySelectorAll('#players li.done').length >= 1")
     page.wait_for_timeout(300)  # the bot's choice is told first
     before = len(announcements(page))
     page.keyboard.press("s")
@@ -88,7 +88,7 @@ def test_remap_and_turn_off(new_page: NewPage) -> None:
     page.evaluate("localStorage.setItem('nimmt.keys', JSON.stringify({on: false, map: {}}))")
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function("window.__ann.some(a => a[0] === 'assertive')")
+    page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive')")
     page.locator("#hand [role=option]").first.focus()
     page.wait_for_timeout(300)
     before = len(announcements(page))
@@ -109,7 +109,7 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     card = page.evaluate("document.activeElement.dataset.card")
     assert int(card) < 0, "the joker sorts first"
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#row-dialog').open", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#row-dialog').open", timeout=30_000)
     focus = page.evaluate("({type: document.activeElement.type, name: document.activeElement.name,"
                           " dlg: !!document.activeElement.closest('dialog')})")
     assert focus == {"type": "radio", "name": "row", "dlg": True}
@@ -119,10 +119,10 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     page.keyboard.press("ArrowDown")
     chosen = page.evaluate("document.activeElement.value")
     page.keyboard.press("Enter")
-    page.wait_for_function("!document.querySelector('#row-dialog').open")
+    page.wait_for_function("() => !document.querySelector('#row-dialog').open")
     # The narration tells where the joker went.
-    page.wait_for_function(f"window.__ann.some(a => a[1].includes('row {chosen}'))")
+    page.wait_for_function(f"() => window.__ann.some(a => a[1].includes('row {chosen}'))")
     # Focus came back out of the dialog, to the hand.
-    page.wait_for_function("document.activeElement.getAttribute('role') === 'option'"
+    page.wait_for_function("() => document.activeElement.getAttribute('role') === 'option'"
                            " || !document.querySelector('#view-results').hidden")
     play_by_keyboard(page)

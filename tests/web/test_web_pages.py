@@ -1,5 +1,9 @@
 """axe-core on every page and state; two browsers at one table; a reload mid-game;
-Serbian and Czech; screenshots for the README (saved under docs/screenshots/)."""
+Serbian and Czech; screenshots for the README.
+
+The screenshots go to build/screenshots/ (ignored by git): a test run never
+changes a tracked file. ``scripts/screenshots`` takes them and copies them to
+docs/screenshots/, the README's pictures."""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from .helpers import (
 
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 
 def _axe(page: Any, state: str) -> None:
@@ -52,7 +56,7 @@ def test_axe_every_page_and_state(new_page: NewPage) -> None:
     _axe(page, "table, choosing a card")
     page.keyboard.press("Home")
     page.keyboard.press("Enter")  # the joker: a row choice
-    page.wait_for_function("document.querySelector('#row-dialog').open", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#row-dialog').open", timeout=30_000)
     _axe(page, "row choice")
     page.keyboard.press("Enter")
     play_by_keyboard(page)
@@ -89,12 +93,12 @@ def test_two_browsers_one_table(new_page: NewPage) -> None:
     bob.locator("#join-code").fill(code)
     bob.locator("#join-form button[type=submit]").click()
     bob.wait_for_selector("#view-table:not([hidden])")
-    ana.wait_for_function("[...document.querySelectorAll('#seat-list li')]"
+    ana.wait_for_function("() => [...document.querySelectorAll('#seat-list li')]"
                           ".every(li => !li.textContent.includes('empty'))")
     # Chat: typed letters stay in the field, and the other browser hears the line.
     bob.locator("#chat-text").fill("good luck, svima srećno")
     bob.locator("#chat-text").press("Enter")
-    ana.wait_for_function("window.__ann.some(a => a[1].includes('good luck, svima srećno'))")
+    ana.wait_for_function("() => window.__ann.some(a => a[1].includes('good luck, svima srećno'))")
     assert "good luck" in ana.locator("#log").inner_text()
     # Focus stays in chat while one types; Bob leaves the field before the game.
     bob.locator("#table-h").focus()
@@ -137,7 +141,7 @@ def test_reload_mid_game_restores_the_seat(new_page: NewPage) -> None:
     assert 0 < len(hand_before) < 10
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function("window.__ann.some(a => a[0] === 'assertive')")
+    page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive')")
     hand_after = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
                                ".map(li => li.dataset.card)")
     assert hand_after == hand_before
@@ -192,7 +196,7 @@ def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple
             "cs": ["1 bod", "2 body", "5 bodů", "21 bodů", "22 bodů", "25 bodů"]}[lang]
     assert said_counts == [f"x, {w}" for w in want], said_counts
     page.keyboard.press("s")
-    page.wait_for_function("window.__ann.length > 0")
+    page.wait_for_function("() => window.__ann.length > 0")
     page.keyboard.press("Enter")
     wait_turn(page, 1)
     said = " ".join(t for _, t in announcements(page))
@@ -233,7 +237,7 @@ def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:
     code = page.evaluate("localStorage.getItem('nimmt.table')")
     page.evaluate("location.hash = '#/'")
     page.locator("#me-lang").select_option("cs")
-    page.wait_for_function("document.documentElement.lang === 'cs'")
+    page.wait_for_function("() => document.documentElement.lang === 'cs'")
     page.wait_for_timeout(500)
     hellos = [json.loads(f) for f in sent if '"hello"' in f]
     assert [h["lang"] for h in hellos] == ["en", "cs"], hellos
@@ -242,4 +246,4 @@ def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:
     page.wait_for_selector("#view-table:not([hidden])")
     start_game(page)
     page.keyboard.press("Enter")
-    page.wait_for_function("window.__ann.some(a => a[1].includes('Odkryté karty'))")
+    page.wait_for_function("() => window.__ann.some(a => a[1].includes('Odkryté karty'))")

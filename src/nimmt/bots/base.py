@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..cards import Card
-from ..engine import View
+from ..views import View
 
 
 @dataclass(frozen=True, slots=True)

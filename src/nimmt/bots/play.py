@@ -1,13 +1,17 @@
-"""The driver: seat bots at a game and play it to the end.
+"""The driver: seat bots at a game and play it to the end, and the bot-fault policy.
 
 Each pending player's bot is asked for its decision from ``game.view(seat)``
 only, the answer is checked against the legal options, and the decision is
 applied. The driver also times every decision and can hold bots to a time
-limit. A bot that raises, answers illegally or runs out of time is a
-*fault*: by default the driver raises :class:`BotFault` naming the bot; given
-``on_fault`` it reports the fault and lets the default bot play that seat for
-the rest of the game (RULES.md §5: a player who does not answer in time is
-played for by the default bot), so the game still finishes.
+limit.
+
+A bot that raises, answers illegally or runs out of time is a *fault*, and
+every place that seats bots handles it the same way, through
+:func:`decide_safely`: the fault is reported with the bot's name, and the
+default player (:class:`~nimmt.bots.simple.DefaultPlayer`, RULES.md §5)
+answers instead, so the game goes on. :func:`play_game` raises
+:class:`BotFault` at the first fault unless given ``on_fault``; with it, the
+default player plays that seat for the rest of the game.
 
 >>> from nimmt import Rules
 >>> from nimmt.bots.simple import CheapestBot
@@ -25,17 +29,30 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from ..cards import card_label
-from ..engine import Deal, Decision, DecisionKind, DraftCard, Game, PlayCard, TakeRow, View
+from ..cards import card_or_repr
+from ..deals import Deal
+from ..decisions import Decision, DecisionKind, make_decision
+from ..engine import Game
 from ..errors import RulesError
 from ..rules import EndMode, Rules
+from ..views import View
 from .base import Bot
-from .registry import BotError
-from .simple import CheapestBot
+from .registry import BotError, make_bot
+from .simple import DefaultPlayer
 
-__all__ = ["BotFault", "Fault", "OnDecision", "OnFault", "call_bot", "play_game", "play_round"]
+__all__ = [
+    "Answer",
+    "BotFault",
+    "Fault",
+    "OnDecision",
+    "OnFault",
+    "call_bot",
+    "decide_safely",
+    "play_game",
+    "play_round",
+]
 
 FaultKind = Literal["raised", "illegal", "timeout"]
 
@@ -152,14 +169,6 @@ def _bot_name(bot: object) -> str:
     return name if isinstance(name, str) else type(bot).__name__
 
 
-def _decision(kind: DecisionKind, seat: int, value: int) -> Decision:
-    if kind is DecisionKind.CARD:
-        return PlayCard(seat, value)
-    if kind is DecisionKind.ROW:
-        return TakeRow(seat, value)
-    return DraftCard(seat, value)
-
-
 def _method(bot: Bot, kind: DecisionKind) -> Callable[[View], Any]:
     if kind is DecisionKind.CARD:
         return bot.choose_card
@@ -180,17 +189,65 @@ def _as_option(answer: object, options: tuple[int, ...]) -> int | None:
 
 
 def _label(kind: DecisionKind, value: object) -> str:
-    if kind is DecisionKind.ROW:
-        return f"row {value!r}"
-    if isinstance(value, int) and not isinstance(value, bool) and -10 <= value <= 104:
-        return f"card {card_label(value)}"
-    return repr(value)
+    return f"row {value!r}" if kind is DecisionKind.ROW else card_or_repr(value)
+
+
+class Answer(NamedTuple):
+    """What :func:`decide_safely` decided for a seat."""
+
+    #: The decision to apply: the bot's, or the fallback's after a fault.
+    decision: Decision
+    #: The bot's fault, or ``None`` when the bot answered legally in time.
+    fault: Fault | None
+    #: How long the bot thought (0 when it raised before answering).
+    seconds: float
+
+
+def decide_safely(
+    bot: Bot, view: View, fallback: Bot, *, timeout: float | None = None
+) -> Answer:
+    """The decision of ``bot`` for the one pending in ``view``, or ``fallback``'s after a fault.
+
+    The bot sees only ``view`` and has ``timeout`` seconds if given (see
+    :func:`call_bot`). If it raises, answers anything but one of
+    ``view.options``, or runs out of time, the :class:`Fault` names the bot,
+    its seat, what went wrong and when, and ``fallback`` (the table's default
+    player, :class:`~nimmt.bots.simple.DefaultPlayer`) answers instead,
+    without a time limit: it is trusted, and its own failure is a bug that
+    raises. This is the one bot-fault policy of the arena and of tables.
+    """
+    pending = view.pending
+    seat = view.player
+    if pending is None or seat is None or seat not in pending.players:
+        raise BotError("decide_safely needs the view of a player whose decision is pending")
+    kind = pending.kind
+    fault: Fault | None = None
+    seconds = 0.0
+    try:
+        answer, seconds = call_bot(_method(bot, kind), view, timeout)
+    except TimeoutError as exc:
+        fault = Fault(seat, _bot_name(bot), "timeout", str(exc), view.round, view.turn)
+    except Exception as exc:
+        message = f"{kind.value} decision raised {type(exc).__name__}: {exc}"
+        fault = Fault(seat, _bot_name(bot), "raised", message, view.round, view.turn)
+    else:
+        value = _as_option(answer, view.options)
+        if value is not None:
+            return Answer(make_decision(kind, seat, value), None, seconds)
+        message = (
+            f"illegal {kind.value} decision {_label(kind, answer)}; legal: {list(view.options)}"
+        )
+        fault = Fault(seat, _bot_name(bot), "illegal", message, view.round, view.turn)
+    value = _as_option(_method(fallback, kind)(view), view.options)
+    if value is None:
+        raise BotError(f"the fallback {_bot_name(fallback)!r} answered illegally")
+    return Answer(make_decision(kind, seat, value), fault, seconds)
 
 
 def play_game(
     rules: Rules,
-    bots: Sequence[Bot],
-    seed: int | random.Random | None,
+    bots: Sequence[Bot | str],
+    seed: int | random.Random | None = None,
     *,
     deals: Sequence[Deal] | None = None,
     on_decision: OnDecision | None = None,
@@ -199,65 +256,36 @@ def play_game(
 ) -> Game:
     """Play a whole game with one bot per seat; returns the finished :class:`Game`.
 
+    A bot is any object of the bot protocol, or a name for
+    :func:`~nimmt.bots.registry.make_bot` (seeded with its seat number).
     ``seed`` deals every round (``deals`` are used first, round by round).
     ``timeout`` is the longest a bot may think over one decision. Without
     ``on_fault`` a misbehaving bot raises :class:`BotFault`; with it, the
-    fault is reported and a :class:`~nimmt.bots.simple.CheapestBot` seeded
-    with the seat number plays that seat from the faulty move on.
+    fault is reported and the default player
+    (:class:`~nimmt.bots.simple.DefaultPlayer`, seeded with the seat number)
+    plays that seat from the faulty move on (see :func:`decide_safely`).
     """
     if len(bots) != rules.players:
         raise RulesError(f"{rules.players} players need {rules.players} bots, not {len(bots)}")
     game = Game(rules, seed, deals=deals or ())
-    seated: list[Bot] = list(bots)
-    trusted = [False] * len(seated)
+    seated = [make_bot(b, seed=s) if isinstance(b, str) else b for s, b in enumerate(bots)]
+    fallbacks = [DefaultPlayer(seed=s) for s in range(rules.players)]
+    replaced = [False] * len(seated)
     while not game.is_over:
         pending = game.pending
         if pending is None:
             raise RulesError("the game ran out of deals: give a seed or more deals")
         seat = pending.players[0]
-        kind = pending.kind
         view = game.view(seat)
-        bot = seated[seat]
-        value: int | None = None
-        seconds = 0.0
-        fault: Fault | None = None
-        if trusted[seat]:
-            value = _as_option(_method(bot, kind)(view), view.options)
-        else:
-            try:
-                answer, seconds = call_bot(_method(bot, kind), view, timeout)
-            except TimeoutError as exc:
-                fault = Fault(seat, _bot_name(bot), "timeout", str(exc), view.round, view.turn)
-            except Exception as exc:
-                fault = Fault(
-                    seat,
-                    _bot_name(bot),
-                    "raised",
-                    f"{kind.value} decision raised {type(exc).__name__}: {exc}",
-                    view.round,
-                    view.turn,
-                )
-            else:
-                value = _as_option(answer, view.options)
-                if value is None:
-                    fault = Fault(
-                        seat,
-                        _bot_name(bot),
-                        "illegal",
-                        f"illegal {kind.value} decision {_label(kind, answer)}; "
-                        f"legal: {list(view.options)}",
-                        view.round,
-                        view.turn,
-                    )
+        decision, fault, seconds = decide_safely(
+            seated[seat], view, fallbacks[seat], timeout=None if replaced[seat] else timeout
+        )
         if fault is not None:
             if on_fault is None:
                 raise BotFault(fault)
             on_fault(fault)
-            seated[seat] = CheapestBot(seed=seat)
-            trusted[seat] = True
-            value = _as_option(_method(seated[seat], kind)(view), view.options)
-        assert value is not None, "the default bot answers legally"
-        decision = _decision(kind, seat, value)
+            seated[seat] = fallbacks[seat]
+            replaced[seat] = True
         game.decide(decision)
         if on_decision is not None:
             on_decision(seat, decision, seconds)
@@ -271,7 +299,7 @@ def single_round(rules: Rules) -> Rules:
 
 def play_round(
     rules: Rules,
-    bots: Sequence[Bot],
+    bots: Sequence[Bot | str],
     seed: int | random.Random | None,
     *,
     deal: Deal | None = None,

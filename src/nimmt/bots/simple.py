@@ -11,6 +11,9 @@ accepted (for a common constructor) and ignored.
 - ``lowrisk``: rule of thumb without memory: land safely with room to spare.
 - ``dodger``: counts cards and estimates, for each card, the chance of being
   the sixth or of taking a row, and plays the cheapest expectation.
+
+:class:`DefaultPlayer` is not on the ladder: it is who plays for a seat whose
+bot failed or whose person is absent (RULES.md §5).
 """
 
 from __future__ import annotations
@@ -19,21 +22,13 @@ import random
 
 from ..cards import Card
 from ..defaults import default_row
-from ..engine import View
+from ..rows import Row, end_value, play, row_bullheads, start_value, target
 from ..rules import ROW_CAPACITY
+from ..views import View
 from .base import Budget
-from .table import (
-    RowTuple,
-    end_value,
-    landing,
-    opponents,
-    resolve,
-    row_points,
-    start_value,
-    unseen_cards,
-)
+from .table import opponents, resolve, unseen_cards
 
-__all__ = ["CheapestBot", "DodgerBot", "LowRiskBot", "RandomBot"]
+__all__ = ["CheapestBot", "DefaultPlayer", "DodgerBot", "LowRiskBot", "RandomBot"]
 
 
 class _Seeded:
@@ -79,7 +74,7 @@ class CheapestBot(RandomBot):
         return default_row(view.rows)
 
 
-def _joker_row(view: View, professional: bool) -> int:
+def _joker_row(view: View) -> int:
     """Row (1..4) for one's own joker: free and out of the way of one's own hand.
 
     A joker on a row with room costs nothing now. Prefer a row none of our
@@ -91,10 +86,10 @@ def _joker_row(view: View, professional: bool) -> int:
     open_rows = [i for i, r in enumerate(rows) if len(r) < ROW_CAPACITY]
     if not open_rows:
         return default_row(rows)
-    mine = {landing(rows, c, professional).row for c in view.hand if c >= 0}
+    mine = {view.target(c).row for c in view.hand if c >= 0}
     best = min(
         open_rows,
-        key=lambda i: (i in mine, -len(rows[i]), row_points(rows[i]), i),
+        key=lambda i: (i + 1 in mine, -len(rows[i]), row_bullheads(rows[i]), i),
     )
     return best + 1
 
@@ -121,9 +116,8 @@ class LowRiskBot(_Seeded):
 
     def choose_card(self, view: View) -> Card:
         rows = view.rows
-        prof = view.rules.professional
         options = view.options
-        cheapest = min(row_points(r) for r in rows)
+        cheapest = min(row_bullheads(r) for r in rows)
         best: tuple[float, ...] | None = None
         best_card = options[0]
         for card in options:
@@ -131,11 +125,11 @@ class LowRiskBot(_Seeded):
                 # Free while a row has room; kept for a hand with nothing safe.
                 key: tuple[float, ...] = (2, 0, 0, 0)
             else:
-                land = landing(rows, card, prof)
-                if land.too_low:
+                land = view.target(card)
+                if land.row is None:
                     key = (1 if cheapest <= self.cheap_row else 3, cheapest, card, 0)
                 elif land.sixth:
-                    key = (3, row_points(rows[land.row]), card, 0)
+                    key = (3, row_bullheads(rows[land.row - 1]), card, 0)
                 else:
                     room = ROW_CAPACITY - land.length
                     # room 1 means the card is the fifth: one other card before it hurts.
@@ -147,11 +141,30 @@ class LowRiskBot(_Seeded):
 
     def choose_row(self, view: View) -> int:
         if view.pending is not None and view.pending.reason == "joker":
-            return _joker_row(view, view.rules.professional)
+            return _joker_row(view)
         return default_row(view.rows)
 
     def draft_card(self, view: View) -> Card:
         return max(view.options)
+
+
+class DefaultPlayer(LowRiskBot):
+    """The table's stand-in: plays a seat whose bot failed or whose person is absent.
+
+    RULES.md §5: when a player does not answer in time, leaves, or (a bot)
+    answers wrongly, the table plays for them with the default player, and
+    says so. It must be fair to whoever it stands in for, so it does not play
+    a random card: it plays the ``lowrisk`` rule of thumb (the card that lands
+    safely with the most room, no sixth card when avoidable), drafts like
+    ``lowrisk`` (the highest card), and takes the default row of
+    :func:`nimmt.default_row` for every row choice, jokers included.
+    """
+
+    name = "default"
+    description = "plays for an absent person or a failed bot: a safe card, the default row"
+
+    def choose_row(self, view: View) -> int:
+        return default_row(view.rows)
 
 
 def _at_least(probs: list[float], k: int) -> float:
@@ -216,17 +229,17 @@ class DodgerBot(_Seeded):
             # A joker goes first, on a row we choose: free while a row has room.
             # The small constant keeps it for a hand with nothing safe.
             full = all(len(r) >= ROW_CAPACITY for r in rows)
-            return (min(row_points(r) for r in rows) if full else 0.0) + 0.5
+            return (min(row_bullheads(r) for r in rows) if full else 0.0) + 0.5
         lower = [(p, c) for p, c in known if c < card]
         before, _ = resolve(rows, lower, prof)
-        land = landing(before, card, prof)
-        if land.too_low:
-            return float(min(row_points(r) for r in before))
-        row = before[land.row]
+        land = target(before, card, prof)
+        if land.row is None:
+            return float(min(row_bullheads(r) for r in before))
+        row = before[land.row - 1]
         if land.sixth:
-            return float(row_points(row))
+            return float(row_bullheads(row))
         # Unknown opponents: chance that each plays a card landing before ours on that row.
-        if land.left:
+        if land.end == "left":
             lo, hi = card, start_value(row) // 10
         else:
             lo, hi = end_value(row) // 10, card
@@ -247,7 +260,7 @@ class DodgerBot(_Seeded):
         need = ROW_CAPACITY - land.length
         risk = _at_least(probs, need)
         # If it happens we take the row plus roughly one bullhead per card slipped in.
-        penalty = row_points(row) + need
+        penalty = row_bullheads(row) + need
         # Among safe cards a small gap wins (see the class docstring).
         return risk * penalty + 0.01 * land.gap
 
@@ -266,33 +279,27 @@ class DodgerBot(_Seeded):
         best_row = 1
         best_cost: float | None = None
         for i in range(len(view.rows)):
-            rows: list[RowTuple] = list(view.rows)
-            full = len(rows[i]) >= ROW_CAPACITY
-            if card >= 0 or full:
-                cost = float(row_points(rows[i]))
-                rows[i] = (card,)
-            else:
-                cost = 0.0
-                rows[i] = (*rows[i], card)
+            rows, taken = play(view.rows, card, prof, i + 1)
+            cost = float(row_bullheads(taken))
             after, _ = resolve(rows, rest, prof)
             cost += 0.2 * self._danger(view, after)
             if best_cost is None or cost < best_cost - 1e-9:
                 best_row, best_cost = i + 1, cost
         return best_row
 
-    def _danger(self, view: View, rows: list[RowTuple]) -> float:
+    def _danger(self, view: View, rows: list[Row]) -> float:
         """How much of the own hand would be sixth or too low on ``rows``."""
         prof = view.rules.professional
-        cheapest = min(row_points(r) for r in rows)
+        cheapest = min(row_bullheads(r) for r in rows)
         total = 0.0
         for c in view.hand:
             if c < 0:
                 continue
-            land = landing(rows, c, prof)
-            if land.too_low:
+            land = target(rows, c, prof)
+            if land.row is None:
                 total += cheapest
             elif land.sixth:
-                total += row_points(rows[land.row])
+                total += row_bullheads(rows[land.row - 1])
         return total
 
     def draft_card(self, view: View) -> Card:

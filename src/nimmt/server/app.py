@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import secrets
 import time
-import unicodedata
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import sqlalchemy as sa
@@ -41,35 +40,36 @@ from ..narrate import UnknownLanguage, narrator
 from ..rules import Rules
 from ..web import web_routes
 from . import protocol as P
+from .botpool import BotPool
+from .headers import HeaderedStarlette
+from .limits import Bucket, Buckets, WindowCounter, address_key
+from .params import BadParam, player_names, refusal, row_id, shown, table_code
+from .payloads import build
+from .ratings import INITIAL
 from .settings import Settings
 from .store import Store, game_players, games, hash_token, players, tables
-from .table import TableActor, clean_text
+from .table import TableActor
+from .text import check_name, clean_text, name_key
 
 __all__ = ["Connection", "Hub", "create_app"]
 
 log = logging.getLogger("nimmt.server")
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-NAME_MAX = 24
 #: Frames queued for one client before it counts as gone (a client that stopped reading).
 SEND_BACKLOG = 2000
-
-
-def check_name(raw: str) -> str:
-    """A display name: 1 to 24 characters, no control or invisible formatting characters."""
-    name = raw.strip()
-    if not name or len(name) > NAME_MAX:
-        raise P.ProtocolError("bad_name", f"a name holds 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp") for ch in name):
-        raise P.ProtocolError("bad_name", "a name may not hold control characters")
-    return name
+#: Numbers for connections (how tables tell them apart).
+_CONNECTION_IDS = itertools.count(1)
 
 
 def _echo_ref(text: str) -> P.Ref:
-    """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it."""
+    """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it.
+
+    Read with the parser's limits (at their ceiling, so whatever the settings let
+    through is read): a frame refused for its depth must not recurse here instead."""
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = P.load_json(text, P.MAX_DEPTH_CEILING)
+    except P.ProtocolError:
         return None
     ref = data.get("ref") if isinstance(data, dict) else None
     if (type(ref) is int and abs(ref) < 1 << 53) or (type(ref) is str and len(ref) <= 64):
@@ -80,8 +80,12 @@ def _echo_ref(text: str) -> P.Ref:
 class Connection:
     """One WebSocket client."""
 
-    def __init__(self, ws: WebSocket, settings: Settings) -> None:
+    def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown") -> None:
         self.ws = ws
+        #: This connection's number, unique in this process.
+        self.id = next(_CONNECTION_IDS)
+        #: The client address as counted by the limits (:func:`~.limits.address_key`).
+        self.address = address
         self.player_id = 0
         self.name = ""
         #: The narration language of this connection (its ``hello`` says which).
@@ -90,10 +94,17 @@ class Connection:
         self.table: TableActor | None = None
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
         self.gone = False
-        self._tokens = float(settings.burst)
-        self._rate = settings.rate
-        self._burst = float(settings.burst)
-        self._stamp = time.monotonic()
+        self.bucket = Bucket(settings.rate, float(settings.burst))
+        #: Frames refused for rate since the last one that passed; past ``flood_cutoff``
+        #: the connection is closed.
+        self.refused = 0
+        self._told = 0.0
+        #: Why the server closes the connection (a client that stopped reading, a flooder).
+        self.close_reason = "too slow"
+        #: Whether the hub counted this connection in (see :meth:`Hub.count_in`).
+        self.counted = False
+        #: Whether the server is closing this connection (a last frame is on its way).
+        self.closing = False
 
     def send(self, text: str) -> None:
         if self.gone:
@@ -104,22 +115,12 @@ class Connection:
             return
         self.out.put_nowait(text)
 
-    def allow(self) -> bool:
-        """Token bucket: ``rate`` messages per second on average, ``burst`` at once."""
-        now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._stamp) * self._rate)
-        self._stamp = now
-        if self._tokens < 1.0:
-            return False
-        self._tokens -= 1.0
-        return True
-
     async def write_loop(self) -> None:
         while True:
             text = await self.out.get()
             if text is None:
                 with contextlib.suppress(Exception):
-                    await self.ws.close(code=1008, reason="too slow")
+                    await self.ws.close(code=1008, reason=self.close_reason)
                 return
             try:
                 await self.ws.send_text(text)
@@ -128,8 +129,23 @@ class Connection:
                 return
 
     def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
-        self.send(json.dumps({"type": "error", "seq": self.seq, "code": code,
-                              "message": message, "ref": ref}, separators=(",", ":")))
+        self.send(build(P.Error, {"seq": self.seq, "type": "error", "code": code,
+                                  "message": message, "ref": ref}).model_dump_json())
+
+    def cut_off(self, code: P.ErrorCode, message: str) -> None:
+        """Send a last error and close (policy violation) once it has gone out."""
+        self.error(code, message)
+        self.close_reason = code
+        self.closing = True
+        self.gone = True
+        self.out.put_nowait(None)
+
+    def throttled(self, message: str) -> None:
+        """A frame refused for rate: say so at most once a second (no echo for a flood)."""
+        now = time.monotonic()
+        if now - self._told >= 1.0:
+            self._told = now
+            self.error("rate_limited", message)
 
 
 class Hub:
@@ -139,11 +155,30 @@ class Hub:
         self.settings = settings
         self.store = Store(settings.database_url())
         self.tables: dict[str, TableActor] = {}
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nimmt-bot")
+        # The limits on strangers, across all their connections (docs/security.md).
+        self.player_msgs = Buckets(settings.player_rate, float(settings.player_burst))
+        self.address_msgs = Buckets(settings.address_rate, float(settings.address_burst))
+        self.address_bytes = Buckets(settings.address_bytes, float(settings.address_bytes_burst))
+        self.new_names = WindowCounter(settings.names_per_minute, 60.0)
+        #: Open connections: in all, and by client address.
+        self.connections: dict[str, int] = {}
+        self.open_connections = 0
+        self.origins = {o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",")
+                        if o.strip()}
+        #: Where every table's bots think: worker processes, fair across tables.
+        self.bots = BotPool(workers=settings.bot_workers, seconds=settings.bot_seconds,
+                            grace=settings.bot_grace, extra=settings.bots)
 
     async def open(self) -> None:
+        # First the operator's bots (a bad one stops the server before anything opens).
+        await self.bots.start()
         await self.store.open()
         for row, entries in await self.store.live_tables():
+            if row.status == "open":
+                # Nobody can be at an unstarted table after a restart: close it rather
+                # than bring back tables that anyone could have opened by the thousand.
+                await self.store.run(_close_table(int(row.id)))
+                continue
             actor = self._actor(row)
             try:
                 actor.replay(entries)
@@ -159,12 +194,12 @@ class Hub:
             await actor.stop()
         self.tables.clear()
         await self.store.close()
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        await self.bots.close()
 
     def _actor(self, row: Any) -> TableActor:
         settings = json.loads(row.settings)
         return TableActor(
-            store=self.store, settings=self.settings, executor=self.executor,
+            store=self.store, settings=self.settings, bots=self.bots,
             on_close=self._forget, table_id=row.id, code=row.code, name=row.name,
             host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
             turn_timer=settings["turn_timer"], rated=settings["rated"],
@@ -177,17 +212,61 @@ class Hub:
 
     # -- frames ---------------------------------------------------------------------
 
-    async def on_frame(self, conn: Connection, text: str) -> None:
+    def admit(self, conn: Connection, size: int) -> bool:
+        """Charge one frame of ``size`` bytes to its connection, player and address.
+
+        Every frame is charged before it is parsed, oversized and malformed ones too,
+        so a limit cannot be dodged by sending what the parser refuses. The bytes are
+        taken even when the frame is then refused: they were read.
+        """
+        s = self.settings
+        now = time.monotonic()
+        addr = conn.address
+        fits = self.address_bytes.force(addr, size, now)
+        conn.bucket.refill(now)
+        player = conn.player_id or None
+        ok = (fits and conn.bucket.tokens >= 1.0
+              and (player is None or self.player_msgs.room(player, 1.0, now))
+              and self.address_msgs.room(addr, 1.0, now))
+        if ok:
+            conn.bucket.tokens -= 1.0
+            if player is not None:
+                self.player_msgs.take(player, 1.0, now)
+            self.address_msgs.take(addr, 1.0, now)
+            conn.refused = 0
+            return True
+        conn.refused += 1
+        if conn.refused >= s.flood_cutoff:
+            log.warning("cut off a flooding connection from %s (player %s)", addr, player)
+            conn.cut_off("flooding", f"{conn.refused} messages in a row came faster than "
+                         "the server accepts; the connection is closed")
+        elif not fits:
+            conn.throttled(f"at most {s.address_bytes:g} bytes per second from one address; "
+                           "this frame was dropped")
+        else:
+            conn.throttled(f"at most {s.rate:g} messages per second ({s.player_rate:g} per "
+                           f"player, {s.address_rate:g} per address); this one was dropped")
+        return False
+
+    async def on_frame(self, conn: Connection, data: str | bytes) -> None:
+        """One frame from ``conn``: charged, checked, parsed, then handled."""
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
+        if not self.admit(conn, size):
+            return
+        if isinstance(data, bytes):
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                conn.error("bad_json", "binary frames must hold UTF-8 JSON")
+                return
+        else:
+            text = data
         if len(text) > self.settings.max_frame:
             conn.error("frame_too_large",
                        f"frames hold at most {self.settings.max_frame} bytes, not {len(text)}")
             return
-        if not conn.allow():
-            conn.error("rate_limited", f"at most {self.settings.rate:g} messages per second; "
-                       "this one was dropped")
-            return
         try:
-            msg = P.parse_client(text)
+            msg = P.parse_client(text, self.settings.max_depth)
             await self._dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.error(exc.code, exc.message, _echo_ref(text))
@@ -212,7 +291,7 @@ class Hub:
         elif conn.table is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
         else:
-            conn.table.post("msg", conn, msg)
+            conn.table.message(conn, msg)
 
     async def _hello(self, conn: Connection, msg: P.Hello) -> None:
         if msg.version != P.PROTOCOL_VERSION:
@@ -235,8 +314,13 @@ class Hub:
             pid, name = int(row.id), str(row.name)
         elif msg.name is not None:
             name = check_name(msg.name)
+            if self.new_names.full(conn.address):
+                raise P.ProtocolError(
+                    "quota", f"at most {self.settings.names_per_minute} new players a minute "
+                    "from one address; wait, or say hello with your token")
             token = secrets.token_urlsafe(24)
             pid = await self._new_player(name, token)
+            self.new_names.add(conn.address)
         else:
             raise P.ProtocolError("bad_message", "hello needs a name (new player) or a token")
         conn.player_id, conn.name, conn.lang = pid, name, lang
@@ -246,17 +330,23 @@ class Hub:
             self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _new_player(self, name: str, token: str) -> int:
+        # Names are compared by their confusable skeleton (server/text.py): "Аna" with a
+        # Cyrillic А is the name "Ana". The unique index on the key settles a race.
+        key = name_key(name)
+
         async def op(c: AsyncConnection) -> int:
             res = await c.execute(
-                players.insert().values(name=name, token_hash=hash_token(token), mu=25.0,
-                                        sigma=25.0 / 3, rated_games=0, created=time.time())
+                players.insert().values(name=name, skeleton=key, token_hash=hash_token(token),
+                                        mu=INITIAL[0], sigma=INITIAL[1], rated_games=0,
+                                        created=time.time())
             )
             return int(res.inserted_primary_key[0])  # type: ignore[index]
 
-        exists = await self.store.player_by_name(name)
+        exists = await self.store.player_by_skeleton(key)
         if exists is not None:
-            raise P.ProtocolError("name_taken", f"the name {name!r} belongs to another player; "
-                                  "choose another, or send your token")
+            like = "" if exists.name == name else f" looks like {exists.name!r}, which"
+            raise P.ProtocolError("name_taken", f"the name {name!r}{like} belongs to another "
+                                  "player; choose another, or send your token")
         try:
             pid: int = await self.store.run(op)
         except IntegrityError:
@@ -264,8 +354,18 @@ class Hub:
         return pid
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
-        if len(self.tables) >= self.settings.max_tables:
-            raise P.ProtocolError("closed", "the server holds as many tables as it may")
+        s = self.settings
+        if len(self.tables) >= s.max_tables:
+            raise P.ProtocolError("server_full", "the server holds as many tables as it may")
+        unstarted = [a for a in self.tables.values() if a.status == "open"]
+        if sum(1 for a in unstarted if a.host_id == conn.player_id) >= s.tables_per_host:
+            raise P.ProtocolError(
+                "quota", f"you host {s.tables_per_host} unstarted tables already: start or "
+                "leave one first")
+        if sum(1 for a in unstarted if a.address == conn.address) >= s.tables_per_address:
+            raise P.ProtocolError(
+                "quota", f"{s.tables_per_address} unstarted tables come from your address "
+                "already: start or leave one first")
         spec = msg.rules.model_dump()
         if spec["limit"] is None:
             del spec["limit"]
@@ -291,16 +391,17 @@ class Hub:
 
         table_id: int = await self.store.run(op)
         actor = TableActor(
-            store=self.store, settings=self.settings, executor=self.executor,
+            store=self.store, settings=self.settings, bots=self.bots,
             on_close=self._forget, table_id=table_id, code=code, name=name,
             host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
             private=msg.private,
         )
+        actor.address = conn.address
         self.tables[code] = actor
         actor.start()
         self._leave_current(conn)
         conn.table = actor
-        actor.post("create", conn, msg.ref)
+        actor.create(conn, msg.ref)
 
     def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                ref: P.Ref) -> None:
@@ -309,12 +410,52 @@ class Hub:
             raise P.ProtocolError("no_table", f"no open table has the code {code!r}")
         self._leave_current(conn)
         conn.table = actor
-        actor.post("attach", conn, mode, last_seq, ref)
+        actor.attach(conn, mode, last_seq, ref)
 
     def _leave_current(self, conn: Connection) -> None:
         if conn.table is not None:
-            conn.table.post("detach", conn)
+            conn.table.detach(conn)
             conn.table = None
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """Whether a WebSocket from a page of ``origin`` may open, the server's ``host``.
+
+        A browser always names the page's origin on a WebSocket upgrade, so a page
+        elsewhere cannot hide it; programs (the terminal client, bots) send none and
+        are let in, as they act only for whoever runs them.
+        """
+        if origin is None:
+            return True
+        o = origin.strip().rstrip("/").lower()
+        if "*" in self.origins or o in self.origins:
+            return True
+        scheme, sep, netloc = o.partition("://")
+        return (bool(sep) and scheme in ("http", "https") and host is not None
+                and netloc == host.strip().lower())
+
+    def count_in(self, conn: Connection) -> tuple[P.ErrorCode, str] | None:
+        """Count a new connection in, or say why it may not stay."""
+        s = self.settings
+        if self.open_connections >= s.max_connections:
+            return "server_full", "the server holds as many connections as it may; try later"
+        if self.connections.get(conn.address, 0) >= s.connections_per_address:
+            return ("too_many_connections", f"at most {s.connections_per_address} connections "
+                    "from one address")
+        self.connections[conn.address] = self.connections.get(conn.address, 0) + 1
+        self.open_connections += 1
+        conn.counted = True
+        return None
+
+    def count_out(self, conn: Connection) -> None:
+        if not conn.counted:
+            return
+        conn.counted = False
+        self.open_connections -= 1
+        left = self.connections.get(conn.address, 0) - 1
+        if left > 0:
+            self.connections[conn.address] = left
+        else:
+            self.connections.pop(conn.address, None)
 
     def disconnected(self, conn: Connection) -> None:
         conn.gone = True
@@ -325,9 +466,8 @@ class Hub:
         for a in self.tables.values():
             if a.private or a.status not in ("open", "playing"):
                 continue
-            info = a.info()
             out.append(P.LobbyTable(
-                code=a.code, name=a.name, host=info["host"], rules_name=a.rules.name,
+                code=a.code, name=a.name, host=a.info().host, rules_name=a.rules.name,
                 seats=len(a.seats), taken=sum(1 for s in a.seats if s is not None),
                 status=a.status,
             ))
@@ -381,6 +521,13 @@ class Hub:
         return result
 
 
+def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:
+    async def op(c: AsyncConnection) -> None:
+        await c.execute(tables.update().where(tables.c.id == table_id).values(status="closed"))
+
+    return op
+
+
 def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Starlette:
     """The ASGI app. Give an opened ``hub`` to open the store (and resume every table)
     before serving, so a bad database is reported before anything listens; otherwise
@@ -399,27 +546,38 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             await hub.close()
 
     async def ws_endpoint(ws: WebSocket) -> None:
+        if not hub.origin_allowed(ws.headers.get("origin"), ws.headers.get("host")):
+            # Refused before the upgrade (HTTP 403): a page elsewhere may not play for
+            # the person who visits it.
+            log.info("refused a WebSocket from origin %r", ws.headers.get("origin"))
+            await ws.close(code=1008)
+            return
         await ws.accept()
-        conn = Connection(ws, settings)
+        conn = Connection(ws, settings, address_key(ws.client.host if ws.client else None))
         writer = asyncio.create_task(conn.write_loop())
+        refusal = hub.count_in(conn)
+        if refusal is not None:
+            conn.cut_off(*refusal)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5.0)
+            writer.cancel()
+            return
         try:
             while not conn.gone:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
-                if text is None:
-                    raw = message.get("bytes") or b""
-                    try:
-                        text = raw.decode()
-                    except UnicodeDecodeError:
-                        conn.error("bad_json", "binary frames must hold UTF-8 JSON")
-                        continue
-                await hub.on_frame(conn, text)
+                await hub.on_frame(conn, (message.get("bytes") or b"") if text is None else text)
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             hub.disconnected(conn)
+            hub.count_out(conn)
+            if conn.closing:
+                # The server closes: its last error and the close frame go out first.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(writer), 5.0)
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
@@ -439,17 +597,23 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
     async def lobby(request: Request) -> JSONResponse:
         return JSONResponse({"tables": [t.model_dump() for t in hub.lobby()]})
 
+    # Path values are checked (server/params.py) before anything is looked up: bad input
+    # is answered 4xx, never passed to a database that would fail with it.
     async def table(request: Request) -> JSONResponse:
-        actor = hub.tables.get(str(request.path_params["code"]).upper())
+        try:
+            code = table_code(request.path_params["code"])
+        except BadParam as exc:
+            return refusal(exc)
+        actor = hub.tables.get(code)
         if actor is None:
             return JSONResponse({"error": "no open table has that code"}, status_code=404)
-        return JSONResponse(actor.info())
+        return JSONResponse(actor.info().model_dump(mode="json"))
 
     async def game(request: Request) -> JSONResponse:
         try:
-            game_id = int(request.path_params["game_id"])
-        except ValueError:
-            return JSONResponse({"error": "a game id is a number"}, status_code=400)
+            game_id = row_id(request.path_params["game_id"], "game")
+        except BadParam as exc:
+            return refusal(exc)
         data = await hub.game(game_id)
         if data is None:
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
@@ -457,12 +621,18 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
 
     async def player(request: Request) -> JSONResponse:
         name = request.path_params["name"]
-        data = await hub.player(name)
-        if data is None:
-            return JSONResponse({"error": f"no player named {name!r}"}, status_code=404)
-        return JSONResponse(data)
+        try:
+            candidates = player_names(name)
+        except BadParam as exc:
+            return refusal(exc)
+        for candidate in candidates:
+            data = await hub.player(candidate)
+            if data is not None:
+                return JSONResponse(data)
+        return JSONResponse({"error": f"no player named {shown(name)}"}, status_code=404)
 
-    app = Starlette(
+    # Every HTTP answer, error pages included, carries the security headers.
+    app = HeaderedStarlette(
         routes=[
             Route("/", index),
             Route("/api", about),

@@ -1,78 +1,39 @@
 """Who decides for a seat that is not played by a person at the moment.
 
-Two kinds: the bot a host seated (any strength of :mod:`nimmt.bots.registry`),
-and the *default player* that the table uses for a person who ran out of time,
-left, or stayed disconnected (RULES.md §5). The default player must be fair to
-the person it stands in for, so it does not play a random card: it plays the
-``lowrisk`` rule of thumb (the card that lands safely with the most room, no
-sixth cards when avoidable), drafts like ``lowrisk`` (the highest card), and
-takes the default row of :func:`nimmt.default_row` for every row choice,
-jokers included, exactly as RULES.md §5 names it.
+Two kinds: the bot a host seated (a name the server offers, see
+:mod:`nimmt.server.botpool`), and the *default player*
+(:class:`~nimmt.bots.simple.DefaultPlayer`, the same one the arena uses) that
+the table uses for a person who ran out of time, left, or stayed disconnected
+(RULES.md §5). It is also what a seat plays when its bot faults (raises,
+answers illegally, runs past the deadline the server enforces): the one
+bot-fault policy of :func:`nimmt.bots.play.decide_safely`, shared with the
+arena.
 """
 
 from __future__ import annotations
 
-from ..bots.base import Bot, Budget
-from ..bots.registry import BotError, make_bot
-from ..bots.simple import LowRiskBot
-from ..cards import Card
-from ..defaults import default_row
-from ..engine import DecisionKind, View
+from ..bots.play import decide_safely
+from ..bots.simple import DefaultPlayer
+from ..decisions import Decision, make_decision
+from ..views import View
 
-__all__ = ["BotError", "DefaultPlayer", "decide", "seat_bot"]
+__all__ = ["DefaultPlayer", "default_decision"]
 
 
-class DefaultPlayer(LowRiskBot):
-    """The table's stand-in for an absent person: ``lowrisk`` cards, the default row."""
+def default_decision(view: View) -> Decision:
+    """The default player's decision for the one pending in ``view``: what a seat plays
+    when its bot's worker gave no answer (it ran late, died, or sent nothing readable).
 
-    name = "default"
-    description = "plays for an absent person: a safe card, the default row"
-
-    def choose_row(self, view: View) -> int:
-        return default_row(view.rows)
-
-
-def seat_bot(strength: str, seed: int, seconds: float) -> Bot:
-    """A bot for a seat; raises :class:`BotError` for an unknown strength."""
-    return make_bot(strength, seed=seed, budget=Budget(seconds=seconds))
-
-
-def decide(bot: Bot, view: View) -> tuple[str, int]:
-    """Ask ``bot`` for the decision pending in ``view``: ``(kind, value)``.
-
-    Runs in a worker thread so a thinking bot never blocks the event loop.
-    An answer outside the legal options is replaced by the default player's,
-    so a faulty bot cannot stall a table.
+    Cheap (a rule of thumb over the rows), so the server makes it itself, with no
+    worker: it is what is left when a worker died. Should the default player itself
+    fail (a bug), the first legal option is played rather than leaving the table stuck.
     """
-    pending = view.pending
-    assert pending is not None
-    value: Card | int
-    if pending.kind is DecisionKind.CARD:
-        kind = "card"
-        value = _safe(bot.choose_card, view)
-    elif pending.kind is DecisionKind.ROW:
-        kind = "row"
-        value = _safe(bot.choose_row, view)
-    else:
-        kind = "draft"
-        value = _safe(bot.draft_card, view)
-    if value not in view.options:
-        fallback = _DEFAULT
-        if kind == "card":
-            value = fallback.choose_card(view)
-        elif kind == "row":
-            value = fallback.choose_row(view)
-        else:
-            value = fallback.draft_card(view)
-    return kind, value
-
-
-def _safe(fn: object, view: View) -> int:
     try:
-        value = fn(view)  # type: ignore[operator]
+        return decide_safely(_DEFAULT, view, _DEFAULT).decision
     except Exception:
-        return -1000
-    return value if type(value) is int else -1000
+        pending = view.pending
+        assert pending is not None and view.player is not None
+        return make_decision(pending.kind, view.player, view.options[0])
 
 
 _DEFAULT = DefaultPlayer(seed=0)

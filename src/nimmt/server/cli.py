@@ -1,4 +1,9 @@
-"""``nimmt serve``: the game server in one command."""
+"""``nimmt serve``: the game server in one command.
+
+The server's own dependencies are the ``server`` extra; this module imports them
+only when the command runs, so ``nimmt --help`` works with the core alone and
+``nimmt serve`` without the extra says what to install.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,29 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
-from .settings import Settings
+__all__ = ["parse_bot_flags", "serve_command"]
 
-__all__ = ["serve_command"]
+
+def parse_bot_flags(values: list[str]) -> dict[str, str]:
+    """``--bot NAME=pkg.mod:Class`` flags as a dict; the shape is checked here, the import
+    at start (:func:`nimmt.server.botpool.check_bots`).
+
+    >>> parse_bot_flags(["mine=mypkg.bots:Mine", "other = mypkg.bots:Other"])
+    {'mine': 'mypkg.bots:Mine', 'other': 'mypkg.bots:Other'}
+    """
+    from ..bots.registry import BotError, check_extra
+
+    out: dict[str, str] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        name, path = name.strip(), path.strip()
+        if not sep or not name or not path:
+            raise BotError(f"--bot {value!r}: write NAME=pkg.module:Class")
+        if name in out:
+            raise BotError(f"--bot {name!r} is given twice")
+        out[name] = path
+    check_extra(out)
+    return out
 
 
 def serve_command(
@@ -30,6 +55,13 @@ def serve_command(
     data_dir: Annotated[
         Path | None, typer.Option(help="Data directory [NIMMT_DATA_DIR; ~/.local/share/nimmt].")
     ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option("--bot", metavar="NAME=pkg.mod:Class",
+                     help="Offer your own bot to hosts under NAME (repeatable) [NIMMT_BOTS, "
+                     "JSON]. Checked at start; hosts can seat only the built-in bots and "
+                     "these."),
+    ] = None,
 ) -> None:
     """Run the game server: tables for friends and bots, in the browser or the terminal."""
     changes: dict[str, Any] = {
@@ -37,18 +69,47 @@ def serve_command(
         if v is not None
     }
     try:
+        from pydantic_settings import SettingsError
+        from sqlalchemy.exc import ArgumentError, OperationalError
+
+        from .botpool import check_bots
+        from .run import serve
+        from .settings import Settings
+    except ImportError as exc:
+        typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
+                   "pip install 'nimmt[server]'", err=True)
+        raise typer.Exit(3) from None
+    from ..bots.registry import BotError
+
+    try:
         settings = Settings(**changes)
+        if bot:
+            # The flags add to (and override) the bots of NIMMT_BOTS.
+            settings = Settings(**changes, bots={**settings.bots, **parse_bot_flags(bot)})
+        check_bots(settings.bots)
     except ValidationError as exc:
         typer.echo(f"Bad setting: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
                    err=True)
         raise typer.Exit(2) from None
-    from sqlalchemy.exc import ArgumentError, OperationalError
-
-    from .run import serve
-
+    except SettingsError as exc:  # an environment variable that does not parse (NIMMT_BOTS)
+        typer.echo(f"Bad setting: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except BotError as exc:
+        typer.echo(f"Bad bot: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if not settings.db:
+        try:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            typer.echo(f"Cannot use the data directory {settings.data_dir}: "
+                       f"{exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(settings))
+    except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time
+        typer.echo(f"Bad bot: {exc}", err=True)
+        raise typer.Exit(2) from None
     except (ArgumentError, ImportError) as exc:
         typer.echo(f"Bad database URL {settings.database_url()!r}: {exc}", err=True)
         raise typer.Exit(1) from None

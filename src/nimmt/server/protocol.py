@@ -4,8 +4,10 @@ Messages are JSON objects discriminated by ``type``. Client messages are
 *intentions* (the server decides); server messages carry ``seq``, the table
 stream position of the newest table item this connection has been sent (0
 before any table), so a client that reconnects can say what it already saw.
-The JSON Schema served at ``/protocol.json`` is generated from these models
-(:func:`protocol_schema`), and ``docs/protocol.md`` describes them with examples.
+What server messages carry (views, events, prompts, stream items, tables) is
+typed too, in :mod:`.payloads`. The JSON Schema served at ``/protocol.json`` is
+generated from these models (:func:`protocol_schema`); every field's docstring is
+its description there. ``docs/protocol.md`` describes them with examples.
 
 >>> msg = parse_client('{"type": "play_card", "card": 55}')
 >>> type(msg).__name__, msg.card
@@ -17,16 +19,42 @@ The JSON Schema served at ``/protocol.json`` is generated from these models
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .. import decisions as D
+from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
+from ..decisions import Decision
+from .payloads import (
+    ChatItem,
+    EventItem,
+    Item,
+    NoticeItem,
+    Prompt,
+    SeatInfo,
+    TableInfo,
+    ViewPayload,
+)
+
 __all__ = [
     "PROTOCOL_VERSION",
+    "ChatItem",
     "ClientMessage",
+    "DecisionMessage",
     "ErrorCode",
+    "EventItem",
+    "Item",
+    "NoticeItem",
+    "Prompt",
     "ProtocolError",
+    "SeatInfo",
     "ServerMessage",
+    "TableInfo",
+    "ViewPayload",
+    "decision",
+    "load_json",
     "parse_client",
     "parse_server",
     "protocol_schema",
@@ -38,15 +66,18 @@ PROTOCOL_VERSION = 1
 #: Every error code the server sends, with what it means (also in docs/protocol.md).
 ERROR_CODES: dict[str, str] = {
     "bad_json": "the frame is not a JSON object",
-    "bad_message": "unknown message type, or wrong or missing fields",
+    "bad_message": "unknown message type, wrong or missing fields, or past a parser limit "
+                   "(nesting depth, number length, a lone surrogate)",
     "frame_too_large": "the frame is larger than the server accepts",
     "rate_limited": "too many messages; slow down",
     "version": "the client speaks a protocol version the server does not",
     "not_authenticated": "send hello first",
     "bad_token": "the token is wrong",
-    "bad_name": "the display name is empty, too long or holds control characters",
+    "bad_name": "the display name is empty, too long, shows nothing, or holds control or "
+                "invisible characters",
     "bad_language": "no narration in that language (en, sr, cs)",
-    "name_taken": "that name belongs to another player, or is used at this table",
+    "name_taken": "that name, or one that looks like it, belongs to another player or is "
+                  "used at this table",
     "no_table": "no table has that code",
     "not_at_table": "join or spectate a table first",
     "table_full": "every seat is taken",
@@ -56,7 +87,7 @@ ERROR_CODES: dict[str, str] = {
     "spectator": "spectators watch; they do not act",
     "not_host": "only the host may do that",
     "bad_rules": "the rules are not valid",
-    "bad_bot": "no bot of that strength",
+    "bad_bot": "this server offers no bot of that name (the message lists those it does)",
     "not_started": "the game has not started",
     "already_started": "the game has already started",
     "not_over": "the game is not over yet",
@@ -70,6 +101,11 @@ ERROR_CODES: dict[str, str] = {
     "closed": "the table is closed",
     "kicked": "the host removed you from this table",
     "internal": "the server failed; the table's state is unchanged",
+    "flooding": "too many refused messages: the connection is closed",
+    "too_many_connections": "too many connections from one address",
+    "server_full": "the server holds as many tables or connections as it may",
+    "quota": "a limit per player or address is reached (tables, new names, chat, games)",
+    "too_many_changes": "the chosen card was changed too often this turn",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -106,6 +142,11 @@ ErrorCode: TypeAlias = Literal[
     "closed",
     "kicked",
     "internal",
+    "flooding",
+    "too_many_connections",
+    "server_full",
+    "quota",
+    "too_many_changes",
 ]
 
 
@@ -122,8 +163,10 @@ Card: TypeAlias = Annotated[int, Field(strict=True, ge=-10, le=104)]
 Ref: TypeAlias = Annotated[str, Field(max_length=64)] | Annotated[int, Field(strict=True)] | None
 Code: TypeAlias = Annotated[str, Field(min_length=1, max_length=16)]
 Name: TypeAlias = Annotated[str, Field(min_length=1, max_length=64)]
+SeatNo: TypeAlias = Annotated[int, Field(strict=True, ge=0, le=9)]
 
-_STRICT = ConfigDict(extra="forbid", strict=True)
+# Field docstrings are the descriptions of the JSON Schema (every field is described).
+_STRICT = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
 
 class _Client(BaseModel):
@@ -131,6 +174,8 @@ class _Client(BaseModel):
 
     model_config = _STRICT
     ref: Ref = None
+    """Any string (at most 64 characters) or integer; the answer to this message carries
+    it back."""
 
 
 # -- client → server -------------------------------------------------------------
@@ -143,12 +188,19 @@ class Hello(_Client):
     of the narration this connection receives (``en``, ``sr``, ``cs``; English when absent)."""
 
     type: Literal["hello"]
+    """The message's name."""
     version: Annotated[int, Field(strict=True, ge=1)] = PROTOCOL_VERSION
+    """The protocol version the client speaks."""
     name: Name | None = None
+    """A new player's display name."""
     lang: Annotated[str, Field(min_length=1, max_length=35)] | None = None
+    """The narration language (``en``, ``sr``, ``cs``, or a tag such as ``cs_CZ``)."""
     token: Annotated[str, Field(max_length=128)] | None = None
+    """An existing player's token (from their first ``welcome``)."""
     table: Code | None = None
+    """A table to rejoin at once."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class RulesSpec(BaseModel):
@@ -156,11 +208,18 @@ class RulesSpec(BaseModel):
 
     model_config = _STRICT
     preset: Annotated[str, Field(max_length=32)] = "classic"
+    """``classic`` or ``category5``."""
     variants: Annotated[list[Annotated[str, Field(max_length=32)]], Field(max_length=8)] = []
+    """Any of ``tactics``, ``logic``, ``professional``, ``open``, ``open-hands``, ``jokers``
+    (where RULES.md allows the combination)."""
     players: Annotated[int, Field(strict=True, ge=2, le=10)] = 4
+    """Seats at the table."""
     limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
+    """The points that end the game; null: the preset's."""
     end: Literal["classic", "elimination", "rounds"] = "classic"
+    """How the game ends."""
     rounds: Annotated[int, Field(strict=True, ge=1, le=100)] | None = None
+    """The number of rounds, for ``end: rounds``."""
 
 
 class CreateTable(_Client):
@@ -168,120 +227,160 @@ class CreateTable(_Client):
     decision, or null for no timer."""
 
     type: Literal["create_table"]
+    """The message's name."""
     rules: RulesSpec = RulesSpec()
+    """The rules of the table's games."""
     turn_timer: Annotated[float, Field(gt=0, le=3600)] | None = None
+    """Seconds each person has per decision; null for no timer."""
     rated: bool = False
+    """Whether finished games change the players' ratings."""
     private: bool = False
+    """Whether to leave the table out of the lobby."""
     name: Annotated[str, Field(max_length=64)] | None = None
+    """The table's name (plain text); null: after the host."""
 
 
 class Join(_Client):
     """Enter the table with short code ``table`` (seat restored if you hold one)."""
 
     type: Literal["join"]
+    """The message's name."""
     table: Code
+    """The table's short code (any case)."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class Spectate(_Client):
     """Watch the table ``table`` without a seat (public information only)."""
 
     type: Literal["spectate"]
+    """The message's name."""
     table: Code
+    """The table's short code (any case)."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
+    """The highest ``seq`` seen at that table: the items after it are sent again."""
 
 
 class Sit(_Client):
     """Take a free seat (the first free one when ``seat`` is null)."""
 
     type: Literal["sit"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)] | None = None
+    """The message's name."""
+    seat: SeatNo | None = None
+    """The seat to take (from 0); null: the first free one."""
 
 
 class AddBot(_Client):
-    """Host: seat a bot of ``strength`` (easy, medium, hard, expert, or a bot name)."""
+    """Host: seat a bot of ``strength`` (easy, medium, hard, expert, or a bot name).
+
+    A plain name only (letters, digits, ``-``, ``_``): the server seats the bots
+    of its own list, so a client names nothing executable; a name not on the list
+    gets ``bad_bot`` with the list.
+    """
 
     type: Literal["add_bot"]
-    strength: Annotated[str, Field(min_length=1, max_length=32)] = "medium"
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)] | None = None
+    """The message's name."""
+    strength: Annotated[str, Field(pattern=BOT_NAME_PATTERN)] = "medium"
+    """A strength or a bot name the server offers."""
+    seat: SeatNo | None = None
+    """The seat (from 0); null: the first free one."""
 
 
 class RemoveBot(_Client):
     """Host: remove the bot in ``seat`` before the game starts."""
 
     type: Literal["remove_bot"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)]
+    """The message's name."""
+    seat: SeatNo
+    """The bot's seat (from 0)."""
 
 
 class Start(_Client):
     """Host: start the game (every seat must be taken)."""
 
     type: Literal["start"]
+    """The message's name."""
 
 
 class Leave(_Client):
     """Leave the table. During a game the default bot plays your seat."""
 
     type: Literal["leave"]
+    """The message's name."""
 
 
 class PlayCard(_Client):
     """Choose (or change) your card for this turn."""
 
     type: Literal["play_card"]
+    """The message's name."""
     card: Card
+    """The card (jokers as −10..−1)."""
 
 
 class TakeRow(_Client):
     """Choose the row (1..4) for your too-low card or joker."""
 
     type: Literal["take_row"]
+    """The message's name."""
     row: Annotated[int, Field(strict=True)]
+    """The row number, 1 to 4."""
 
 
 class DraftCard(_Client):
     """Logic: take ``card`` from the face-up pool."""
 
     type: Literal["draft_card"]
+    """The message's name."""
     card: Card
+    """The card to take."""
 
 
 class TakeOver(_Client):
     """Take your seat back from the default bot."""
 
     type: Literal["take_over"]
+    """The message's name."""
 
 
 class Chat(_Client):
     """Say something to the table (plain text, never markup)."""
 
     type: Literal["chat"]
+    """The message's name."""
     text: Annotated[str, Field(max_length=4096)]
+    """What to say (the server keeps at most ``NIMMT_CHAT_MAX`` characters)."""
 
 
 class Kick(_Client):
     """Host: remove the player in ``seat`` (the default bot plays it if a game is on)."""
 
     type: Literal["kick"]
-    seat: Annotated[int, Field(strict=True, ge=0, le=9)]
+    """The message's name."""
+    seat: SeatNo
+    """The person's seat (from 0)."""
 
 
 class Rematch(_Client):
     """Host: after the game, start a new one with the same seats."""
 
     type: Literal["rematch"]
+    """The message's name."""
 
 
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
     type: Literal["lobby"]
+    """The message's name."""
 
 
 class Ping(_Client):
     """Keep-alive; answered by ``pong``."""
 
     type: Literal["ping"]
+    """The message's name."""
 
 
 ClientMessage: TypeAlias = Annotated[
@@ -306,12 +405,34 @@ ClientMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
+#: The three messages that are decisions (:func:`decision`).
+DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
+
+
+def decision(msg: DecisionMessage, seat: int) -> Decision:
+    """The :data:`~nimmt.decisions.Decision` that ``msg`` asks for, by ``seat``: the one
+    place where the protocol's decision messages meet the engine's decisions.
+
+    >>> decision(TakeRow(type="take_row", row=2), seat=1)
+    TakeRow(player=1, row=2)
+    """
+    match msg:
+        case PlayCard(card=card):
+            return D.PlayCard(seat, card)
+        case TakeRow(row=row):
+            return D.TakeRow(seat, row)
+        case DraftCard(card=card):
+            return D.DraftCard(seat, card)
+
+
 # -- server → client -------------------------------------------------------------
 
 
 class _Server(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     seq: int
+    """The stream position of the newest table item this connection has been sent (0
+    before any table)."""
 
 
 class Welcome(_Server):
@@ -319,107 +440,61 @@ class Welcome(_Server):
     ``lang`` is the narration language the server chose for this connection."""
 
     type: Literal["welcome"] = "welcome"
+    """The message's name."""
     version: int = PROTOCOL_VERSION
+    """The protocol version the server speaks."""
     player: str
+    """Your display name."""
     token: str | None = None
+    """Your token, when the player was just created (keep it); else null."""
     lang: str = "en"
+    """The narration language of this connection."""
     ref: Ref = None
+    """The ``ref`` of the ``hello``."""
 
 
 class Error(_Server):
     """A refusal: nothing changed. ``code`` is machine-readable, ``message`` a sentence."""
 
     type: Literal["error"] = "error"
-    code: str
+    """The message's name."""
+    code: ErrorCode
+    """What went wrong (the list is ``error_codes`` of this schema)."""
     message: str
+    """A sentence saying it."""
     ref: Ref = None
+    """The ``ref`` of the refused message, when it could be read."""
 
 
 class Ack(_Server):
     """The intention ``ref`` was accepted and is stored."""
 
     type: Literal["ack"] = "ack"
+    """The message's name."""
     ref: Ref = None
-
-
-class SeatInfo(BaseModel):
-    """One seat: who sits there. ``auto`` is true while the default bot plays for them."""
-
-    seat: int
-    name: str | None
-    kind: Literal["empty", "human", "bot"]
-    bot: str | None = None
-    connected: bool = False
-    auto: bool = False
-
-
-class TableInfo(BaseModel):
-    """The public facts of a table."""
-
-    code: str
-    name: str
-    host: str | None
-    rules: dict[str, Any]
-    rules_name: str
-    status: Literal["open", "playing", "over", "closed"]
-    turn_timer: float | None
-    rated: bool
-    private: bool
-    seats: list[SeatInfo]
-    game_no: int
-    spectators: int = 0
-
-
-class Prompt(BaseModel):
-    """The decision asked of *you* now: ``options`` are legal cards or rows.
-
-    ``key`` names this decision: it stays the same while the same decision is
-    pending, so a client answers each key once (a card may still be changed).
-
-    ``card`` and ``reason`` are set for a row choice; ``seconds`` is the time
-    left on the turn timer (null: no timer).
-    """
-
-    kind: Literal["card", "row", "draft"]
-    key: str
-    options: list[int]
-    card: int | None = None
-    reason: str | None = None
-    seconds: float | None = None
+    """The ``ref`` of the accepted message."""
 
 
 class TableState(_Server):
     """Everything you may know now: the table and your view of the game (RULES.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
-    first game starts; it is :class:`nimmt.engine.View` as JSON.
+    first game starts.
     """
 
     type: Literal["table_state"] = "table_state"
+    """The message's name."""
     table: TableInfo
+    """The table's public facts."""
     you: int | None
-    view: dict[str, Any] | None
+    """Your seat (from 0); null for a spectator."""
+    view: ViewPayload | None
+    """Your view of the game; null before the first game."""
     prompt: Prompt | None = None
+    """The decision asked of you now; null if none."""
     ref: Ref = None
-
-
-class Item(BaseModel):
-    """One table stream item: a game ``event`` (filtered for you), a ``notice`` or a ``chat``.
-
-    A notice names what changed (``notice``), the ``seat`` it concerns and, for the default
-    player taking a seat over or handing it back (``auto_on``, ``auto_off``), the
-    ``reason``: ``timeout``, ``left``, ``kicked``, ``disconnected`` or ``took_over``.
-    ``text`` is an English sentence for logs; clients say it in their own language.
-    """
-
-    seq: int
-    kind: Literal["event", "notice", "chat"]
-    event: dict[str, Any] | None = None
-    notice: str | None = None
-    reason: str | None = None
-    seat: int | None = None
-    name: str | None = None
-    text: str | None = None
+    """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
+    else null."""
 
 
 class Events(_Server):
@@ -431,36 +506,53 @@ class Events(_Server):
     """
 
     type: Literal["events"] = "events"
+    """The message's name."""
     items: list[Item]
+    """The new items, filtered for you, in stream order."""
     prompt: Prompt | None = None
+    """The decision asked of you now; null if none."""
     text: list[str] = []
+    """The narration of the game events among the items: one entry per step."""
 
 
 class LobbyTable(BaseModel):
     """A table in the lobby listing."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
     code: str
+    """The table's short code."""
     name: str
+    """The table's name."""
     host: str | None
+    """The host's display name."""
     rules_name: str
+    """The rules in a few words."""
     seats: int
+    """Seats at the table."""
     taken: int
-    status: str
+    """Seats taken."""
+    status: Literal["open", "playing", "over", "closed"]
+    """``open`` (not started) or ``playing``."""
 
 
 class LobbyList(_Server):
     """The open, public tables."""
 
     type: Literal["lobby"] = "lobby"
+    """The message's name."""
     tables: list[LobbyTable]
+    """The tables, oldest first."""
     ref: Ref = None
+    """The ``ref`` of the ``lobby`` message."""
 
 
 class Pong(_Server):
     """Answer to ``ping``."""
 
     type: Literal["pong"] = "pong"
+    """The message's name."""
     ref: Ref = None
+    """The ``ref`` of the ``ping``."""
 
 
 ServerMessage: TypeAlias = Annotated[
@@ -472,12 +564,108 @@ _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
-def parse_client(text: str | bytes) -> ClientMessage:
-    """Parse one client frame, or raise :class:`ProtocolError` saying what is wrong."""
+#: Deepest nesting of arrays and objects a client frame may have unless the settings say
+#: otherwise (``Settings.max_depth``). The deepest message, ``create_table`` with its
+#: ``rules.variants``, is 3 deep; Python's JSON parser recurses once per level, so a
+#: frame 1,000 deep would raise RecursionError instead of an error code.
+MAX_DEPTH = 8
+#: The most ``Settings.max_depth`` may be: far below the interpreter's recursion limit.
+MAX_DEPTH_CEILING = 64
+#: Longest number literal a frame may hold: every number of the protocol is small, and
+#: turning a 4,000-digit literal into an int costs quadratic time.
+MAX_NUMBER = 40
+
+# A JSON string (escapes included; an unterminated one runs to the end, as the parser
+# reads no further) or a bracket: what the depth scan looks at, in one linear pass.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|[\[\]{}]', re.S)
+
+
+def nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text``, brackets inside strings not counted.
+
+    Meant for text not yet known to be JSON: strings are skipped exactly as the JSON
+    parser reads them, so it never reports less than the depth the parser would reach
+    before it stops, and a frame it passes cannot recurse deeper than it said.
+
+    >>> nesting_depth('{"a": [1, {"b": "[[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    for m in _TOKENS.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _int_literal(raw: str) -> int:
+    if len(raw) > MAX_NUMBER:
+        raise ProtocolError("bad_message", f"numbers hold at most {MAX_NUMBER} digits, "
+                            f"not {len(raw)}")
+    return int(raw)
+
+
+def _float_literal(raw: str) -> float:
+    if len(raw) > MAX_NUMBER:
+        raise ProtocolError("bad_message", f"numbers hold at most {MAX_NUMBER} characters, "
+                            f"not {len(raw)}")
+    return float(raw)
+
+
+def _constant(raw: str) -> Any:
+    raise ProtocolError("bad_json", f"the number {raw} is not JSON (Python writes it; JSON "
+                        "has no such number)")
+
+
+def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one client frame with the limits a stranger's input needs.
+
+    Refused with :class:`ProtocolError`: text that is not UTF-8 JSON (``bad_json``,
+    which includes ``NaN`` and ``Infinity``); nesting deeper than ``max_depth``, number
+    literals longer than :data:`MAX_NUMBER` and strings holding a lone surrogate
+    (``\\ud800``, which no UTF-8 encoder, database or browser takes) (``bad_message``).
+    The depth is checked before the parser runs, the numbers while it runs.
+
+    >>> load_json('{"a": [[[1]]]}', max_depth=2)
+    Traceback (most recent call last):
+    ...
+    nimmt.server.protocol.ProtocolError: arrays and objects nest at most 2 deep here, not 4
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError as exc:
+            raise ProtocolError("bad_json", f"the frame is not UTF-8: {exc}") from None
+    max_depth = min(max_depth, MAX_DEPTH_CEILING)
+    # Counting the openers is enough for nearly every frame; only one with more
+    # openers than the limit (maybe inside strings) is scanned.
+    if text.count("[") + text.count("{") > max_depth:
+        depth = nesting_depth(text)
+        if depth > max_depth:
+            raise ProtocolError("bad_message", f"arrays and objects nest at most {max_depth} "
+                                f"deep here, not {depth}")
     try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json.loads(text, parse_int=_int_literal, parse_float=_float_literal,
+                          parse_constant=_constant)
+    except ValueError as exc:
         raise ProtocolError("bad_json", f"the frame is not valid JSON: {exc}") from None
+    if "\\u" in text:
+        try:
+            json.dumps(data, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            raise ProtocolError("bad_message", "strings may not hold a lone surrogate "
+                                "(\\ud800 to \\udfff without its pair)") from None
+    return data
+
+
+def parse_client(text: str | bytes, max_depth: int = MAX_DEPTH) -> ClientMessage:
+    """Parse one client frame, or raise :class:`ProtocolError` saying what is wrong.
+
+    ``max_depth`` is the deepest nesting accepted (see :func:`load_json`)."""
+    data = load_json(text, max_depth)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object")
     try:

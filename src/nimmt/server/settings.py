@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "default_data_dir"]
+__all__ = ["Settings", "default_bot_workers", "default_data_dir"]
 
 
 def default_data_dir() -> Path:
@@ -24,6 +24,15 @@ def default_data_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
     return base / "nimmt"
+
+
+def default_bot_workers() -> int:
+    """One search worker per core but one (the server's own), at least one, at most eight."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 2
+    return max(1, min(8, cores - 1))
 
 
 class Settings(BaseSettings):
@@ -49,8 +58,54 @@ class Settings(BaseSettings):
     idle_close: float = Field(default=3600.0, gt=0)
     #: Seconds a bot may think per decision (search bots stop early).
     bot_seconds: float = Field(default=1.0, gt=0)
+    #: Seconds past ``bot_seconds`` before the server stops a bot's worker and the default
+    #: player answers for it.
+    bot_grace: float = Field(default=1.0, gt=0)
+    #: Worker processes for search bots (and the operator's bots); one more runs the cheap ones.
+    bot_workers: int = Field(default_factory=default_bot_workers, ge=1, le=64)
+    #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,
+    #: or ``nimmt serve --bot mine=pkg.mod:Mine``); hosts seat them by name.
+    bots: dict[str, str] = Field(default_factory=dict)
     #: Most tables open at once (a guard against abuse).
     max_tables: int = Field(default=5000, ge=1)
+
+    # -- limits on strangers (docs/security.md) ---------------------------------------------
+    #: Messages per second (and burst) one player may send across all their connections.
+    player_rate: float = Field(default=30.0, gt=0)
+    player_burst: int = Field(default=90, ge=1)
+    #: Messages per second (and burst) one client address may send across all its connections.
+    address_rate: float = Field(default=60.0, gt=0)
+    address_burst: int = Field(default=180, ge=1)
+    #: Bytes per second (and burst) one client address may send, oversized frames included.
+    address_bytes: float = Field(default=65536.0, gt=0)
+    address_bytes_burst: int = Field(default=262144, ge=1024)
+    #: Frames refused for rate in a row before the connection is cut off (code ``flooding``).
+    flood_cutoff: int = Field(default=200, ge=1)
+    #: Deepest nesting of arrays and objects a frame may hold.
+    max_depth: int = Field(default=8, ge=2, le=64)
+    #: Connections open at once: in all, and from one client address.
+    max_connections: int = Field(default=10000, ge=1)
+    connections_per_address: int = Field(default=32, ge=1)
+    #: New players (``hello`` with a name) one client address may create per minute.
+    names_per_minute: int = Field(default=6, ge=1)
+    #: Unstarted tables one player may host, and one client address may open, at once.
+    tables_per_host: int = Field(default=2, ge=1)
+    tables_per_address: int = Field(default=8, ge=1)
+    #: Seconds an unstarted table with no seated person connected stays open.
+    open_idle_close: float = Field(default=180.0, gt=0)
+    #: Times a player may change their chosen card before the cards are revealed.
+    card_changes: int = Field(default=10, ge=1)
+    #: Chat messages one table keeps per game, and games (rematches) one table may play.
+    chat_per_game: int = Field(default=1000, ge=1)
+    games_per_table: int = Field(default=100, ge=1)
+    #: Items of a table's stream kept in memory; older ones are read back from the store.
+    stream_keep: int = Field(default=512, ge=16)
+    #: Web origins allowed to open the WebSocket besides the server's own (comma-separated,
+    #: e.g. ``https://play.example.org``); ``*`` allows any (not for the open internet).
+    allowed_origins: str = ""
+    #: Reverse proxies whose ``X-Forwarded-For`` is believed (comma-separated addresses or
+    #: networks); empty: the header is ignored and the peer's address counts.
+    trusted_proxies: str = ""
 
     def database_url(self) -> str:
         """The database URL, with the default SQLite file in the data directory."""

@@ -43,6 +43,10 @@ players = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(64), nullable=False, unique=True),
+    # The name's confusable skeleton (server/text.py name_key): one player per look.
+    # Null only for a player older than migration 0002 whose name looked like an older
+    # player's; that older player holds the skeleton.
+    sa.Column("skeleton", sa.Text, nullable=True, unique=True, index=True),
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("mu", sa.Float, nullable=False),
     sa.Column("sigma", sa.Float, nullable=False),
@@ -168,7 +172,12 @@ class Store:
 
     async def append(self, entry: LogEntry) -> None:
         """Store one log entry; returns once it is committed."""
-        await self._submit("log", entry)
+        await self._submit("log", [entry])
+
+    async def append_all(self, entries: list[LogEntry]) -> None:
+        """Store log entries in one transaction (what one command logged); returns once
+        they are committed."""
+        await self._submit("log", entries)
 
     async def run(self, op: Op) -> Any:
         """Run ``op`` in the writer's next transaction; returns its result once committed."""
@@ -213,8 +222,9 @@ class Store:
         async with self.engine.begin() as conn:
             rows = [
                 {"table_id": e.table_id, "n": e.n, "kind": e.kind, "data": json.dumps(e.data)}
-                for kind, e, _ in work
+                for kind, entries, _ in work
                 if kind == "log"
+                for e in entries
             ]
             if rows:
                 await conn.execute(table_log.insert(), rows)
@@ -241,6 +251,16 @@ class Store:
         row: sa.Row[Any] | None = await self.read(q)
         return row
 
+    async def player_by_skeleton(self, skeleton: str) -> sa.Row[Any] | None:
+        """The player whose name looks like a name of this skeleton (``text.name_key``)."""
+
+        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
+            res = await conn.execute(sa.select(players).where(players.c.skeleton == skeleton))
+            return res.first()
+
+        row: sa.Row[Any] | None = await self.read(q)
+        return row
+
     async def player_by_name(self, name: str) -> sa.Row[Any] | None:
         async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
             res = await conn.execute(sa.select(players).where(players.c.name == name))
@@ -256,22 +276,26 @@ class Store:
             res = await conn.execute(
                 sa.select(tables).where(tables.c.status != "closed").order_by(tables.c.id)
             )
-            rows = list(res)
-            out = []
-            for row in rows:
-                lres = await conn.execute(
-                    sa.select(table_log)
-                    .where(table_log.c.table_id == row.id)
-                    .order_by(table_log.c.n)
-                )
-                entries = [
-                    LogEntry(row.id, r.n, r.kind, json.loads(r.data)) for r in lres
-                ]
-                out.append((row, entries))
-            return out
+            return [(row, await _entries(conn, int(row.id))) for row in list(res)]
 
         result: list[tuple[sa.Row[Any], list[LogEntry]]] = await self.read(q)
         return result
+
+    async def table_entries(self, table_id: int) -> list[LogEntry]:
+        """One table's whole log, in order (to rebuild stream items no longer in memory)."""
+
+        async def q(conn: AsyncConnection) -> list[LogEntry]:
+            return await _entries(conn, table_id)
+
+        result: list[LogEntry] = await self.read(q)
+        return result
+
+
+async def _entries(conn: AsyncConnection, table_id: int) -> list[LogEntry]:
+    res = await conn.execute(
+        sa.select(table_log).where(table_log.c.table_id == table_id).order_by(table_log.c.n)
+    )
+    return [LogEntry(table_id, r.n, r.kind, json.loads(r.data)) for r in res]
 
 
 def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:

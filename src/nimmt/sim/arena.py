@@ -13,10 +13,12 @@ deal order before any statistic or rating is computed, so the same seed gives
 the same numbers on one worker, on many, and on Ray. Only think times differ.
 
 Faults: a bot that raises, answers illegally or exceeds ``timeout`` seconds
-on a decision is recorded against its name, and the default bot
-(:class:`~nimmt.bots.simple.CheapestBot`) finishes the table in its seat, so
-the deal still counts for every rotation. The faulty bot's numbers then
-include some play of the default bot; the ``faults`` column says how often.
+on a decision is recorded against its name, and the default player
+(:class:`~nimmt.bots.simple.DefaultPlayer`) finishes the table in its seat, so
+the deal still counts for every rotation: the one bot-fault policy of
+:func:`nimmt.bots.play.decide_safely`, which tables share. The faulty bot's
+numbers then include some play of the default player; the ``faults`` column
+says how often.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from ..bots.base import Bot, Budget
 from ..bots.play import Fault, play_game
 from ..bots.play import single_round as one_round
 from ..bots.registry import BotError, make_bot
-from ..bots.simple import CheapestBot
-from ..engine import Decision
+from ..bots.simple import DefaultPlayer
+from ..decisions import Decision
 from ..errors import RulesError
 from ..events import RoundStarted
 from ..rules import Rules
@@ -219,9 +221,9 @@ def play_table(
         try:
             bots.append(make_bot(name, bot_seed(seed, deal, rotation, s), budget))
         except BotError as exc:
-            # A bot that cannot even be built plays as the default bot, with a fault.
+            # A bot that cannot even be built is played by the default player, with a fault.
             faults.append(Fault(s, name, "raised", str(exc), 1, 0))
-            bots.append(CheapestBot(seed=s))
+            bots.append(DefaultPlayer(seed=s))
     built_ok = [not any(f.seat == s for f in faults) for s in range(n)]
     decisions = [0] * n
     seconds = [0.0] * n

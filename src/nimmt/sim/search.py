@@ -1,12 +1,12 @@
-"""The search bots: ``mcs`` (flat Monte-Carlo) and ``expert`` (information-set MCTS).
+"""The search bots: ``mcs`` (flat Monte-Carlo) and ``expert`` (flat determinized search).
 
 Both search with the exact rules of their table: the world is sampled by the
-engine's own determinizer (:func:`~nimmt.engine.sample_world`) and encoded for
+engine's own determinizer (:meth:`~nimmt.engine.Game.sample_world`) and encoded for
 the fast kernel (:mod:`nimmt.sim.kernel`), which plays every variant's
 placement rules (base, tactics, professional, jokers; open, open-hands and
 logic change only who knows and chooses what). Inside one decision the kernel
 deals the hidden cards again for every rollout, from the cards the bot cannot
-have seen, exactly as ``sample_world`` would, so no rollout pays for Python.
+have seen, exactly as ``Game.sample_world`` would, so no rollout pays for Python.
 
 The objective is the bot's own bullheads for the rest of the round: it is what
 the arena measures per round and, summed over rounds, what decides a game.
@@ -27,7 +27,8 @@ import numpy as np
 
 from ..bots.base import Budget
 from ..cards import BULLHEADS, Card
-from ..engine import View, sample_world
+from ..engine import Game
+from ..views import View
 from . import kernel as K
 from .world import Hidden, KernelWorld, encode_game, hidden_cards
 
@@ -49,16 +50,13 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
-    from ..engine import Game
     from ..rules import Rules
 
     game = Game(Rules.parse("professional+jokers", players=3), seed=0)
     view = game.view(0)
-    tree = ExpertBot(0, Budget(rollouts=8))
-    tree.search = "puct"
-    for bot in (MCSBot(0, Budget(rollouts=8)), ExpertBot(0, Budget(rollouts=8)), tree):
+    for bot in (MCSBot(0, Budget(rollouts=8)), ExpertBot(0, Budget(rollouts=8))):
         bot.choose_card(view)
-        world = encode_game(sample_world(view, random.Random(0)))
+        world = encode_game(Game.sample_world(view, random.Random(0)))
         hidden = hidden_cards(view, world.seats)
         # A row search from a made-up queue: my joker waits for its row.
         joker = next(c for c in view.hand if c < 0)
@@ -107,7 +105,7 @@ class _SearchBot:
         kernel random state, and what is hidden from the bot."""
         if view.player is None:
             raise ValueError(f"{self.name} needs a player's view, not a spectator's")
-        world = encode_game(sample_world(view, self._rng))
+        world = encode_game(Game.sample_world(view, self._rng))
         me = world.index(view.player)
         st = world.state
         mine = st[K.FIXED + me]
@@ -154,6 +152,28 @@ class _SearchBot:
         """The rollout policy of every kernel seat: random play for all by default."""
         return K.seat_policies(players, K.POLICY_RANDOM, 0.0)
 
+    def choose_card(self, view: View) -> Card:
+        """Every legal card played in the same sampled worlds; the least average loss wins."""
+        options = tuple(view.options)
+        if not options:
+            raise ValueError(f"{self.name}: no card decision is pending for this player")
+        if len(options) == 1:
+            return options[0]
+        world, me, rs, h = self._world(view)
+        opts = np.array(options, dtype=np.int64)
+        pol, noi = self._policies(len(world.seats), me)
+        totals = np.zeros(len(opts))
+        counts = np.zeros(len(opts))
+
+        def step(n: int) -> None:
+            K.flat_card_search(
+                world.state, me, opts, h.pool, h.jpool, h.need, h.needj,
+                n, pol, noi, totals, counts, rs,
+            )
+
+        self._spend(step, len(opts))
+        return options[int(np.argmin(totals / np.maximum(counts, 1.0)))]
+
     def choose_row(self, view: View) -> int:
         """Each row tried in the same sampled worlds (the rest of the turn and the round
         played out by the rollout policies); the row losing least on average."""
@@ -193,28 +213,6 @@ class MCSBot(_SearchBot):
     name = "mcs"
     description = "flat Monte-Carlo: every card tried in sampled worlds with random rollouts"
 
-    def choose_card(self, view: View) -> Card:
-        options = tuple(view.options)
-        if not options:
-            raise ValueError("mcs: no card decision is pending for this player")
-        if len(options) == 1:
-            return options[0]
-        world, me, rs, h = self._world(view)
-        opts = np.array(options, dtype=np.int64)
-        pol, noi = self._policies(len(world.seats), me)
-        totals = np.zeros(len(opts))
-        counts = np.zeros(len(opts))
-
-        def step(n: int) -> None:
-            K.flat_card_search(
-                world.state, me, opts, h.pool, h.jpool, h.need, h.needj,
-                n, pol, noi, totals, counts, rs,
-            )
-
-        self._spend(step, len(opts))
-        means = totals / np.maximum(counts, 1.0)
-        return options[int(np.argmin(means))]
-
 
 class ExpertBot(_SearchBot):
     """Determinized search with common random numbers and smart rollouts.
@@ -224,67 +222,21 @@ class ExpertBot(_SearchBot):
     luck; the rest of the round is played by the cheap heuristic for the bot itself
     (a closed-loop plan of its later cards) and by random cards for the others
     (their hands are unknown, and a model that assumes skill mispredicts weak
-    players more than it gains against strong ones: see docs/bots.md). The
-    information-set MCTS (``search = "puct"``: PUCT over the bot's own cards, the
-    others as chance) is kept as an option; it measured weaker.
+    players more than it gains against strong ones: see docs/bots.md, where an
+    information-set MCTS measured weaker and was dropped).
     """
 
     name = "expert"
     description = "determinized search, common random numbers, smart rollouts for itself"
 
     #: The tuning of docs/bots.md, "Search bots and their tuning".
-    search = "flat"
     noise_self = 1.0
     noise_others = 0.0
     policy_self = K.POLICY_SMART
     policy_others = K.POLICY_RANDOM
-    #: For ``search = "puct"``: tree depth in own cards and the exploration constant.
-    max_depth = 1
-    c_puct = 1.0
-    _capacity = 1 + 10 + 90 + 720
 
     def _policies(self, players: int, me: int) -> tuple[K.IntArray, K.FloatArray]:
         pol, noi = K.seat_policies(players, self.policy_others, self.noise_others)
         pol[me] = self.policy_self
         noi[me] = self.noise_self
         return pol, noi
-
-    def choose_card(self, view: View) -> Card:
-        options = tuple(view.options)
-        if not options:
-            raise ValueError("expert: no card decision is pending for this player")
-        if len(options) == 1:
-            return options[0]
-        world, me, rs, h = self._world(view)
-        hand = np.array(options, dtype=np.int64)
-        pol, noi = self._policies(len(world.seats), me)
-        if self.search == "flat":
-            totals = np.zeros(len(hand))
-            counts = np.zeros(len(hand))
-
-            def flat(k: int) -> None:
-                K.flat_card_search(
-                    world.state, me, hand, h.pool, h.jpool, h.need, h.needj,
-                    k, pol, noi, totals, counts, rs,
-                )
-
-            self._spend(flat, len(hand))
-            return options[int(np.argmin(totals / np.maximum(counts, 1.0)))]
-        cap = self._capacity
-        width = len(hand)
-        child = np.full((cap, width), -1, dtype=np.int64)
-        visits = np.zeros((cap, width))
-        values = np.zeros((cap, width))
-        priors = np.zeros((cap, width))
-        nodes = np.ones(1, dtype=np.int64)
-        K.set_priors(world.state, me, hand, priors, 0)
-        depth, c = self.max_depth, self.c_puct
-
-        def step(k: int) -> None:
-            K.ismcts(
-                world.state, me, hand, h.pool, h.jpool, h.need, h.needj, k, depth, c,
-                pol, noi, child, visits, values, priors, nodes, rs,
-            )
-
-        self._spend(step, 1)
-        return options[int(np.argmax(visits[0]))]

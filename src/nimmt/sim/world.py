@@ -1,11 +1,12 @@
 """Between the engine and the kernel: encode a game, step a turn, know what is hidden.
 
 :func:`encode_game` turns a full engine :class:`~nimmt.engine.Game` (a real table,
-or a world from :func:`~nimmt.engine.sample_world`) into the kernel's state
-array, reading it only through the public API (views). :func:`hidden_cards`
+or a world from :meth:`~nimmt.engine.Game.sample_world`) into the kernel's
+state array, reading it only through the public API (views). :func:`hidden_cards`
 says, from one player's view, which cards the others may hold, so the kernel
-can deal fresh worlds itself (exactly as ``sample_world`` deals them) without a
-trip through Python per rollout.
+can deal fresh worlds itself (exactly as ``Game.sample_world`` deals them)
+without a trip through Python per rollout. Row values come from the engine's
+row arithmetic (:mod:`nimmt.rows`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import Card
-from ..engine import Game, Phase, View
+from ..engine import Game
+from ..rows import end_value, row_bullheads, start_value
+from ..views import Phase, View
 from . import kernel as K
 
 __all__ = ["Hidden", "KernelWorld", "encode_game", "hidden_cards", "rows_of", "step_turn"]
@@ -57,22 +60,15 @@ class Hidden:
         return bool(self.need.any() or self.needj.any())
 
 
-def _row_last(row: Sequence[Card]) -> int:
-    value = 0
-    for c in row:
-        value = value + c + 10 if c < 0 else c * 10
-    return value
-
-
 def encode_rows(st: K.IntArray, rows: Sequence[Sequence[Card]]) -> None:
     """Write the four rows into a kernel state."""
     for r, row in enumerate(rows):
         for k, c in enumerate(row):
             st[K.R_CARDS + 5 * r + k] = c
         st[K.R_LEN + r] = len(row)
-        st[K.R_LAST + r] = _row_last(row)
-        st[K.R_FIRST + r] = K.tenths(row[0])
-        st[K.R_BULL + r] = sum(K.bull(c) for c in row)
+        st[K.R_LAST + r] = end_value(row)
+        st[K.R_FIRST + r] = start_value(row)
+        st[K.R_BULL + r] = row_bullheads(row)
 
 
 def encode_game(game: Game) -> KernelWorld:
@@ -110,7 +106,7 @@ def encode_game(game: Game) -> KernelWorld:
 def hidden_cards(view: View, seats: Sequence[int]) -> Hidden:
     """The cards ``view.player`` cannot see and how many of them each other seat holds.
 
-    The same reasoning as ``sample_world``: everything not in the viewer's hand,
+    The same reasoning as ``Game.sample_world``: everything not in the viewer's hand,
     the rows, the taken piles, the revealed cards or face up may be in another
     hand or set aside. Where hands are public there is nothing hidden.
     """

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ..bots import Budget, make_bot
 from ..bots.base import Bot
-from ..engine import DecisionKind, DraftCard, Game, PlayCard, TakeRow
+from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
+from ..engine import Game
 from ..events import Event
 from ..record import record_from_game, save_record
 from ..rules import Rules

@@ -32,9 +32,19 @@ from ..client_sync import (
     Status,
     SyncClient,
     http_url,
+    is_game_over,
 )
 from ..errors import CardNotInHand, GameOverError, NoSuchRow, NotYourDecision
-from ..server.protocol import Error, Events, Item, Prompt, TableState
+from ..server.protocol import (
+    ChatItem,
+    Error,
+    EventItem,
+    Events,
+    NoticeItem,
+    Prompt,
+    TableState,
+    ViewPayload,
+)
 from ..server.settings import default_data_dir
 from .session import Ask, Listener, Refused, Seat, Session, Sheet, Snapshot, default_name
 
@@ -135,7 +145,7 @@ class RemoteSession(Session):
         self.tokens = tokens or TokenStore()
         self.client: SyncClient | None = None
         self._state: TableState | None = None
-        self._view: dict[str, Any] | None = None
+        self._view: ViewPayload | None = None
         self._sheet = Sheet()
         self._prompt: Prompt | None = None
         self._narrated: int | None = None
@@ -270,12 +280,11 @@ class RemoteSession(Session):
     def _events(self, msg: Events) -> None:
         self._prompt = msg.prompt
         items = msg.items
-        events = [it for it in items if it.kind == "event"]
+        events = [it for it in items if isinstance(it, EventItem)]
         first = events[0].seq if events else None
-        before = [self._item_text(it) for it in items
-                  if it.kind != "event" and (first is None or it.seq < first)]
-        after = [self._item_text(it) for it in items
-                 if it.kind != "event" and first is not None and it.seq > first]
+        others = [it for it in items if not isinstance(it, EventItem)]
+        before = [self._item_text(it) for it in others if first is None or it.seq < first]
+        after = [self._item_text(it) for it in others if first is not None and it.seq > first]
         for text in before:
             self.say(text, "notice")
         if events:
@@ -292,7 +301,7 @@ class RemoteSession(Session):
         for text in after:
             self.say(text, "notice")
         self._refresh()
-        if any(it.event is not None and it.event.get("type") == "game_over" for it in events):
+        if any(is_game_over(it) for it in events):
             for line in self.results():
                 self.say(line, "info")
             self.say(self.labels("results.again" if self.snapshot.host
@@ -312,15 +321,15 @@ class RemoteSession(Session):
                 data = None
             if data is not None:
                 if data.get("view") is not None:
-                    self._view = data["view"]
+                    self._view = ViewPayload.model_validate(data["view"])
                 self._sheet = Sheet.from_dict(data.get("sheet") or {})
                 sentences = list(data.get("events") or [])
         return sentences
 
-    def _item_text(self, item: Item) -> str:
+    def _item_text(self, item: NoticeItem | ChatItem) -> str:
         """A notice or a chat line in the player's language, from the item's fields."""
         labels = self.labels
-        if item.kind == "chat":
+        if isinstance(item, ChatItem):
             return labels("chat.line", name=item.name or "", text=item.text or "")
         you = self._state.you if self._state is not None else None
         fields = {"name": item.name or "", "seat": "" if item.seat is None else item.seat + 1}
@@ -348,7 +357,7 @@ class RemoteSession(Session):
         view = self._view
         status = info.status if info.status in ("open", "playing", "over") else "over"
         if view is not None:
-            status = "over" if view.get("phase") == "over" else "playing"
+            status = "over" if view.phase == "over" else "playing"
         prompt = self._prompt
         ask = None
         if prompt is not None:
@@ -365,7 +374,7 @@ class RemoteSession(Session):
             sheet=self._sheet,
         )
         if view is not None:
-            snap = snap.with_view(view.get)
+            snap = snap.with_view(lambda k: getattr(view, k))
         elif self.snapshot.rows:
             snap = replace(snap, rows=())
         self._set(snap)

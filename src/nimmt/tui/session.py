@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..cards import Card
-from ..engine import View
 from ..errors import CardNotInHand, NoSuchRow
 from ..narrate import Narrator, narrator
+from ..views import View
 from .labels import Labels
 
 __all__ = [

@@ -34,6 +34,7 @@ from ..events import (
     for_viewer,
 )
 from ..record import record_from_dict, replay
+from ..server.params import BadParam, refusal, row_id, table_code, whole_number
 from .speech import sheet, speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
@@ -49,10 +50,7 @@ def _int(request: Request, key: str, default: int) -> int:
     raw = request.query_params.get(key)
     if raw is None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"{key} must be a whole number, not {raw!r}") from None
+    return whole_number(raw, key)
 
 
 def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -101,7 +99,11 @@ def web_routes(hub: Any) -> list[BaseRoute]:
     """The routes to add to the server's app (``hub`` is its :class:`~nimmt.server.app.Hub`)."""
 
     async def speech(request: Request) -> Response:
-        code = request.path_params["code"].strip().upper()
+        # Every value from the URL is checked before use (server/params.py): 4xx, not 5xx.
+        try:
+            code = table_code(request.path_params["code"])
+        except BadParam as exc:
+            return refusal(exc)
         actor = hub.tables.get(code)
         if actor is None:
             return JSONResponse({"error": f"no open table has the code {code!r}"},
@@ -109,8 +111,8 @@ def web_routes(hub: Any) -> list[BaseRoute]:
         try:
             after = _int(request, "after", 0)
             upto = _int(request, "upto", actor.seq)
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+        except BadParam as exc:
+            return refusal(exc)
         viewer: int | None = None
         token = request.headers.get("x-nimmt-token")
         if token:
@@ -143,9 +145,9 @@ def web_routes(hub: Any) -> list[BaseRoute]:
 
     async def game_replay(request: Request) -> Response:
         try:
-            game_id = int(request.path_params["game_id"])
-        except ValueError:
-            return JSONResponse({"error": "a game id is a number"}, status_code=400)
+            game_id = row_id(request.path_params["game_id"], "game")
+        except BadParam as exc:
+            return refusal(exc)
         data = await hub.game(game_id)
         if data is None:
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
@@ -162,7 +164,8 @@ def web_routes(hub: Any) -> list[BaseRoute]:
 
     return [
         Route("/api/speech/{code}", speech),
-        Route("/api/games/{game_id:int}/replay", game_replay),
+        # No ":int" convertor: it would turn 5,000 digits into a ValueError, a 500.
+        Route("/api/games/{game_id}/replay", game_replay),
         Route("/play", play_root),
         Mount("/play", StaticFiles(directory=STATIC_DIR, html=True), name="play"),
     ]

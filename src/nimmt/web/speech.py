@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import View
 from ..narrate import Narrator, available_languages, narrator
+from ..views import View
 
 __all__ = ["languages", "sheet", "speaker"]
 

@@ -3,7 +3,9 @@
 // the server's narration (the `text` of each `events` message, in the language this
 // page said in `hello`; GET /api/speech/{code} for the shortcuts' sentences and the
 // view), never from this file.
-import { t, setLanguage, language, translatePage, LANGUAGES } from "./i18n.js";
+import {
+  t, tn, isolate, joined, plain, setLanguage, language, translatePage, LANGUAGES,
+} from "./i18n.js";
 import { announce, lastAnnouncement, cue, soundOn, setSound } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
@@ -197,17 +199,20 @@ function forgetTable() {
 
 // ---------------------------------------------------------------- narration
 
-function say(text, level = "polite", log = true) {
-  if (!text) return;
-  announce(text, level);
-  if (log) addLog(text, level === "assertive" ? "urgent" : "event");
+// `content` is a string, or nodes from tn() (names inside <bdi>): the live region gets
+// its plain text, the log the nodes.
+function say(content, level = "polite", log = true) {
+  if (!content || !content.length) return;
+  announce(Array.isArray(content) ? plain(content) : content, level);
+  if (log) addLog(content, level === "assertive" ? "urgent" : "event");
 }
 
-function addLog(text, kind) {
+function addLog(content, kind) {
   const el = $("log");
   const p = document.createElement("p");
   p.className = `log-${kind}`;
-  p.textContent = text;
+  if (Array.isArray(content)) p.append(...content);
+  else p.textContent = content;
   el.append(p);
   while (el.childElementCount > 500) el.firstElementChild.remove();
   el.scrollTop = el.scrollHeight;
@@ -267,8 +272,7 @@ function noticeText(item) {
   }
   keys.push(`notice.${item.notice}`);
   for (const key of keys) {
-    const text = t(key, params);
-    if (text !== key) return text;
+    if (t(key, params) !== key) return tn(key, { ...params, name: isolate(params.name) });
   }
   return item.text;
 }
@@ -294,17 +298,19 @@ function onEvents(msg) {
       }
       if (item.kind === "notice") text = noticeText(item);
       else if (item.kind === "chat") {
-        text = t("chat.line", { name: item.name, text: item.text });
-        addLog(text, "chat");
+        const line = () => tn("chat.line", { name: isolate(item.name), text: isolate(item.text) });
+        addLog(line(), "chat");
         if (item.seat === S.you && item.name === S.name) continue;
-        announce(text, "polite");
+        announce(plain(line()), "polite");
         continue;
       }
       if (text) (item.seq < first ? before : after).push(text);
     }
     const sentences = [...before, ...(msg.text || []), ...after];
     if (sp) applySpeech(sp);
-    if (sentences.length) say(sentences.join(" "));
+    // Notices come as nodes (names in <bdi>), the narration as strings: one log line.
+    const line = sentences.flatMap((x, i) => [...(i ? [" "] : []), ...(Array.isArray(x) ? x : [x])]);
+    if (line.length) say(line);
     if (events.some((i) => i.event.type === "row_taken" && i.event.player === S.you)) cue("take");
     settle();
   });
@@ -381,16 +387,16 @@ function cardName(card) {
 function renderTable() {
   const tb = S.table;
   if (!tb) return;
-  $("table-h").textContent = t("table.title", { name: tb.name, code: tb.code });
+  $("table-h").replaceChildren(...tn("table.title", { name: isolate(tb.name), code: tb.code }));
   $("table-rules").textContent = S.sheet.rules
     || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
   const seatList = $("seat-list");
   seatList.replaceChildren(...tb.seats.map((s) => {
     const li = document.createElement("li");
-    let text = s.kind === "empty" ? t("seat.empty", { seat: s.seat + 1 })
-      : t(s.kind === "bot" ? "seat.bot" : "seat.human", { seat: s.seat + 1, name: s.name });
-    if (s.seat === S.you) text += ` (${t("you")})`;
-    li.textContent = text;
+    const parts = s.kind === "empty" ? [t("seat.empty", { seat: s.seat + 1 })]
+      : tn(s.kind === "bot" ? "seat.bot" : "seat.human", { seat: s.seat + 1, name: isolate(s.name) });
+    if (s.seat === S.you) parts.push(` (${t("you")})`);
+    li.replaceChildren(...parts);
     return li;
   }));
   const host = tb.host === S.name;
@@ -411,13 +417,13 @@ function renderGame() {
   // Status line
   const p = S.prompt;
   let status;
-  if (isOver()) status = t("status.over");
-  else if (p) status = t(`decision.${p.kind}`);
+  if (isOver()) status = [t("status.over")];
+  else if (p) status = [t(`decision.${p.kind}`)];
   else if (v.pending) {
-    const who = v.pending.players.map((i) => ns[i]).join(", ");
-    status = t("status.waiting", { who });
-  } else status = "";
-  $("status").textContent = `${t("status.round", { round: v.round, turn: v.turn })} ${status}`;
+    const who = joined(v.pending.players.map((i) => isolate(ns[i])));
+    status = tn("status.waiting", { who });
+  } else status = [];
+  $("status").replaceChildren(`${t("status.round", { round: v.round, turn: v.turn })} `, ...status);
 
   // Rows: a menu to move through (V); each row's name is the narrator's sentence.
   const rows = $("rows");
@@ -478,10 +484,11 @@ function renderGame() {
     li.className = done ? "done" : "";
     const mark = out ? t("player.out") : (v.pending && v.pending.kind === "card"
       ? (done ? t("player.chosen") : t("player.choosing")) : "");
-    const who = i === S.you ? t("player.you", { name: ns[i] }) : ns[i];
-    li.textContent = [t("player.score", { name: who, count: v.scores[i] }), mark,
-      s.auto ? t("player.auto") : "", s.kind === "human" && !s.connected ? t("player.away") : ""]
-      .filter(Boolean).join(" — ");
+    const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
+    const more = [mark, s.auto ? t("player.auto") : "",
+      s.kind === "human" && !s.connected ? t("player.away") : ""].filter(Boolean);
+    li.replaceChildren(...tn("player.score", { name: who, count: v.scores[i] }),
+      ...more.map((m) => ` — ${m}`));
     return li;
   }));
 }
@@ -709,7 +716,7 @@ function submitRow() {
 function renderMe() {
   const known = Boolean(S.token && S.name);
   $("me-known").hidden = !known;
-  $("me-known").textContent = known ? t("me.known", { name: S.name }) : "";
+  $("me-known").replaceChildren(...(known ? tn("me.known", { name: isolate(S.name) }) : []));
   $("me-name-field").hidden = known;
 }
 
@@ -733,12 +740,12 @@ function renderTables(tables) {
   list.replaceChildren(...tables.map((tb) => {
     const li = document.createElement("li");
     const text = document.createElement("span");
-    text.textContent = t("lobby.table", { name: tb.name, rules: tb.rules_name, taken: tb.taken,
-      seats: tb.seats, status: t(`status.${tb.status}`) });
+    text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_name,
+      taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
     const b = document.createElement("button");
     b.type = "button";
     const full = tb.taken >= tb.seats || tb.status !== "open";
-    b.textContent = t(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: tb.name });
+    b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: isolate(tb.name) }));
     b.addEventListener("click", () => joinTable(tb.code));
     li.append(text, " ", b);
     return li;
@@ -796,15 +803,16 @@ function renderResults() {
   }
   const ns = names();
   const order = ns.map((_, i) => i).sort((a, b) => v.scores[a] - v.scores[b]);
-  const winners = (v.winners || []).map((i) => ns[i]);
-  $("results-summary").textContent = winners.length
-    ? t("results.winners", { names: winners.join(", "), count: winners.length }) : "";
+  const winners = (v.winners || []).map((i) => isolate(ns[i]));
+  $("results-summary").replaceChildren(...(winners.length
+    ? tn("results.winners", { names: joined(winners), count: winners.length }) : []));
   $("results-body").replaceChildren(...order.map((i, k) => {
     const tr = document.createElement("tr");
-    for (const text of [String(k + 1), i === S.you ? t("player.you", { name: ns[i] }) : ns[i],
-      String(v.scores[i])]) {
+    for (const cell of [[String(k + 1)],
+      i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])],
+      [String(v.scores[i])]]) {
       const td = document.createElement("td");
-      td.textContent = text;
+      td.append(...cell);
       tr.append(td);
     }
     return tr;
@@ -852,7 +860,8 @@ async function openReplay(id) {
   R.data = await res.json();
   R.step = 0;
   $("replay").hidden = false;
-  $("replay-h").textContent = t("replay.title", { id, players: R.data.players.join(", ") });
+  $("replay-h").replaceChildren(...tn("replay.title",
+    { id, players: joined(R.data.players.map((n) => isolate(n))) }));
   renderStep(false);
   $("replay-h").focus();
 }
@@ -879,7 +888,7 @@ function renderStep(speak = true) {
   }));
   $("replay-scores").replaceChildren(...d.players.map((n, i) => {
     const li = document.createElement("li");
-    li.textContent = t("player.score", { name: n, count: st.scores[i] });
+    li.replaceChildren(...tn("player.score", { name: isolate(n), count: st.scores[i] }));
     return li;
   }));
   $("replay-prev").disabled = R.step === 0;

@@ -29,14 +29,56 @@ function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
-// t("key", {count: 3, ...}): the sentence in the current language.
-export function t(key, params = {}) {
+function template(key, params) {
   let value = catalog[key] ?? fallback[key] ?? key;
   if (typeof value === "object") {
     const cat = plural.select(Number(params.count ?? 0));
     value = value[cat] ?? value.other ?? Object.values(value)[0];
   }
-  return fill(value, params);
+  return value;
+}
+
+// t("key", {count: 3, ...}): the sentence in the current language.
+export function t(key, params = {}) {
+  return fill(template(key, params), params);
+}
+
+// Text that people typed (names, chat, table names) goes inside <bdi>: its direction
+// is worked out on its own, so a right-to-left name or a stray direction mark cannot
+// reorder the sentence around it (the server also removes bidi controls).
+export function isolate(text) {
+  const el = document.createElement("bdi");
+  el.textContent = String(text ?? "");
+  return el;
+}
+
+// Nodes joined by a separator (names in a list: "Ana, Bob").
+export function joined(nodes, sep = ", ") {
+  return nodes.flatMap((n, i) => (i ? [sep, n] : [n]));
+}
+
+// tn("key", {name: isolate(name), ...}): t()'s sentence as nodes for append() or
+// replaceChildren(). A param that is a Node, or an array of nodes and strings, goes in
+// as it is; any other value as text.
+export function tn(key, params = {}) {
+  const text = template(key, params);
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(/\{(\w+)\}/g)) {
+    if (!(m[1] in params)) continue;
+    out.push(text.slice(last, m.index));
+    const v = params[m[1]];
+    if (Array.isArray(v)) out.push(...v);
+    else out.push(v instanceof Node ? v : String(v));
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out.filter((x) => x !== "");
+}
+
+// The text of nodes made by tn() (for the live regions, which take plain text).
+export function plain(nodes) {
+  return nodes.map((n) => (typeof n === "string" ? n : n.textContent)).join("");
 }
 
 // Elements with data-i18n get their text; data-i18n-aria their aria-label.

@@ -1,0 +1,1 @@
+"""Examples: a bot of your own (mybot.py) and a policy that learns (rl/)."""

@@ -1,0 +1,1 @@
+"""A policy learned with REINFORCE on the vectorised environment; see docs/rl.md."""

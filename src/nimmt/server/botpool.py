@@ -1,0 +1,608 @@
+"""Bots think in worker processes, fairly across tables, within a deadline the server keeps.
+
+Why processes: a bot thinking in a thread of the server holds the interpreter
+lock the event loop needs, so nine search bots in threads made every table
+wait (a victim's ping went from 0.7 ms to a 625 ms median). Worker processes
+have their own interpreters; they run at a lower OS priority (``os.nice``) so
+the process that serves people wins the CPU whenever both want it.
+
+Two lanes, each with its own workers (``multiprocessing``, *spawn* context: no
+fork of a process with an event loop and threads):
+
+- the **quick lane**, one worker, for the rules of thumb (``random``,
+  ``cheapest``, ``lowrisk``, ``dodger``, their strengths ``easy`` and
+  ``medium``) and the table's default player for absent people: answers in
+  microseconds, so a table of people with such a bot never waits behind a
+  search;
+- the **search lane**, ``bot_workers`` workers, for ``mcs``/``expert`` and the
+  bots the operator enabled (their cost is unknown). Its workers import the
+  search bots and load the numba kernel before taking any job, so the first
+  decision does not spend its budget compiling.
+
+Fairness: each table has its own queue of pending jobs in each lane; a free
+worker takes the next job round-robin across tables, so one table's nine
+experts wait their turn instead of holding another table's bot behind all of
+them. Tables where a seated person is connected come first; tables whose
+people are all disconnected only when nothing else waits; a table with nobody
+seated gets no jobs at all until someone is (:meth:`Owner.bot_priority`). After
+a restart nobody is connected anywhere, so old tables think at the lowest
+priority until their people come back.
+
+The deadline: a job has ``bot_seconds`` (the bot's own :class:`Budget`) plus
+``bot_grace``. A worker that has not answered by then is killed and replaced;
+the seat plays the default player's answer, computed here (it needs no
+worker: the worker just died). A bot that raises or answers an illegal value
+is handled in its worker by :func:`nimmt.bots.play.decide_safely`, the policy
+the arena uses; one that kills its process gets the fallback here. Either way
+the fault is a :class:`~nimmt.bots.play.Fault` naming the bot, logged with the
+table, and the game goes on.
+
+What crosses the process boundary: the server sends a job (bot name, seed,
+seconds, view) pickled; workers answer in JSON: the server never unpickles
+what a worker (which runs the operator's code) sends, and checks the decision
+it reads against the options it holds itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hashlib
+import inspect
+import json
+import logging
+import multiprocessing
+import pickle
+import socket
+import sys
+import time
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from typing import Protocol
+
+from ..bots.base import Budget
+from ..bots.play import Answer, Fault, FaultKind
+from ..bots.registry import BotError, bot_class, build_bot, check_extra, offered
+from ..decisions import Decision, decision_from_dict
+from ..views import View
+from . import botworker
+from .autoplay import default_decision
+from .botworker import DEFAULT, HEADER, lane_of
+
+__all__ = [
+    "AWAY",
+    "DEFAULT",
+    "PEOPLE",
+    "BotPool",
+    "Owner",
+    "check_bots",
+    "decision_seed",
+    "dump_job",
+    "lane_of",
+]
+
+log = logging.getLogger("nimmt.server.bots")
+
+#: :meth:`Owner.bot_priority`: a seated person is connected (served first).
+PEOPLE = 0
+#: :meth:`Owner.bot_priority`: the seated people are all disconnected (served last).
+AWAY = 1
+
+#: OS priority of the workers: the quick lane above the search lane, both below the server.
+QUICK_NICE = 5
+SEARCH_NICE = 10
+
+#: Seconds a new worker has to import and warm up before it counts as failed.
+START_TIMEOUT = 120.0
+
+#: Largest reply read from a worker (a number, or an error message, in JSON).
+MAX_REPLY = 1 << 16
+
+
+class Owner(Protocol):
+    """A table as the pool sees it."""
+
+    @property
+    def code(self) -> str:
+        """The table's short code (the log names it)."""
+        ...
+
+    def bot_priority(self) -> int | None:
+        """:data:`PEOPLE`, :data:`AWAY`, or ``None`` when nobody is seated (no jobs)."""
+        ...
+
+
+def decision_seed(table_id: int, seat: int, key: str) -> int:
+    """The seed of one decision: from the table, the seat and the decision's key only.
+
+    So a decision does not depend on which worker made it, nor on what that
+    worker did before; the same table replayed asks the same questions with the
+    same seeds.
+
+    >>> decision_seed(7, 2, "1.1.3.card") == decision_seed(7, 2, "1.1.3.card")
+    True
+    >>> decision_seed(7, 2, "1.1.3.card") != decision_seed(7, 3, "1.1.3.card")
+    True
+    """
+    digest = hashlib.blake2b(f"{table_id}:{seat}:{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def check_bots(extra: Mapping[str, str]) -> None:
+    """Check the operator's bots: plain names, no built-in shadowed, importable, and
+    following the bot protocol. Raises :class:`BotError` naming the first bad one.
+
+    Run at server start, in the server's process (the operator's code is trusted; a
+    client's never gets here), so a typo stops the server with a clear message
+    instead of seating bots that always fall back to the default player.
+    """
+    check_extra(extra)
+    if DEFAULT in extra:
+        raise BotError(f"bot name {DEFAULT!r} is the table's default player; choose another")
+    for name, path in extra.items():
+        cls = bot_class(name, allow_paths=False, extra=extra)
+        # A class, looked at before anything of it runs: a path to a function (os:abort)
+        # is refused, not called.
+        if not inspect.isclass(cls):
+            raise BotError(f"bot {name!r}: {path} is not a class")
+        missing = [m for m in ("choose_card", "choose_row", "draft_card")
+                   if not callable(getattr(cls, m, None))]
+        if missing:
+            raise BotError(f"bot {name!r}: {path} does not follow the bot protocol: missing "
+                           f"{', '.join(missing)}")
+        build_bot(cls, name, 0, Budget(seconds=1.0))
+
+
+# -- the wire ---------------------------------------------------------------------------
+
+
+def dump_job(spec: str, seed: int, seconds: float, view: View) -> bytes:
+    """A job as bytes (views pickle by their fields in both builds)."""
+    return pickle.dumps((spec, seed, seconds, view), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+# -- the pool ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Job:
+    """One decision to make: who asks (table, seat), which bot, from which view."""
+
+    owner: Owner
+    seat: int
+    spec: str
+    seed: int
+    view: View
+    future: asyncio.Future[Answer]
+    #: When a worker took it (for :attr:`~nimmt.bots.play.Answer.seconds`).
+    started: float = 0.0
+
+
+class Lane:
+    """The workers of one kind, and per table a queue of the jobs waiting for them."""
+
+    def __init__(self, pool: BotPool, name: str, size: int, nice: int) -> None:
+        self.pool = pool
+        self.name = name
+        self.nice = nice
+        #: Per table its waiting jobs, in the round-robin order of the tables: a table
+        #: served goes to the back (dicts keep insertion order).
+        self.queues: dict[Owner, collections.deque[Job]] = {}
+        self.workers = [Worker(self, i) for i in range(size)]
+        self._changed = asyncio.Event()
+        #: Jobs answered, and jobs that got the default player instead (failures).
+        self.done = 0
+        self.failed = 0
+
+    def waiting(self, owner: Owner | None = None) -> int:
+        """Jobs waiting for a worker (of ``owner``, or of every table)."""
+        if owner is not None:
+            return len(self.queues.get(owner, ()))
+        return sum(len(q) for q in self.queues.values())
+
+    def busy(self) -> int:
+        """Workers thinking on a job now."""
+        return sum(1 for w in self.workers if w.job is not None)
+
+    def put(self, job: Job) -> None:
+        self.queues.setdefault(job.owner, collections.deque()).append(job)
+        self._changed.set()
+
+    def discard(self, job: Job) -> None:
+        q = self.queues.get(job.owner)
+        if q is not None and job in q:
+            q.remove(job)
+            if not q:
+                del self.queues[job.owner]
+
+    def wake(self) -> None:
+        self._changed.set()
+
+    def pick(self) -> Job | None:
+        """The next job: the first table in round-robin order among the most urgent."""
+        best: Owner | None = None
+        level = AWAY + 1
+        for owner, q in list(self.queues.items()):
+            while q and q[0].future.done():
+                q.popleft()  # its table stopped waiting
+            if not q:
+                del self.queues[owner]
+                continue
+            p = owner.bot_priority()
+            if p is None or p >= level:
+                continue
+            best, level = owner, p
+            if p <= PEOPLE:
+                break
+        if best is None:
+            return None
+        q = self.queues.pop(best)
+        job = q.popleft()
+        if q:
+            self.queues[best] = q  # to the back of the round
+        return job
+
+    async def take(self) -> Job:
+        while True:
+            job = self.pick()
+            if job is not None:
+                return job
+            self._changed.clear()
+            await self._changed.wait()
+
+
+class Worker:
+    """One worker process and the task that feeds it jobs."""
+
+    def __init__(self, lane: Lane, index: int) -> None:
+        self.lane = lane
+        self.index = index
+        self.process: BaseProcess | None = None
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.job: Job | None = None
+        self.task: asyncio.Task[None] | None = None
+        #: Set when the process said it is ready (imports done, kernel loaded).
+        self.ready = asyncio.Event()
+        #: Processes started (1 + restarts), and the seconds the last one took to be ready.
+        self.starts = 0
+        self.start_seconds = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.lane.name} worker {self.index}"
+
+    async def start(self) -> None:
+        """Start a process and wait until it has warmed up."""
+        t0 = time.perf_counter()
+        self.ready.clear()
+        ctx = multiprocessing.get_context("spawn")
+        mine, theirs = socket.socketpair()
+        proc = ctx.Process(
+            target=botworker.main, name=f"nimmt-bot-{self.lane.name}-{self.index}", daemon=True,
+            args=(theirs, self.lane.name, self.lane.nice, dict(self.lane.pool.extra)),
+        )
+        self.process = proc
+        try:
+            # A few milliseconds (vfork and exec, the preparation data down a pipe): done
+            # here rather than in a thread, so a stop never meets a half-started process.
+            _start_without_main(proc)
+        except BaseException:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        self.starts += 1
+        self.reader, self.writer = await asyncio.open_connection(sock=mine)
+        hello = json.loads(await asyncio.wait_for(self._read(), START_TIMEOUT))
+        for name, why in hello.get("unavailable", {}).items():
+            self.lane.pool.unavailable[name] = why
+        self.start_seconds = time.perf_counter() - t0
+        self.ready.set()
+        log.debug("%s ready (pid %s) in %.2f s", self.label, proc.pid, self.start_seconds)
+
+    async def _read(self) -> bytes:
+        assert self.reader is not None
+        head = await self.reader.readexactly(HEADER.size)
+        size = HEADER.unpack(head)[0]
+        if size > MAX_REPLY:
+            raise ValueError(f"a reply of {size} bytes")
+        return await self.reader.readexactly(size)
+
+    async def stop(self, wait: float = 0.0) -> int | None:
+        """Kill the process (it holds nothing worth waiting for), reap it, and return its
+        exit code. ``wait``: seconds to let a process that is ending end by itself first
+        (to learn its own exit code)."""
+        self.ready.clear()
+        writer, proc = self.writer, self.process
+        self.reader = self.writer = None
+        self.process = None
+        if writer is not None:
+            writer.close()
+        if proc is None or proc.pid is None:
+            return None
+        if wait > 0:
+            await _reaped(proc, wait, quiet=True)
+        if proc.exitcode is None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            await _reaped(proc, 10.0)
+        code = proc.exitcode
+        with contextlib.suppress(ValueError):
+            proc.close()
+        return code
+
+    async def run(self) -> None:
+        """Take jobs from the lane, one at a time, for as long as the pool runs."""
+        pool = self.lane.pool
+        backoff = 0.5
+        while not pool.closing:
+            if self.process is None:
+                try:
+                    await self.start()
+                    backoff = 0.5
+                except (OSError, EOFError, ValueError, TimeoutError,
+                        asyncio.IncompleteReadError) as exc:
+                    log.error("%s did not start: %s; trying again in %.1f s", self.label,
+                              exc, backoff)
+                    await self.stop()
+                    await asyncio.sleep(backoff)
+                    backoff = min(30.0, backoff * 2)
+                    continue
+            job = await self.lane.take()
+            if job.future.done():
+                continue
+            self.job = job
+            try:
+                await self._think(job)
+            except Exception:
+                # Whatever went wrong here, the seat gets its answer and the lane its worker.
+                log.exception("%s failed on a job", self.label)
+                pool.fallback(job, "raised", "could not be asked (a server error)")
+                await self.stop()
+            finally:
+                self.job = None
+
+    async def _think(self, job: Job) -> None:
+        pool = self.lane.pool
+        assert self.writer is not None
+        limit = pool.seconds + pool.grace
+        job.started = time.perf_counter()
+        try:
+            data = dump_job(job.spec, job.seed, pool.seconds, job.view)
+            self.writer.write(HEADER.pack(len(data)) + data)
+            await self.writer.drain()
+            reply = json.loads(await asyncio.wait_for(self._read(), limit))
+        except TimeoutError:
+            pool.fallback(job, "timeout", f"did not answer within {limit:g} s; its worker "
+                          "was stopped")
+            await self.stop()
+            return
+        except (OSError, EOFError):  # IncompleteReadError too: the socket closed
+            code = await self.stop(wait=1.0)
+            pool.fallback(job, "raised", f"ended its worker process (exit code {code})")
+            return
+        except ValueError as exc:
+            await self.stop()
+            pool.fallback(job, "raised", f"sent a reply the server cannot read ({exc}); its "
+                          "worker was stopped")
+            return
+        pool.answer(job, reply)
+
+
+def _start_without_main(proc: BaseProcess) -> None:
+    """Start ``proc`` without running the parent's main script again in it.
+
+    The spawn method imports the parent's ``__main__`` in every child ("safe
+    importing of the main module"); under ``nimmt serve`` that is the whole
+    command line, numpy included (0.3 s of CPU), in every worker, which needs
+    none of it: its code is :mod:`.botworker`, imported by name. The stand-in
+    lasts the few milliseconds of ``start()``, on this thread, with no await.
+    """
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        proc.start()
+    finally:
+        sys.modules["__main__"] = main
+
+
+async def _reaped(proc: BaseProcess, timeout: float, *, quiet: bool = False) -> None:
+    """Wait (without blocking the loop) until ``proc`` has ended, and collect it (no zombie).
+
+    First its sentinel, so nothing polls while it runs; the sentinel can say "ended" a
+    moment before the process can be collected, so then ``exitcode`` (a non-blocking
+    ``waitpid``) is asked until it answers.
+    """
+    if proc.exitcode is not None:
+        return
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    ended = loop.create_future()
+
+    def on_end() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    sentinel = proc.sentinel
+    loop.add_reader(sentinel, on_end)
+    try:
+        await asyncio.wait_for(ended, timeout)
+    except TimeoutError:
+        pass
+    finally:
+        loop.remove_reader(sentinel)
+    while proc.exitcode is None and loop.time() < end:
+        await asyncio.sleep(0.002)
+    if proc.exitcode is None and not quiet:
+        log.error("bot worker %s did not end after SIGKILL", proc.pid)
+
+
+class BotPool:
+    """The bot workers of one server, owned by its :class:`~nimmt.server.app.Hub`.
+
+    ``extra`` maps the operator's bot names to import paths; ``workers`` is the
+    number of search workers; every job gets ``seconds`` of budget and
+    ``seconds + grace`` before its worker is killed.
+    """
+
+    def __init__(self, *, workers: int, seconds: float, grace: float,
+                 extra: Mapping[str, str] | None = None) -> None:
+        self.extra = dict(extra or {})
+        self.seconds = seconds
+        self.grace = grace
+        self.closing = False
+        #: Names whose class did not import in a worker (a missing optional dependency).
+        self.unavailable: dict[str, str] = {}
+        self.quick = Lane(self, "quick", 1, QUICK_NICE)
+        self.search = Lane(self, "search", max(1, workers), SEARCH_NICE)
+        self.lanes = {"quick": self.quick, "search": self.search}
+
+    # -- names ----------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """Every bot name a host may seat here: the ladder, the strengths, the operator's."""
+        return [n for n in offered(self.extra) if n not in self.unavailable]
+
+    def check(self, name: str) -> None:
+        """Refuse a name this server does not offer; the message lists those it does.
+
+        Only names in the list pass, so nothing a client sends is ever imported.
+        """
+        if name not in self.names() or name == DEFAULT:
+            if name in self.unavailable:
+                raise BotError(f"bot {name!r} is not available on this server "
+                               f"({self.unavailable[name]}); it offers {', '.join(self.names())}")
+            raise BotError(f"unknown bot {name!r}: this server offers {', '.join(self.names())}")
+
+    # -- running --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Check the operator's bots, then start every worker. Does not wait for them to
+        warm up: jobs wait in their queues until a worker is ready."""
+        check_bots(self.extra)
+        for lane in self.lanes.values():
+            for w in lane.workers:
+                w.task = asyncio.create_task(w.run(), name=w.label)
+
+    async def ready(self, timeout: float = START_TIMEOUT) -> None:
+        """Wait until every worker has warmed up (benchmarks; tests that time things)."""
+        async with asyncio.timeout(timeout):
+            for lane in self.lanes.values():
+                for w in lane.workers:
+                    await w.ready.wait()
+
+    async def close(self) -> None:
+        """Stop every worker process and wait until each has ended: nothing is left over."""
+        self.closing = True
+        workers = [w for lane in self.lanes.values() for w in lane.workers]
+        for w in workers:
+            if w.task is not None:
+                w.task.cancel()
+        for w in workers:
+            if w.task is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await w.task
+            await w.stop()
+        for lane in self.lanes.values():
+            for q in lane.queues.values():
+                for job in q:
+                    job.future.cancel()
+            lane.queues.clear()
+
+    def wake(self) -> None:
+        """A table's priority went up: let idle workers look at the queues again."""
+        for lane in self.lanes.values():
+            lane.wake()
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers."""
+        return [w.process.pid for lane in self.lanes.values() for w in lane.workers
+                if w.process is not None and w.process.pid is not None]
+
+    # -- deciding -------------------------------------------------------------------
+
+    async def decide(self, owner: Owner, seat: int, spec: str, seed: int, view: View) -> Answer:
+        """The answer of bot ``spec`` for seat ``seat`` of ``owner``, from ``view``.
+
+        Always a legal decision: the bot's, or the default player's when the bot
+        faulted (raised, answered out of the options, ran past the deadline, or
+        ended its process), with the :class:`~nimmt.bots.play.Fault` that says so.
+        """
+        loop = asyncio.get_running_loop()
+        job = Job(owner, seat, spec, seed, view, loop.create_future())
+        if spec != DEFAULT and spec not in self.names():
+            # A bot the operator no longer offers (a table resumed after a restart).
+            self.fallback(job, "raised", "is not offered by this server")
+            return job.future.result()
+        lane = self.lanes[lane_of(spec)]
+        lane.put(job)
+        try:
+            return await job.future
+        except asyncio.CancelledError:
+            lane.discard(job)
+            raise
+
+    def answer(self, job: Job, reply: object) -> None:
+        """Settle ``job`` with a worker's ``reply``: its decision if it is the one asked for
+        and legal (with the fault the worker's policy reported, if any), else the
+        default player's."""
+        if not isinstance(reply, dict) or "error" in reply:
+            why = reply.get("error") if isinstance(reply, dict) else reply
+            self.fallback(job, "raised", f"failed: {why}")
+            return
+        data = reply.get("decision")
+        try:
+            decision = decision_from_dict(data) if isinstance(data, dict) else None
+        except (ValueError, KeyError, TypeError):
+            decision = None
+        view = job.view
+        pending = view.pending
+        if (decision is None or pending is None or decision.player != job.seat
+                or decision.kind is not pending.kind or decision.value not in view.options):
+            self.fallback(job, "illegal", f"answered {reply.get('decision')!r}, not one of "
+                          f"{list(view.options)}")
+            return
+        fault = reply.get("fault")
+        lane = self.lanes[lane_of(job.spec)]
+        if isinstance(fault, dict):
+            kind = fault.get("kind")
+            reported = self.report(job, kind if kind in _FAULT_KINDS else "raised",
+                                   str(fault.get("message")))
+            lane.failed += 1
+            self._settle(job, Answer(decision, reported, self._seconds(job)))
+            return
+        lane.done += 1
+        self._settle(job, Answer(decision, None, self._seconds(job)))
+
+    def report(self, job: Job, kind: FaultKind, message: str) -> Fault:
+        """The fault of ``job``'s bot, logged with its table: the default player answers."""
+        view = job.view
+        fault = Fault(job.seat, job.spec, kind, message, view.round, view.turn)
+        log.warning("table %s: %s; the default player plays for it", job.owner.code,
+                    fault.describe())
+        return fault
+
+    def fallback(self, job: Job, kind: FaultKind, message: str) -> None:
+        """Answer ``job`` with the default player's decision, and report the bot's fault."""
+        self.lanes[lane_of(job.spec)].failed += 1
+        fault = self.report(job, kind, message)
+        if job.future.done():
+            return
+        decision: Decision = default_decision(job.view)
+        self._settle(job, Answer(decision, fault, self._seconds(job)))
+
+    @staticmethod
+    def _seconds(job: Job) -> float:
+        return time.perf_counter() - job.started if job.started else 0.0
+
+    @staticmethod
+    def _settle(job: Job, answer: Answer) -> None:
+        if not job.future.done():
+            job.future.set_result(answer)
+
+
+_FAULT_KINDS = ("raised", "illegal", "timeout")

@@ -1,0 +1,127 @@
+"""The inside of a bot worker process (see :mod:`.botpool` for the outside).
+
+Kept apart from the pool so that a worker imports only what thinking needs
+(the registry, the bots, the engine; numba in the search lane), not asyncio or
+the server: a worker starts in about 0.05 s of CPU, and a killed one is
+replaced quickly.
+
+A worker reads jobs from its socket, each a length-prefixed pickle of
+``(bot name, seed, seconds, view)`` sent by the server, and answers each with a
+length-prefixed JSON object: ``{"decision": {...}, "fault": null}`` (the
+decision as :func:`~nimmt.decisions.decision_to_dict` writes it), or with
+``"fault": {"kind": ..., "message": ...}`` when the bot raised or answered
+illegally and the default player decided instead, or ``{"error": "..."}`` when
+not even that could be done. The bot is asked through
+:func:`nimmt.bots.play.decide_safely`, the bot-fault policy the arena uses too.
+The first thing a worker sends, once warmed up, is ``{"ready": pid,
+"unavailable": {name: why}}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pickle
+import signal
+import struct
+from typing import TYPE_CHECKING, Any
+
+from ..bots.base import Budget
+from ..bots.play import decide_safely
+from ..bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
+from ..bots.simple import DefaultPlayer
+from ..decisions import decision_to_dict
+
+if TYPE_CHECKING:
+    import socket
+
+__all__ = ["DEFAULT", "HEADER", "QUICK", "lane_of", "main"]
+
+#: The table's stand-in for absent people: run like a bot, never offered to hosts.
+DEFAULT = "default"
+DEFAULT_PATH = "nimmt.server.autoplay:DefaultPlayer"
+
+#: Ladder names cheap enough for the quick lane (strengths map onto them).
+QUICK = frozenset({"random", "cheapest", "lowrisk", "dodger"})
+
+#: Every frame, both ways, starts with its length.
+HEADER = struct.Struct("!I")
+
+
+def lane_of(name: str) -> str:
+    """``quick`` or ``search``: the lane whose workers run bot ``name``.
+
+    >>> lane_of("medium"), lane_of("default"), lane_of("expert"), lane_of("mybot")
+    ('quick', 'quick', 'search', 'search')
+    """
+    if name == DEFAULT:
+        return "quick"
+    ladder = name if name in BOTS else STRENGTHS.get(name, name)
+    return "quick" if ladder in QUICK else "search"
+
+
+def _read(rfile: Any, n: int) -> bytes | None:
+    data: bytes = rfile.read(n)
+    return data if len(data) == n else None
+
+
+def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> None:
+    """Warm up, say ready, then answer jobs until the server closes the socket.
+
+    The bot is built for every job from its class (imported once per name) with
+    the job's seed, so an answer depends on the job only, never on this
+    worker's history.
+    """
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(nice)
+    names = {**extra, DEFAULT: DEFAULT_PATH}
+    classes: dict[str, Any] = {}
+    unavailable: dict[str, str] = {}
+    for name in [*offered(extra), DEFAULT]:
+        if lane_of(name) != lane:
+            continue
+        try:
+            classes[name] = bot_class(name, allow_paths=False, extra=names)
+        except BotError as exc:
+            unavailable[name] = str(exc)
+    if lane == "search":
+        # Compile (or load from numba's cache) the kernel now, not in a decision's budget.
+        try:
+            from ..sim.search import warm_up
+        except ImportError:
+            pass  # no numba: the search bots are reported unavailable above
+        else:
+            warm_up()
+    rfile = sock.makefile("rb")
+
+    def send(reply: dict[str, Any]) -> None:
+        data = json.dumps(reply).encode()
+        sock.sendall(HEADER.pack(len(data)) + data)
+
+    send({"ready": os.getpid(), "unavailable": unavailable})
+    while True:
+        head = _read(rfile, HEADER.size)
+        body = None if head is None else _read(rfile, HEADER.unpack(head)[0])
+        if body is None:
+            return  # the server closed the socket: it stopped, or dropped this worker
+        spec, seed, seconds, view = pickle.loads(body)
+        try:
+            cls = classes[spec] if spec in classes else bot_class(
+                spec, allow_paths=False, extra=names)
+            bot = build_bot(cls, spec, seed, Budget(seconds=seconds))
+            # The server keeps the deadline (it kills a worker that runs past it): no
+            # timeout here. A bot that raises or answers illegally is a fault, and the
+            # default player answers.
+            answer = decide_safely(bot, view, DefaultPlayer(seed=seed))
+            fault = answer.fault
+            reply: dict[str, Any] = {
+                "decision": decision_to_dict(answer.decision),
+                "fault": None if fault is None else {"kind": fault.kind,
+                                                     "message": fault.message[:300]},
+            }
+        except Exception as exc:
+            reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        send(reply)

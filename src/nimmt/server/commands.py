@@ -1,0 +1,434 @@
+"""What goes into a table's reducer (commands) and what comes out of it (effects).
+
+A *command* is one thing that happens to a table: a person's message, a
+connection coming or going, a bot's answer, a timer running out. Each is a
+frozen dataclass, so the reducer (:mod:`.reducer`) dispatches with ``match``
+and its tests build them by hand. A command that needs what the reducer may
+not have (a random seed, the server's list of bots) carries it: the actor
+chooses it (:func:`from_message`).
+
+An *effect* is one thing the actor must do for the reducer, in order: store
+log entries (:class:`Persist`, always first, so nobody hears of a change the
+store does not have), answer one connection, send the table's new items to
+everyone, ask a bot, start or cancel a timer.
+
+:func:`from_message` is the one place where the protocol's table messages
+become commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from ..decisions import Decision
+from ..views import View
+from . import protocol as P
+from .tablelog import Entry
+
+__all__ = [
+    "Ack",
+    "AddBot",
+    "AskBot",
+    "Attach",
+    "Audience",
+    "BotAnswered",
+    "Broadcast",
+    "CancelTimer",
+    "Command",
+    "Create",
+    "Decide",
+    "Detach",
+    "Effect",
+    "GameResult",
+    "GraceTimer",
+    "Halt",
+    "IdleTimer",
+    "Kick",
+    "Leave",
+    "Message",
+    "Persist",
+    "Presence",
+    "Refuse",
+    "Rematch",
+    "RemoveBot",
+    "Resume",
+    "Say",
+    "SendMissed",
+    "SendState",
+    "SitDown",
+    "StartGame",
+    "StartTimer",
+    "Status",
+    "TakeOver",
+    "Timer",
+    "TimerFired",
+    "TurnTimer",
+    "WakeBots",
+    "Who",
+    "from_message",
+]
+
+#: Where a table stands: ``open`` (before its first game), ``playing``, ``over``, ``closed``.
+Status: TypeAlias = Literal["open", "playing", "over", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """A connection as a table knows it: its number (``conn``) and its player."""
+
+    conn: int
+    player_id: int
+    name: str
+
+
+# -- timers -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimer:
+    """The time a seated person has for the decision ``key``."""
+
+    seat: int
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraceTimer:
+    """How long a seated person may stay disconnected mid-game before the default player
+    takes the seat."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class IdleTimer:
+    """How long the table stays open with no seated person connected."""
+
+
+Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer
+
+# -- commands: a person's messages -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    """Take ``seat`` (None: the first free one)."""
+
+    who: Who
+    ref: P.Ref
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    """Host: seat the bot ``bot``. ``refusal`` is why the server does not offer it (None: it
+    does), asked of the bot pool by the actor: the reducer knows no registry."""
+
+    who: Who
+    ref: P.Ref
+    bot: str
+    seat: int | None
+    refusal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """Host: remove the bot in ``seat``."""
+
+    who: Who
+    ref: P.Ref
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """Host: start the first game; ``seed`` shuffles its deals (chosen by the actor)."""
+
+    who: Who
+    ref: P.Ref
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Host: start the next game with the same seats; ``seed`` shuffles its deals."""
+
+    who: Who
+    ref: P.Ref
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decide:
+    """A seated person's decision message (which seat decides is the table's to say)."""
+
+    who: Who
+    ref: P.Ref
+    message: P.DecisionMessage
+
+
+@dataclass(frozen=True, slots=True)
+class TakeOver:
+    """Take one's seat back from the default player."""
+
+    who: Who
+    ref: P.Ref
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """A chat line, as typed."""
+
+    who: Who
+    ref: P.Ref
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kick:
+    """Host: remove the person in ``seat``."""
+
+    who: Who
+    ref: P.Ref
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Leave the table (during a game the default player keeps the seat)."""
+
+    who: Who
+    ref: P.Ref
+
+
+#: The commands made of a person's table messages: refused once the table is closed.
+Message: TypeAlias = (
+    SitDown | AddBot | RemoveBot | StartGame | Rematch | Decide | TakeOver | Say | Kick | Leave
+)
+
+# -- commands: connections, bots, timers, the actor ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """The host's connection, right after the hub made the table: seat 0 is theirs."""
+
+    who: Who
+    ref: P.Ref
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """A connection enters the table (``spectate``: without taking its seat), wanting the
+    items after ``last_seq`` if given."""
+
+    who: Who
+    ref: P.Ref
+    spectate: bool
+    last_seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    """A connection went away (closed, or entered another table)."""
+
+    conn: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotAnswered:
+    """The answer the bot pool gave for ``seat``'s decision ``key`` (the bot's, or the
+    default player's after a fault)."""
+
+    seat: int
+    key: str
+    decision: Decision
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    """``timer`` ran out; ``deadline`` tells it from a later timer of the same name."""
+
+    timer: Timer
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The table was rebuilt from its log after a restart: nobody is connected; bots and
+    timers start again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Halt:
+    """The store failed to keep a change: the table must not go on from a state the store
+    does not have. It closes (a restart resumes it from its log); ``who`` sent the command
+    that failed."""
+
+    who: Who | None
+    ref: P.Ref
+
+
+Command: TypeAlias = (
+    Message | Create | Attach | Detach | BotAnswered | TimerFired | Resume | Halt
+)
+
+# -- effects -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A game to keep in ``games`` (finished, or cut short by the table closing): its record
+    and, by seat, the player (None for a bot), the name, the total and the win."""
+
+    game_no: int
+    finished: bool
+    rated: bool
+    record: str
+    players: tuple[int | None, ...]
+    names: tuple[str, ...]
+    totals: tuple[int, ...]
+    winners: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class Persist:
+    """Store ``entries`` (numbered from ``first_n``), the table's new ``status`` if it
+    changed and any game ``results`` (with the ratings they change), in one transaction."""
+
+    first_n: int
+    entries: tuple[Entry, ...]
+    status: Status | None = None
+    results: tuple[GameResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """Tell connection ``conn`` that its message ``ref`` was accepted and stored."""
+
+    conn: int
+    ref: P.Ref
+
+
+@dataclass(frozen=True, slots=True)
+class Refuse:
+    """Send connection ``conn`` an error: nothing changed (unless the table was halted)."""
+
+    conn: int
+    code: P.ErrorCode
+    message: str
+    ref: P.Ref = None
+
+
+#: The connections a message goes to, each with the seat it sees as (None: a spectator).
+Audience: TypeAlias = tuple[tuple[int, int | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SendState:
+    """Send connection ``conn`` the table as ``viewer`` sees it (``table_state``)."""
+
+    conn: int
+    viewer: int | None
+    ref: P.Ref
+
+
+@dataclass(frozen=True, slots=True)
+class SendMissed:
+    """Send connection ``conn`` the stream items after ``after`` as ``viewer`` may see them;
+    items no longer in memory are rebuilt from the store."""
+
+    conn: int
+    viewer: int | None
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """Send ``audience`` the stream items after ``after``, each filtered for its seat; with
+    ``state``, a fresh ``table_state`` first (the seats or the game changed)."""
+
+    after: int
+    state: bool
+    audience: Audience
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """Someone came or went: a fresh ``table_state`` to ``audience`` (no new item)."""
+
+    audience: Audience
+
+
+@dataclass(frozen=True, slots=True)
+class AskBot:
+    """Ask bot ``bot`` (the server's name for it; ``default``: the default player) for
+    ``seat``'s decision ``key`` from ``view``."""
+
+    seat: int
+    key: str
+    bot: str
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
+class StartTimer:
+    """Start ``timer``: ``seconds`` from now, at ``deadline`` on the command's clock."""
+
+    timer: Timer
+    seconds: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTimer:
+    """Stop ``timer``."""
+
+    timer: Timer
+
+
+@dataclass(frozen=True, slots=True)
+class WakeBots:
+    """A person came back: this table's bot jobs go first again."""
+
+
+Effect: TypeAlias = (
+    Persist | Ack | Refuse | SendState | SendMissed | Broadcast | Presence | AskBot
+    | StartTimer | CancelTimer | WakeBots
+)
+
+
+def from_message(
+    who: Who,
+    msg: P.ClientMessage,
+    *,
+    seed: Callable[[], int],
+    refusal: Callable[[str], str | None],
+) -> Message:
+    """The command a table message stands for. ``seed`` gives a new game its random seed;
+    ``refusal`` says why the server does not offer a bot (None: it does)."""
+    ref = msg.ref
+    match msg:
+        case P.PlayCard() | P.TakeRow() | P.DraftCard():
+            return Decide(who, ref, msg)
+        case P.Sit(seat=seat):
+            return SitDown(who, ref, seat)
+        case P.AddBot(strength=bot, seat=seat):
+            return AddBot(who, ref, bot, seat, refusal(bot))
+        case P.RemoveBot(seat=seat):
+            return RemoveBot(who, ref, seat)
+        case P.Start():
+            return StartGame(who, ref, seed())
+        case P.Rematch():
+            return Rematch(who, ref, seed())
+        case P.TakeOver():
+            return TakeOver(who, ref)
+        case P.Chat(text=text):
+            return Say(who, ref, text)
+        case P.Kick(seat=seat):
+            return Kick(who, ref, seat)
+        case P.Leave():
+            return Leave(who, ref)
+    raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")

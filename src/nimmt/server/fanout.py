@@ -1,0 +1,236 @@
+"""Fan-out: a table's frames, filtered per seat, narrated per language, sent to each connection.
+
+Everything a table sends is built here from the protocol's models
+(:mod:`.protocol`, :mod:`.payloads`), unvalidated since the data is the
+server's own. Hidden information is filtered before anything is built: each
+game event goes through :func:`nimmt.events.for_viewer` for the seat it is
+sent to, and a view is :meth:`nimmt.Game.view` of that seat. The narration
+sent with the events (``text``) is made from those filtered events only, in
+the connection's language, so no sentence tells what the seat may not know.
+
+Work is shared where the result is the same: connections that see as the same
+seat in the same language get one frame, a ``table_state`` is built once per
+seat, and an event every seat sees whole is built once per broadcast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
+from ..narrate import narrator
+from . import protocol as P
+from .commands import Audience
+from .payloads import (
+    ChatItem,
+    EventItem,
+    NoticeItem,
+    RulesInfo,
+    build,
+    event_payload,
+    rules_info,
+    view_payload,
+)
+from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt
+
+__all__ = ["STEP_STARTS", "Fanout", "Peer", "narration", "seen", "since"]
+
+#: Events that open a new resolution step: the narration says each step as one entry.
+STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
+
+
+class Peer(Protocol):
+    """A connection as a table sends to it."""
+
+    #: The connection's number (:attr:`~.commands.Who.conn`).
+    id: int
+    player_id: int
+    name: str
+    #: The narration language (``en``, ``sr``, ``cs``).
+    lang: str
+    #: The newest stream position this connection has been sent (its errors carry it).
+    seq: int
+
+    def send(self, text: str) -> None: ...
+
+
+def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
+              lang: str) -> list[str]:
+    """The sentences of ``events`` (already filtered for ``viewer``: a spectator gets the
+    public events, so no sentence tells what the viewer may not know), one entry per
+    resolution step, in ``lang``."""
+    if not events:
+        return []
+    speak = narrator(lang)
+    out: list[str] = []
+    step: list[Event] = []
+    for ev in events:
+        if step and isinstance(ev, STEP_STARTS):
+            out.append(speak.announce(step, names, viewer))
+            step = []
+        step.append(ev)
+    if step:
+        out.append(speak.announce(step, names, viewer))
+    return [text for text in out if text]
+
+
+def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any]
+         ) -> tuple[list[Any], list[Event]]:
+    """``items`` as ``viewer`` may see them: their wire models, and the game events among
+    them as the viewer may know them (for the narration).
+
+    Each event is filtered for the viewer first (:func:`nimmt.events.for_viewer`) and
+    only then looked up in ``cache``, which keeps the models built by seq and by what
+    they hold, so a viewer gets the model of exactly its own version: the whole event,
+    or the one with the card hidden that every other seat gets too."""
+    models: list[Any] = []
+    events: list[Event] = []
+    for seq, _, payload in items:
+        key: object = seq  # the item as it is whole
+        if isinstance(payload, Notice):
+            model = cache.get(key)
+            if model is None:
+                model = cache[key] = build(NoticeItem, {
+                    "seq": seq, "kind": "notice", "notice": payload.notice,
+                    "reason": payload.reason, "seat": payload.seat, "name": payload.name,
+                    "text": payload.text})
+        elif isinstance(payload, ChatLine):
+            model = cache.get(key)
+            if model is None:
+                model = cache[key] = build(ChatItem, {
+                    "seq": seq, "kind": "chat", "seat": payload.seat, "name": payload.name,
+                    "text": payload.text})
+        else:
+            ev = for_viewer(payload, viewer)
+            if ev is None:
+                continue
+            events.append(ev)
+            if ev is not payload:
+                key = (seq, ev)  # the item with what this viewer may not see left out
+            model = cache.get(key)
+            if model is None:
+                model = cache[key] = build(EventItem, {"seq": seq, "kind": "event",
+                                                       "event": event_payload(ev)})
+        models.append(model)
+    return models, events
+
+
+class Fanout:
+    """Builds and sends one table's frames (``peers``: its connections by number)."""
+
+    def __init__(self, table: Table, peers: Mapping[int, Peer]) -> None:
+        self.table = table
+        self.peers = peers
+        self._rules: RulesInfo = rules_info(table.rules)
+
+    # -- frames ---------------------------------------------------------------------------
+
+    def state_frame(self, viewer: int | None, ref: P.Ref, now: float,
+                    audience: Audience | None = None) -> str:
+        """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it)."""
+        t = self.table
+        game = t.game
+        view = None if game is None else view_payload(game.view(viewer), self._rules)
+        return build(P.TableState, {
+            "seq": t.seq, "type": "table_state", "table": info(t, audience), "you": viewer,
+            "view": view, "prompt": prompt(t, viewer, now), "ref": ref,
+        }).model_dump_json()
+
+    def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
+                     now: float, cache: dict[object, Any], *, always: bool,
+                     names: Sequence[str] | None = None) -> str | None:
+        """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
+        the prompt even when no item is for the viewer). ``names``: the seats' names, when
+        the caller has them already."""
+        t = self.table
+        models, events = seen(items, viewer, cache)
+        asked = prompt(t, viewer, now)
+        if not models and (asked is None or not always):
+            return None
+        return build(P.Events, {
+            "seq": t.seq, "type": "events", "items": models, "prompt": asked,
+            "text": narration(events, names if names is not None else t.names(), viewer, lang),
+        }).model_dump_json()
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def ack(self, conn: int, ref: P.Ref) -> None:
+        peer = self.peers.get(conn)
+        if peer is not None:
+            peer.send(build(P.Ack, {"seq": self.table.seq, "type": "ack", "ref": ref})
+                      .model_dump_json())
+
+    def refuse(self, conn: int, code: P.ErrorCode, message: str, ref: P.Ref) -> None:
+        peer = self.peers.get(conn)
+        if peer is not None:
+            peer.send(build(P.Error, {"seq": peer.seq, "type": "error", "code": code,
+                                      "message": message, "ref": ref}).model_dump_json())
+
+    def send_state(self, conn: int, viewer: int | None, ref: P.Ref, now: float) -> None:
+        peer = self.peers.get(conn)
+        if peer is not None:
+            peer.seq = self.table.seq
+            peer.send(self.state_frame(viewer, ref, now))
+
+    def send_items(self, conn: int, viewer: int | None, items: Sequence[StreamItem],
+                   now: float) -> None:
+        """The items a reconnecting connection missed, with their narration."""
+        peer = self.peers.get(conn)
+        if peer is None:
+            return
+        text = self.events_frame(items, viewer, peer.lang, now, {}, always=False)
+        if text is not None:
+            peer.send(text)
+
+    def presence(self, audience: Audience, now: float) -> None:
+        """Someone came or went: a fresh table_state to each of ``audience``."""
+        for conn, viewer in audience:
+            peer = self.peers.get(conn)
+            if peer is not None:
+                peer.send(self.state_frame(viewer, None, now))
+
+    def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
+        """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
+        each connection's language; with ``state``, a fresh table_state first."""
+        t = self.table
+        new = since(t.items, after)
+        cache: dict[object, Any] = {}
+        names = t.names()
+        groups: dict[tuple[int | None, str], list[Peer]] = {}
+        for conn, viewer in audience:
+            peer = self.peers.get(conn)
+            if peer is not None:
+                groups.setdefault((viewer, peer.lang), []).append(peer)
+        states: dict[int | None, str] = {}
+        for (viewer, lang), peers in groups.items():
+            text: str | None
+            if state:
+                if viewer not in states:
+                    states[viewer] = self.state_frame(viewer, None, now, audience)
+                text = states[viewer]
+            else:
+                text = self.events_frame(new, viewer, lang, now, cache, always=True,
+                                         names=names)
+                if text is None:
+                    continue
+            for peer in peers:
+                peer.seq = t.seq
+                peer.send(text)
+        if state and new:
+            # Items that came with a state change still go out, for logs and narration.
+            for (viewer, lang), peers in groups.items():
+                text = self.events_frame(new, viewer, lang, now, cache, always=False,
+                                         names=names)
+                if text is not None:
+                    for peer in peers:
+                        peer.send(text)
+
+
+def since(items: list[StreamItem], after: int) -> list[StreamItem]:
+    """The items of ``items`` (in seq order) after seq ``after``: the newest, so the search
+    starts from the end."""
+    i = len(items)
+    while i > 0 and items[i - 1].seq > after:
+        i -= 1
+    return items[i:]

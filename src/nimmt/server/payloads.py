@@ -1,0 +1,574 @@
+"""What the server's messages carry: views, game events, prompts, stream items, tables.
+
+Every payload of a server message is a pydantic model here, so the JSON Schema
+served at ``/protocol.json`` describes every field a client reads (each field's
+docstring is its ``description`` there) and a client parses typed values, not
+free-form dicts. One model per game event (:data:`EventPayload`, discriminated
+by ``type``) mirrors each class of :mod:`nimmt.events` field for field; the
+tests hold the two together, so an event cannot change without its wire form.
+
+Building them costs nothing it need not: the server's data is trusted (it comes
+from the engine), so the builders below make models without validation
+(:func:`build`) and keep the engine's tuples as they are (serialized as JSON
+arrays); the models validate only what a client parses.
+
+>>> from nimmt.events import CardChosen
+>>> event_payload(CardChosen(2, None)).model_dump_json()
+'{"type":"card_chosen","player":2,"card":null,"face_up":false}'
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .. import events as E
+from ..rules import Rules
+from ..views import View
+
+__all__ = [
+    "EVENT_MODELS",
+    "ChatItem",
+    "EventItem",
+    "EventPayload",
+    "Item",
+    "NoticeItem",
+    "PendingInfo",
+    "Prompt",
+    "RulesInfo",
+    "SeatInfo",
+    "TableInfo",
+    "ViewPayload",
+    "build",
+    "event_payload",
+    "rules_info",
+    "view_payload",
+]
+
+_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+M = TypeVar("M", bound=BaseModel)
+
+#: A card on the wire: 1..104, and a joker 0.d as d − 10 (−10..−1).
+Card: TypeAlias = int
+#: A card played by a seat: ``[seat, card]``.
+Play: TypeAlias = tuple[int, int]
+RowReason: TypeAlias = Literal["too_low", "fits_no_end", "joker"]
+TakeReason: TypeAlias = Literal["full", "too_low", "fits_no_end"]
+DecisionKindName: TypeAlias = Literal["card", "row", "draft"]
+
+
+class _Payload(BaseModel):
+    model_config = _CONFIG
+
+
+# -- rules, seats, tables ------------------------------------------------------------------
+
+
+class RulesInfo(_Payload):
+    """A table's rules, as :meth:`nimmt.Rules.to_dict` writes them (RULES.md)."""
+
+    preset: str
+    """The preset the rules start from: ``classic`` or ``category5``."""
+    players: int
+    """Seats at the table (2 to 10)."""
+    limit: int
+    """The points that end the game (classic, elimination ends)."""
+    end: Literal["classic", "elimination", "rounds"]
+    """How the game ends."""
+    rounds: int | None
+    """The number of rounds for ``end: rounds``, else null."""
+    variants: list[str]
+    """The variants in play (``tactics``, ``logic``, ``professional``, ``open``,
+    ``open-hands``, ``jokers``)."""
+
+
+class SeatInfo(_Payload):
+    """One seat: who sits there. ``auto`` is true while the default bot plays for them."""
+
+    seat: int
+    """The seat number, from 0."""
+    name: str | None
+    """The display name of whoever sits there; null for an empty seat."""
+    kind: Literal["empty", "human", "bot"]
+    """Who sits there: nobody, a person or a bot."""
+    bot: str | None = None
+    """The bot's name (strength) for a bot seat, else null."""
+    connected: bool = False
+    """Whether the person is connected (always true for a bot)."""
+    auto: bool = False
+    """Whether the default bot plays for this person now."""
+
+
+class TableInfo(_Payload):
+    """The public facts of a table."""
+
+    code: str
+    """The table's short code (what ``join`` takes)."""
+    name: str
+    """The table's name (plain text)."""
+    host: str | None
+    """The host's display name, or null when the host has no seat."""
+    rules: RulesInfo
+    """The rules of the table's games."""
+    rules_name: str
+    """The rules in a few words (``classic``, ``category5+tactics``, …)."""
+    status: Literal["open", "playing", "over", "closed"]
+    """``open`` before the first game, then ``playing`` or ``over``; ``closed`` at the end."""
+    turn_timer: float | None
+    """Seconds each person has per decision, or null for no timer."""
+    rated: bool
+    """Whether finished games change the players' ratings."""
+    private: bool
+    """Whether the table is left out of the lobby."""
+    seats: list[SeatInfo]
+    """Every seat, in order."""
+    game_no: int
+    """The number of the current game (0 before the first, then 1 and one more per
+    rematch)."""
+    spectators: int = 0
+    """How many connections watch without a seat."""
+
+
+# -- the view -----------------------------------------------------------------------------
+
+
+class PendingInfo(_Payload):
+    """The decision the game waits for, and from whom."""
+
+    kind: DecisionKindName
+    """``card`` (choose this turn's card), ``row`` (take a row) or ``draft`` (logic)."""
+    players: tuple[int, ...]
+    """The seats that still have to decide."""
+    card: Card | None
+    """For a row choice: the card to place; else null."""
+    reason: RowReason | None
+    """For a row choice: why a row must be chosen; else null."""
+
+
+class ViewPayload(_Payload):
+    """One seat's view of the game (RULES.md §6): everything it may know, nothing more.
+
+    A spectator's view (``player`` null) holds the public part only.
+    """
+
+    player: int | None
+    """The seat this view is for; null for a spectator."""
+    rules: RulesInfo
+    """The rules of this game."""
+    rules_name: str
+    """The rules in a few words."""
+    phase: Literal["draft", "choose", "row", "deal", "over"]
+    """Where the game stands."""
+    pending: PendingInfo | None
+    """The decision the game waits for; null when it waits for none."""
+    round: int
+    """The round number, from 1."""
+    turn: int
+    """The turn within the round (1..10); 0 between rounds and during a draft."""
+    options: tuple[int, ...]
+    """Your legal options now: cards, or row numbers for a row choice."""
+    hand: tuple[Card, ...]
+    """Your hand (empty for a spectator)."""
+    my_choice: Card | None
+    """The card you chose this turn and may still change; null if none."""
+    rows: tuple[tuple[Card, ...], ...]
+    """The four rows, row 1 first, each from its left end."""
+    scores: tuple[int, ...]
+    """Totals per seat before this round's penalties."""
+    penalties: tuple[int, ...]
+    """This round's penalties so far, per seat."""
+    taken: tuple[tuple[Card, ...], ...]
+    """The cards each seat has taken this round."""
+    hand_sizes: tuple[int, ...]
+    """How many cards each seat holds."""
+    chosen: tuple[bool, ...]
+    """Per seat: has chosen this turn's card (not which)."""
+    face_up: tuple[Card | None, ...]
+    """Per seat: the card chosen face up this turn (``open``), else null."""
+    revealed: tuple[tuple[Play, ...], ...]
+    """Every turn's revealed plays this round, in resolution order."""
+    to_resolve: tuple[Play, ...]
+    """Revealed plays not yet placed; the first may wait for a row choice."""
+    hands: tuple[tuple[Card, ...], ...] | None
+    """Every hand, where hands are public (``open-hands``, the ``logic`` draft); else null."""
+    active: tuple[int, ...]
+    """The seats playing this round."""
+    eliminated: tuple[bool, ...]
+    """Per seat: out of the game (elimination end)."""
+    has_joker: tuple[bool, ...]
+    """Per seat: still holds their joker (``jokers``)."""
+    marker: int | None
+    """``open``: the seat holding the first-player marker this turn; else null."""
+    draft_pool: tuple[Card, ...]
+    """``logic``: the face-up cards still to draft."""
+    winners: tuple[int, ...]
+    """The winning seats once the game is over; empty before."""
+
+
+class Prompt(_Payload):
+    """The decision asked of *you* now: ``options`` are legal cards or rows.
+
+    ``key`` names this decision: it stays the same while the same decision is
+    pending, so a client answers each key once (a card may still be changed).
+    """
+
+    kind: DecisionKindName
+    """What to decide: ``card``, ``row`` or ``draft``."""
+    key: str
+    """The decision's name: the same while the same decision is pending."""
+    options: tuple[int, ...]
+    """The legal answers: cards, or row numbers (1..4) for a row choice."""
+    card: Card | None = None
+    """For a row choice: the card to place."""
+    reason: RowReason | None = None
+    """For a row choice: why a row must be chosen."""
+    seconds: float | None = None
+    """Seconds left on the turn timer; null when the table has no timer."""
+
+
+# -- game events: one model per class of nimmt.events ------------------------------------------
+
+
+class RoundStarted(_Payload):
+    """A round begins for the ``players`` still in the game."""
+
+    type: Literal["round_started"] = "round_started"
+    """The event's name."""
+    round: int
+    """The round number, from 1."""
+    players: tuple[int, ...]
+    """The seats playing this round."""
+    deck_size: int
+    """Cards in the deck this round."""
+
+
+class HandDealt(_Payload):
+    """A seat receives its hand: sent only to that seat, unless hands are public."""
+
+    type: Literal["hand_dealt"] = "hand_dealt"
+    """The event's name."""
+    player: int
+    """The seat dealt to."""
+    hand: tuple[Card, ...]
+    """The cards dealt."""
+    public: bool = False
+    """Whether every seat sees this hand (``open-hands``, the ``logic`` draft)."""
+
+
+class DraftStarted(_Payload):
+    """``logic``: the face-up pool is drafted, seat ``first`` picking first."""
+
+    type: Literal["draft_started"] = "draft_started"
+    """The event's name."""
+    pool: tuple[Card, ...]
+    """The face-up cards to draft."""
+    first: int
+    """The seat that picks first."""
+
+
+class CardDrafted(_Payload):
+    """``logic``: a seat took a card from the pool."""
+
+    type: Literal["card_drafted"] = "card_drafted"
+    """The event's name."""
+    player: int
+    """The seat that picked."""
+    card: Card
+    """The card taken."""
+
+
+class RowsDealt(_Payload):
+    """The four rows the round starts with."""
+
+    type: Literal["rows_dealt"] = "rows_dealt"
+    """The event's name."""
+    rows: tuple[tuple[Card, ...], ...]
+    """The rows, row 1 first."""
+
+
+class TurnStarted(_Payload):
+    """A turn of the round begins."""
+
+    type: Literal["turn_started"] = "turn_started"
+    """The event's name."""
+    turn: int
+    """The turn number (1..10)."""
+    marker: int | None = None
+    """``open``: the seat choosing first this turn; else null."""
+
+
+class CardChosen(_Payload):
+    """A seat has chosen its card for this turn."""
+
+    type: Literal["card_chosen"] = "card_chosen"
+    """The event's name."""
+    player: int
+    """The seat that chose."""
+    card: Card | None
+    """The card, only for its chooser and for cards chosen face up; else null."""
+    face_up: bool = False
+    """Whether the card was chosen face up (``open``)."""
+
+
+class CardsRevealed(_Payload):
+    """Every chosen card is shown, in the order they will be placed."""
+
+    type: Literal["cards_revealed"] = "cards_revealed"
+    """The event's name."""
+    plays: tuple[Play, ...]
+    """``[seat, card]`` pairs in resolution order."""
+
+
+class RowChoiceNeeded(_Payload):
+    """A seat must choose a row for its card."""
+
+    type: Literal["row_choice_needed"] = "row_choice_needed"
+    """The event's name."""
+    player: int
+    """The seat that chooses."""
+    card: Card
+    """The card to place."""
+    reason: RowReason
+    """``too_low`` (below every row), ``fits_no_end`` (``professional``) or ``joker``."""
+
+
+class RowTaken(_Payload):
+    """A seat takes the cards of a row as penalty."""
+
+    type: Literal["row_taken"] = "row_taken"
+    """The event's name."""
+    player: int
+    """The seat that takes."""
+    row: int
+    """The row number (1..4)."""
+    cards: tuple[Card, ...]
+    """The cards taken."""
+    bullheads: int
+    """Their penalty points."""
+    reason: TakeReason
+    """``full`` (a sixth card), ``too_low`` or ``fits_no_end``."""
+
+
+class CardPlaced(_Payload):
+    """A card now lies in a row."""
+
+    type: Literal["card_placed"] = "card_placed"
+    """The event's name."""
+    player: int
+    """The seat whose card it is."""
+    card: Card
+    """The card."""
+    row: int
+    """The row number (1..4)."""
+    end: Literal["right", "left"] = "right"
+    """The end of the row it lies at (``left`` only in ``professional``)."""
+    started: bool = False
+    """Whether it starts the row anew after a take."""
+
+
+class RoundScored(_Payload):
+    """The end of a round: its penalties and the new totals."""
+
+    type: Literal["round_scored"] = "round_scored"
+    """The event's name."""
+    round: int
+    """The round that ended."""
+    penalties: tuple[int, ...]
+    """This round's penalties, per seat."""
+    totals: tuple[int, ...]
+    """The totals after the round, per seat."""
+
+
+class PlayerEliminated(_Payload):
+    """Elimination end: a seat reached the limit and gets no more cards."""
+
+    type: Literal["player_eliminated"] = "player_eliminated"
+    """The event's name."""
+    player: int
+    """The seat eliminated."""
+    total: int
+    """Its total."""
+
+
+class GameOver(_Payload):
+    """The game has ended."""
+
+    type: Literal["game_over"] = "game_over"
+    """The event's name."""
+    winners: tuple[int, ...]
+    """The winning seats (they share the win)."""
+    totals: tuple[int, ...]
+    """The final totals, per seat."""
+
+
+EventPayload: TypeAlias = Annotated[
+    RoundStarted
+    | HandDealt
+    | DraftStarted
+    | CardDrafted
+    | RowsDealt
+    | TurnStarted
+    | CardChosen
+    | CardsRevealed
+    | RowChoiceNeeded
+    | RowTaken
+    | CardPlaced
+    | RoundScored
+    | PlayerEliminated
+    | GameOver,
+    Field(discriminator="type"),
+]
+
+#: The wire model of each event class, found by the event's ``type`` name (so a model
+#: naming no event fails at import).
+EVENT_MODELS: dict[type[E.Event], type[_Payload]] = {
+    E.EVENT_TYPES[m.model_fields["type"].default]: m
+    for m in get_args(get_args(EventPayload)[0])
+}
+# Per event class: its model and the names of the fields copied from the event.
+_EVENT_BUILD: dict[type, tuple[type[_Payload], tuple[str, ...]]] = {
+    cls: (model, tuple(name for name in model.model_fields if name != "type"))
+    for cls, model in EVENT_MODELS.items()
+}
+
+
+_setattr = object.__setattr__
+
+
+def build(cls: type[M], values: dict[str, Any]) -> M:
+    """An instance of model ``cls`` holding ``values``, which name every field: trusted data,
+    not validated.
+
+    ``model_construct`` does the same but looks for aliases and defaults field by field,
+    which costs three times as much; a table builds a dozen models per decision. This
+    sets what ``model_construct`` sets (tests/server/test_server_protocol.py checks that
+    both give equal models for every model here, so a pydantic upgrade that changes
+    them is caught)."""
+    m = cls.__new__(cls)
+    _setattr(m, "__dict__", values)
+    _setattr(m, "__pydantic_fields_set__", set(values))
+    _setattr(m, "__pydantic_extra__", None)
+    _setattr(m, "__pydantic_private__", None)
+    return m
+
+
+def event_payload(event: E.Event) -> Any:
+    """The wire model of ``event`` (already filtered for its viewer), unvalidated.
+
+    Typed ``Any`` because it is one of the :data:`EventPayload` models, whichever
+    the event's class says."""
+    model, names = _EVENT_BUILD[type(event)]
+    values = {"type": event.type}
+    for name in names:
+        values[name] = getattr(event, name)
+    return build(model, values)
+
+
+# -- stream items -------------------------------------------------------------------------
+
+
+class EventItem(_Payload):
+    """A game event, as the receiving seat may know it."""
+
+    seq: int
+    """The item's position in the table's stream."""
+    kind: Literal["event"] = "event"
+    """What the item is."""
+    event: EventPayload
+    """The event, filtered for you: a hand only its owner sees, a face-down card only
+    its chooser."""
+
+
+NoticeName: TypeAlias = Literal[
+    "sat", "bot_added", "left", "removed", "kicked", "host", "started", "auto_on",
+    "auto_off", "closed",
+]
+NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over"]
+
+
+class NoticeItem(_Payload):
+    """A change of the table (a seat taken, a game started, the default bot stepping in …).
+
+    Clients say it in their own language from ``notice``, ``reason``, ``seat`` and
+    ``name``; ``text`` is an English sentence for logs.
+    """
+
+    seq: int
+    """The item's position in the table's stream."""
+    kind: Literal["notice"] = "notice"
+    """What the item is."""
+    notice: NoticeName
+    """What changed."""
+    reason: NoticeReason | None = None
+    """Why the default bot took a seat (``auto_on``: ``timeout``, ``left``, ``kicked``,
+    ``disconnected``) or gave it back (``auto_off``: ``took_over``); else null."""
+    seat: int | None = None
+    """The seat it concerns, if any."""
+    name: str | None = None
+    """The name of whoever it concerns, if anyone."""
+    text: str
+    """An English sentence saying it (for logs)."""
+
+
+class ChatItem(_Payload):
+    """A chat line (plain text: never render it as markup)."""
+
+    seq: int
+    """The item's position in the table's stream."""
+    kind: Literal["chat"] = "chat"
+    """What the item is."""
+    seat: int | None
+    """The seat of the speaker; null for a spectator."""
+    name: str
+    """The speaker's name."""
+    text: str
+    """What they said."""
+
+
+Item: TypeAlias = Annotated[EventItem | NoticeItem | ChatItem, Field(discriminator="kind")]
+
+
+# -- builders -----------------------------------------------------------------------------
+
+
+def rules_info(rules: Rules) -> RulesInfo:
+    """``rules`` as their wire model."""
+    return build(RulesInfo, rules.to_dict())
+
+
+def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
+    """``view`` as its wire model, unvalidated (``rules``: its rules' model, when the
+    caller keeps one). Only what the view holds goes out: the view is already the
+    seat's share of the game (RULES.md §6)."""
+    pending = view.pending
+    return build(ViewPayload, {
+        "player": view.player,
+        "rules": rules if rules is not None else rules_info(view.rules),
+        "rules_name": view.rules.name,
+        "phase": view.phase.value,
+        "pending": None if pending is None else build(PendingInfo, {
+            "kind": pending.kind.value, "players": pending.players, "card": pending.card,
+            "reason": pending.reason}),
+        "round": view.round,
+        "turn": view.turn,
+        "options": view.options,
+        "hand": view.hand,
+        "my_choice": view.my_choice,
+        "rows": view.rows,
+        "scores": view.scores,
+        "penalties": view.penalties,
+        "taken": view.taken,
+        "hand_sizes": view.hand_sizes,
+        "chosen": view.chosen,
+        "face_up": view.face_up,
+        "revealed": view.revealed,
+        "to_resolve": view.to_resolve,
+        "hands": view.hands,
+        "active": view.active,
+        "eliminated": view.eliminated,
+        "has_joker": view.has_joker,
+        "marker": view.marker,
+        "draft_pool": view.draft_pool,
+        "winners": view.winners,
+    })

@@ -1,0 +1,983 @@
+"""The rules of a table, as a pure reducer: ``reduce(table, command, now) → (table, effects)``.
+
+Everything a table decides is decided here: who may sit, act, chat, kick or
+start, which decision is whose, when the default player takes a seat over,
+which timers run and which bots are asked, what every seat may see. Nothing
+here does I/O, reads a clock or draws a random number: the time is the
+``now`` the actor passes in, a new game's shuffle comes from the seed its
+command carries, and what must happen in the world comes back as
+:mod:`effects <.commands>` for the actor (:mod:`.table`) to run in order.
+So the table's rules are tested without a server, a database or asyncio
+(tests/server/test_table_reducer.py).
+
+The table is event-sourced: a command that changes the table does it through
+log entries (:mod:`.tablelog`) applied by :func:`apply`, which is also what
+:func:`replay` folds over a stored log after a restart, so a rebuilt table has
+the same seats, game and stream, item for item and ``seq`` for ``seq``. A
+refused command raises before it changes anything and comes back as one
+:class:`~.commands.Refuse`.
+
+:class:`Table` is changed in place (a game is too costly to copy per
+decision); ``reduce`` returns it with the effects. Its fields fall in two
+groups: what the log rebuilds, and what lives only while the server runs
+(connections, timers, bots asked, card changes).
+
+Hidden information: a view comes from :meth:`nimmt.Game.view` for its seat,
+and events are filtered by :func:`nimmt.events.for_viewer` (in :mod:`.fanout`)
+before anything is serialized.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+from .. import record as records
+from ..deals import Deal
+from ..decisions import Decision, DecisionKind
+from ..engine import Game
+from ..events import Event
+from ..rules import Rules
+from . import protocol as P
+from .botpool import AWAY, PEOPLE
+from .botworker import DEFAULT
+from .commands import (
+    Ack,
+    AddBot,
+    AskBot,
+    Attach,
+    Audience,
+    BotAnswered,
+    Broadcast,
+    CancelTimer,
+    Command,
+    Create,
+    Decide,
+    Detach,
+    Effect,
+    GameResult,
+    GraceTimer,
+    Halt,
+    IdleTimer,
+    Kick,
+    Leave,
+    Message,
+    Persist,
+    Presence,
+    Refuse,
+    Rematch,
+    RemoveBot,
+    Resume,
+    Say,
+    SendMissed,
+    SendState,
+    SitDown,
+    StartGame,
+    StartTimer,
+    Status,
+    TakeOver,
+    Timer,
+    TimerFired,
+    TurnTimer,
+    WakeBots,
+    Who,
+)
+from .payloads import Prompt, SeatInfo, TableInfo, build, rules_info
+from .tablelog import (
+    AutoPlay,
+    AutoReason,
+    BotSeated,
+    By,
+    Chatted,
+    Closed,
+    Decided,
+    Entry,
+    HostPassed,
+    Sat,
+    Started,
+    Unseated,
+)
+from .text import clean_text, name_key
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+__all__ = [
+    "ChatLine",
+    "Limits",
+    "Notice",
+    "Seat",
+    "StreamItem",
+    "Table",
+    "apply",
+    "bot_priority",
+    "decision_key",
+    "host_name",
+    "info",
+    "prompt",
+    "reduce",
+    "replay",
+    "trim",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a table allows (docs/security.md), from the server's settings."""
+
+    card_changes: int = 10
+    chat_max: int = 300
+    chat_per_game: int = 1000
+    games_per_table: int = 100
+    disconnect_grace: float = 60.0
+    idle_close: float = 3600.0
+    open_idle_close: float = 180.0
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(
+            card_changes=settings.card_changes, chat_max=settings.chat_max,
+            chat_per_game=settings.chat_per_game, games_per_table=settings.games_per_table,
+            disconnect_grace=settings.disconnect_grace, idle_close=settings.idle_close,
+            open_idle_close=settings.open_idle_close,
+        )
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits in a seat. ``auto``: the default player plays for them now;
+    ``left``: they left (or were removed) and the default player keeps the seat."""
+
+    kind: Literal["human", "bot"]
+    name: str
+    player_id: int | None = None
+    bot: str | None = None
+    auto: bool = False
+    left: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A change of the table, said as a stream item (``text``: English, for logs)."""
+
+    notice: str
+    reason: AutoReason | None
+    seat: int | None
+    name: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """A chat line as the stream keeps it."""
+
+    seat: int | None
+    name: str
+    text: str
+
+
+class StreamItem(NamedTuple):
+    """One item of the table's stream: a game event (unfiltered: it is filtered per seat
+    when sent), a notice or a chat line, at position ``seq``."""
+
+    seq: int
+    kind: Literal["event", "notice", "chat"]
+    payload: Event | Notice | ChatLine
+
+
+@dataclass(eq=False)
+class Table:
+    """One table's state. The first fields say what the table is (its row in the store)."""
+
+    id: int
+    code: str
+    name: str
+    host_id: int
+    rules: Rules
+    turn_timer: float | None
+    rated: bool
+    private: bool
+    limits: Limits = Limits()
+    # -- what the log rebuilds --
+    status: Status = "open"
+    seats: list[Seat | None] = field(default_factory=list)
+    game: Game | None = None
+    game_no: int = 0
+    #: The stream (the newest items; older ones are rebuilt from the log when asked for).
+    items: list[StreamItem] = field(default_factory=list)
+    #: The position of the newest stream item.
+    seq: int = 0
+    #: Log entries so far.
+    n: int = 0
+    #: People the host removed: they may watch, never sit again.
+    kicked: set[int] = field(default_factory=set)
+    #: Chat lines this game (``chat_per_game``).
+    chats: int = 0
+    #: The seq before the current game's first item: a reconnect needs nothing older.
+    game_seq: int = 0
+    #: Decisions applied (for the benchmark and tests).
+    decisions: int = 0
+    # -- what lives only while the server runs --
+    #: Connections at the table, each with the seat it sees as (None: a spectator).
+    watchers: dict[int, int | None] = field(default_factory=dict)
+    #: Timers running, with their deadlines on the commands' clock.
+    timers: dict[Timer, float] = field(default_factory=dict)
+    #: Decisions a bot (or the default player) has been asked for: ``(seat, key)``.
+    asked: set[tuple[int, str]] = field(default_factory=set)
+    #: Per seat, the decision key and how often its card was chosen for it.
+    changes: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: During :func:`replay`: the stored deals of each game, in order.
+    replay_deals: dict[int, list[Deal]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [None] * self.rules.players
+
+    def blank(self) -> Table:
+        """The same table before anything happened at it (to replay its log into)."""
+        return Table(self.id, self.code, self.name, self.host_id, self.rules, self.turn_timer,
+                     self.rated, self.private, self.limits)
+
+    def seat_of(self, player_id: int) -> int | None:
+        """The seat of person ``player_id``, if they have one."""
+        for i, s in enumerate(self.seats):
+            if s is not None and s.kind == "human" and s.player_id == player_id:
+                return i
+        return None
+
+    def names(self) -> list[str]:
+        """The display names by seat, as the narration names them."""
+        return [s.name if s is not None else f"{i + 1}" for i, s in enumerate(self.seats)]
+
+    def audience(self, skip: int | None = None) -> Audience:
+        """The connections at the table now (but ``skip``), with their seats."""
+        return tuple((c, v) for c, v in self.watchers.items() if c != skip)
+
+
+# -- the log: applying entries ------------------------------------------------------------------
+
+_UNSEAT = {
+    "left": "{name} left seat {seat}.",
+    "kicked": "The host removed {name} from seat {seat}.",
+    "removed": "Bot {name} left seat {seat}.",
+}
+_AUTO = {
+    "timeout": "{name} ran out of time; the default bot plays for them.",
+    "left": "{name} left; the default bot plays for them.",
+    "kicked": "The host removed {name}; the default bot plays for them.",
+    "disconnected": "{name} is disconnected; the default bot plays for them.",
+    "took_over": "{name} plays again.",
+}
+
+
+def _notice(t: Table, what: str, seat: int | None, name: str | None, text: str,
+            reason: AutoReason | None = None) -> None:
+    t.seq += 1
+    t.items.append(StreamItem(t.seq, "notice", Notice(what, reason, seat, name, text)))
+
+
+def _events(t: Table, events: Iterable[Event]) -> None:
+    for ev in events:
+        t.seq += 1
+        t.items.append(StreamItem(t.seq, "event", ev))
+
+
+def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
+    """Change ``t`` by one log entry, live or replaying; returns the entry as it is stored.
+
+    A game starts with ``rng`` for its shuffles (only :class:`~.tablelog.Started`
+    needs one), but deals the log holds (while replaying) come first: a replay
+    never shuffles what was dealt before. The entry returned carries the deals
+    the entry made, so the store keeps them.
+    """
+    match entry:  # decisions first: the cases are tried in order
+        case Decided(decision, by):
+            current = t.game
+            assert current is not None
+            before = len(current.round_deals)
+            events = current.decide(decision)
+            t.decisions += 1
+            _events(t, events)
+            if current.is_over:
+                t.status = "over"
+            return Decided(decision, by, current.round_deals[before:])
+        case Sat(seat, player_id, name):
+            t.seats[seat] = Seat("human", name, player_id=player_id)
+            _notice(t, "sat", seat, name, f"{name} sits in seat {seat + 1}.")
+        case BotSeated(seat, bot, name):
+            t.seats[seat] = Seat("bot", name, bot=bot)
+            _notice(t, "bot_added", seat, name, f"Bot {name} sits in seat {seat + 1}.")
+        case Unseated(seat, reason):
+            old = t.seats[seat]
+            assert old is not None
+            t.seats[seat] = None
+            if reason == "kicked" and old.player_id is not None:
+                t.kicked.add(old.player_id)
+            _notice(t, reason, seat, old.name, _UNSEAT[reason].format(name=old.name,
+                                                                       seat=seat + 1))
+        case HostPassed(player_id, name):
+            t.host_id = player_id
+            _notice(t, "host", None, name, f"{name} is now the host.")
+        case Started(game_no):
+            t.game_no = game_no
+            game = Game(t.rules, rng, deals=t.replay_deals.get(game_no, ()))
+            t.game = game
+            t.status = "playing" if not game.is_over else "over"
+            t.asked.clear()
+            t.chats = 0
+            word = "starts" if game_no == 1 else "starts again (rematch)"
+            _notice(t, "started", None, None, f"Game {game_no} {word}.")
+            t.game_seq = t.seq
+            _events(t, game.events)
+            return Started(game_no, game.round_deals)
+        case AutoPlay(seat, on, reason):
+            s = t.seats[seat]
+            assert s is not None
+            s.auto = on
+            if reason in ("left", "kicked"):
+                s.left = True
+            if reason == "kicked" and s.player_id is not None:
+                t.kicked.add(s.player_id)
+            if reason == "took_over":
+                s.left = False
+            _notice(t, "auto_on" if on else "auto_off", seat, s.name,
+                    _AUTO[reason].format(name=s.name), reason)
+        case Chatted(seat, name, text):
+            t.chats += 1
+            t.seq += 1
+            t.items.append(StreamItem(t.seq, "chat", ChatLine(seat, name, text)))
+        case Closed():
+            t.status = "closed"
+            _notice(t, "closed", None, None, "The table is closed.")
+    return entry
+
+
+def replay(t: Table, entries: Sequence[tuple[int, Entry]], rng: random.Random) -> None:
+    """Rebuild ``t`` (a :meth:`~Table.blank` table) from its stored log: ``(n, entry)`` in
+    order. ``rng`` shuffles only the rounds the log has no deal for yet."""
+    game_no = 0
+    for _, e in entries:
+        if isinstance(e, Started):
+            game_no = e.game_no
+        if isinstance(e, Started | Decided):
+            t.replay_deals.setdefault(game_no, []).extend(e.deals)
+    for n, e in entries:
+        apply(t, e, rng)
+        t.n = n
+    t.replay_deals.clear()
+
+
+def trim(t: Table, keep: int) -> None:
+    """Keep the stream in memory bounded: past ``2 × keep`` items, the oldest go (the
+    store still has them). Called between commands, never while items wait to be sent."""
+    if len(t.items) > 2 * keep:
+        del t.items[: len(t.items) - keep]
+
+
+# -- what a seat is asked, what everyone may see ---------------------------------------------------
+
+
+def decision_key(t: Table, seat: int) -> str:
+    """The name of the decision ``seat`` is asked for now: the same while that decision is
+    pending (a card choice may be changed under one key), and never used again."""
+    game = t.game
+    assert game is not None
+    pend = game.pending
+    assert pend is not None
+    base = f"{t.game_no}.{game.round}"
+    if pend.kind is DecisionKind.CARD:
+        return f"{base}.{game.turn}.card"
+    if pend.kind is DecisionKind.ROW:
+        return f"{base}.{game.turn}.row.{seat}"
+    return f"{base}.draft.{len(game.view(None).draft_pool)}"
+
+
+def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
+    """The decision asked of seat ``viewer`` now, if a person plays it (and the time left
+    on its timer at ``now``)."""
+    game = t.game
+    if viewer is None or game is None or t.status != "playing":
+        return None
+    pend = game.pending
+    if pend is None or viewer not in pend.players:
+        return None
+    s = t.seats[viewer]
+    if s is None or s.kind != "human" or s.auto:
+        return None
+    key = decision_key(t, viewer)
+    deadline = t.timers.get(TurnTimer(viewer, key))
+    seconds = None if deadline is None else max(0.0, round(deadline - now, 3))
+    return build(Prompt, {"kind": pend.kind.value, "key": key, "options": game.legal(viewer),
+                          "card": pend.card, "reason": pend.reason, "seconds": seconds})
+
+
+def host_name(t: Table) -> str | None:
+    """The host's display name, while the host has a seat."""
+    for s in t.seats:
+        if s is not None and s.player_id == t.host_id:
+            return s.name
+    return None
+
+
+def info(t: Table, audience: Audience | None = None) -> TableInfo:
+    """The table's public facts, as the connections ``audience`` (default: those at the
+    table now) see it: whose seats are connected, how many watch without a seat."""
+    watchers = t.audience() if audience is None else audience
+    connected = {v for _, v in watchers if v is not None}
+    seats = []
+    for i, s in enumerate(t.seats):
+        if s is None:
+            seats.append(build(SeatInfo, {"seat": i, "name": None, "kind": "empty", "bot": None,
+                                          "connected": False, "auto": False}))
+        else:
+            seats.append(build(SeatInfo, {
+                "seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
+                "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
+    return build(TableInfo, {
+        "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
+        "rules_name": t.rules.name, "status": t.status, "turn_timer": t.turn_timer,
+        "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
+        "spectators": sum(1 for _, v in watchers if v is None),
+    })
+
+
+def bot_priority(t: Table) -> int | None:
+    """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
+    is connected, last while they are all away, not at all with nobody seated (its bots
+    wait until someone comes back)."""
+    people = {i for i, s in enumerate(t.seats)
+              if s is not None and s.kind == "human" and not s.left}
+    if not people:
+        return None
+    if any(v in people for v in t.watchers.values()):
+        return PEOPLE
+    return AWAY
+
+
+# -- reducing commands ------------------------------------------------------------------------
+
+
+def reduce(t: Table, command: Command, now: float) -> tuple[Table, list[Effect]]:
+    """Apply ``command`` at time ``now``: the table, changed in place, and the effects to
+    run in order. A refused command changes nothing and gives one :class:`Refuse`."""
+    step = _Step(t, now)
+    try:
+        step.run(command)
+    except P.ProtocolError as exc:
+        who = getattr(command, "who", None)
+        if who is None:
+            raise
+        return t, [Refuse(who.conn, exc.code, exc.message, getattr(command, "ref", None))]
+    return t, step.effects()
+
+
+class _Step:
+    """One command being reduced: the entries it logs and the effects that follow them."""
+
+    def __init__(self, t: Table, now: float) -> None:
+        self.t = t
+        self.now = now
+        self.status = t.status
+        self.first_n = t.n + 1
+        self.entries: list[Entry] = []
+        self.results: list[GameResult] = []
+        self.out: list[Effect] = []
+
+    def effects(self) -> list[Effect]:
+        """The effects, the store's first: nobody hears of a change before it is stored."""
+        if not self.entries:
+            return self.out
+        t = self.t
+        status = t.status if t.status != self.status else None
+        return [Persist(self.first_n, tuple(self.entries), status, tuple(self.results)),
+                *self.out]
+
+    def log(self, entry: Entry, rng: random.Random | None = None) -> None:
+        """Apply ``entry`` and keep it for the store (with the game it ends, if any)."""
+        t = self.t
+        stored = apply(t, entry, rng)
+        t.n += 1
+        self.entries.append(stored)
+        game = t.game
+        if isinstance(entry, Decided) and game is not None and game.is_over:
+            self.results.append(_result(t, finished=True))
+        if isinstance(entry, Closed) and game is not None and not game.is_over:
+            self.results.append(_result(t, finished=False))
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    def run(self, command: Command) -> None:
+        t = self.t
+        if t.status == "closed" and isinstance(command, Message | Attach):
+            raise P.ProtocolError("closed", f"table {t.code} is closed")
+        # The commands of a game under way first: ``match`` tries the cases in order.
+        match command:
+            case Decide(who, ref, message):
+                seat = self.seated(who)
+                decision = P.decision(message, seat)
+                self.check_decision(decision)
+                if decision.kind is DecisionKind.CARD:
+                    self.count_change(seat)
+                self.decide(decision, "player", who, ref)
+            case BotAnswered(seat, key, decision):
+                self.bot_answered(seat, key, decision)
+            case Create(who, ref):
+                self.log(Sat(0, who.player_id, who.name))
+                t.watchers[who.conn] = 0
+                self.out.append(SendState(who.conn, 0, ref))
+            case Attach(who, ref, spectate, last_seq):
+                self.attach(who, ref, spectate, last_seq)
+            case Detach(conn):
+                self.detach(conn)
+            case Resume():
+                if t.status == "playing":
+                    for i, s in enumerate(t.seats):
+                        if s is not None and s.kind == "human" and not s.auto:
+                            self.start(GraceTimer(i), t.limits.disconnect_grace)
+                self.check_idle()
+                self.schedule()
+            case Halt(who, ref):
+                self.halt(who, ref)
+            case TimerFired(timer, deadline):
+                if t.timers.get(timer) != deadline:
+                    return  # cancelled, or started again since
+                del t.timers[timer]
+                match timer:
+                    case TurnTimer(seat, key):
+                        self.timed_out(seat, key)
+                    case GraceTimer(seat):
+                        self.grace_over(seat)
+                    case IdleTimer():
+                        self.idle_over()
+            case TakeOver(who, ref):
+                seat = self.seated(who)
+                s = t.seats[seat]
+                assert s is not None
+                if s.auto:
+                    self.change(AutoPlay(seat, False, "took_over"), who, ref)
+                else:
+                    self.out.append(Ack(who.conn, ref))
+            case Say(who, ref, text):
+                self.say(who, ref, text)
+            case SitDown(who, ref, seat):
+                self.sit(who, ref, seat)
+            case AddBot(who, ref, bot, seat, refusal):
+                self.add_bot(who, ref, bot, seat, refusal)
+            case RemoveBot(who, ref, seat):
+                self.host(who)
+                self.before_start()
+                if self.occupant(seat).kind != "bot":
+                    raise P.ProtocolError("no_seat", f"seat {seat + 1} holds no bot")
+                self.change(Unseated(seat, "removed"), who, ref)
+            case StartGame(who, ref, seed):
+                self.host(who)
+                self.before_start()
+                empty = [i + 1 for i, s in enumerate(t.seats) if s is None]
+                if empty:
+                    raise P.ProtocolError("seats_empty", f"seat {empty[0]} is empty: add a bot "
+                                          "or wait for a player")
+                self.change(Started(1), who, ref, random.Random(seed))
+            case Rematch(who, ref, seed):
+                self.host(who)
+                if t.status != "over":
+                    raise P.ProtocolError("not_over", "a rematch starts when the game is over")
+                if t.game_no >= t.limits.games_per_table:
+                    raise P.ProtocolError(
+                        "quota", f"a table plays at most {t.limits.games_per_table} games; "
+                        "open a new one")
+                self.change(Started(t.game_no + 1), who, ref, random.Random(seed))
+            case Kick(who, ref, seat):
+                self.kick(who, ref, seat)
+            case Leave(who, ref):
+                self.leave(who, ref)
+
+    # -- checks (each raises before anything changes) ---------------------------------------------
+
+    def viewer(self, who: Who) -> int | None:
+        if who.conn not in self.t.watchers:
+            raise P.ProtocolError("not_at_table", "join or spectate a table first")
+        return self.t.watchers[who.conn]
+
+    def seated(self, who: Who) -> int:
+        viewer = self.viewer(who)
+        if viewer is None:
+            if self.t.seat_of(who.player_id) is not None:
+                raise P.ProtocolError("spectator", "you are spectating; join to play your seat")
+            raise P.ProtocolError("spectator", "spectators watch; they do not act")
+        return viewer
+
+    def host(self, who: Who) -> None:
+        self.viewer(who)
+        if who.player_id != self.t.host_id:
+            raise P.ProtocolError("not_host", "only the host may do that")
+
+    def before_start(self) -> None:
+        if self.t.status != "open":
+            raise P.ProtocolError("already_started", "the game has already started")
+
+    def occupant(self, seat: int) -> Seat:
+        seats = self.t.seats
+        s = seats[seat] if 0 <= seat < len(seats) else None
+        if s is None:
+            raise P.ProtocolError("no_seat", f"there is nobody in seat {seat + 1}")
+        return s
+
+    def free_seat(self, seat: int | None) -> int:
+        seats = self.t.seats
+        if seat is None:
+            free = [i for i, s in enumerate(seats) if s is None]
+            if not free:
+                raise P.ProtocolError("table_full", "every seat is taken")
+            return free[0]
+        if not 0 <= seat < len(seats):
+            raise P.ProtocolError("no_seat", f"this table has seats 1 to {len(seats)}")
+        if seats[seat] is not None:
+            raise P.ProtocolError("seat_taken", f"seat {seat + 1} is taken")
+        return seat
+
+    def check_decision(self, decision: Decision) -> None:
+        t = self.t
+        game = t.game
+        if game is None or t.status == "open":
+            raise P.ProtocolError("not_started", "the game has not started")
+        if game.is_over:
+            raise P.ProtocolError("game_over", "the game is over")
+        seat, kind, value = decision.player, decision.kind, decision.value
+        pend = game.pending
+        legal = game.legal(seat)
+        if pend is None or pend.kind is not kind or not legal:
+            wanted = "nothing" if pend is None else f"a {pend.kind.value} choice"
+            who = "" if pend is None else " from seat" + (
+                "s " if len(pend.players) > 1 else " ") + ", ".join(
+                str(p + 1) for p in pend.players)
+            raise P.ProtocolError("not_your_turn", f"the table waits for {wanted}{who}, not "
+                                  f"a {kind.value} choice from seat {seat + 1}")
+        if value not in legal:
+            if kind is DecisionKind.ROW:
+                raise P.ProtocolError("no_such_row",
+                                      f"there is no row {value}; rows are numbered 1 to 4")
+            where = "the pool" if kind is DecisionKind.DRAFT else "your hand"
+            raise P.ProtocolError("card_not_in_hand", f"card {value} is not in {where}")
+
+    def count_change(self, seat: int) -> None:
+        """A chosen card may be changed until the reveal, but not without end: each change
+        is stored and sent to every seat."""
+        t = self.t
+        key = decision_key(t, seat)
+        last, n = t.changes.get(seat, (key, 0))
+        if last != key:
+            n = 0
+        if n > t.limits.card_changes:
+            raise P.ProtocolError(
+                "too_many_changes", f"your card may change at most {t.limits.card_changes}"
+                " times a turn; it stays as it is")
+        t.changes[seat] = (key, n + 1)
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def change(self, entry: Entry, who: Who, ref: P.Ref,
+               rng: random.Random | None = None) -> None:
+        """A change everyone sees in full: logged, acknowledged, a new table_state to all."""
+        mark = self.t.seq
+        self.log(entry, rng)
+        self.out.append(Ack(who.conn, ref))
+        self.schedule()  # first: the prompts sent carry the timer
+        self.out.append(Broadcast(mark, True, self.t.audience()))
+
+    def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref) -> None:
+        t = self.t
+        s = t.seats[decision.player]
+        assert s is not None
+        mark = t.seq
+        state = False
+        if by == "player" and s.auto:
+            self.log(AutoPlay(decision.player, False, "took_over"))
+            state = True
+        self.log(Decided(decision, by))
+        if who is not None:
+            self.out.append(Ack(who.conn, ref))
+        self.schedule()  # first: the prompts sent carry the timer
+        self.out.append(Broadcast(mark, state, t.audience()))
+
+    def say(self, who: Who, ref: P.Ref, raw: str) -> None:
+        t = self.t
+        viewer = self.viewer(who)
+        text = clean_text(raw)
+        if not text:
+            raise P.ProtocolError("chat_empty", "the chat message is empty")
+        if len(text) > t.limits.chat_max:
+            raise P.ProtocolError(
+                "chat_too_long",
+                f"chat messages hold at most {t.limits.chat_max} characters, not {len(text)}")
+        if t.chats >= t.limits.chat_per_game:
+            raise P.ProtocolError(
+                "quota", f"this table has had {t.limits.chat_per_game} chat messages "
+                "this game, as many as it keeps")
+        mark = t.seq
+        self.log(Chatted(viewer, who.name, text))
+        self.out.append(Ack(who.conn, ref))
+        self.out.append(Broadcast(mark, False, t.audience()))
+
+    def sit(self, who: Who, ref: P.Ref, seat: int | None) -> None:
+        t = self.t
+        viewer = self.viewer(who)
+        if viewer is not None or t.seat_of(who.player_id) is not None:
+            raise P.ProtocolError("seat_taken", "you already have a seat at this table")
+        if who.player_id in t.kicked:
+            raise P.ProtocolError("kicked", "the host removed you from this table")
+        self.before_start()
+        seat = self.free_seat(seat)
+        # Alike is the same here too (server/text.py): "Аna" may not sit beside "Ana".
+        key = name_key(who.name)
+        if any(s is not None and name_key(s.name) == key for s in t.seats):
+            raise P.ProtocolError("name_taken", f"the name {who.name!r} is used at this table")
+        mark = t.seq
+        self.log(Sat(seat, who.player_id, who.name))
+        t.watchers[who.conn] = seat
+        self.out.append(Ack(who.conn, ref))
+        self.out.append(Broadcast(mark, True, t.audience()))
+
+    def add_bot(self, who: Who, ref: P.Ref, bot: str, seat: int | None,
+                refusal: str | None) -> None:
+        t = self.t
+        self.host(who)
+        self.before_start()
+        if refusal is not None:  # only names this server offers: nothing is imported
+            raise P.ProtocolError("bad_bot", refusal)
+        seat = self.free_seat(seat)
+        names = {name_key(s.name) for s in t.seats if s is not None}
+        k = 1
+        while name_key(f"{bot} bot {k}") in names:
+            k += 1
+        self.change(BotSeated(seat, bot, f"{bot} bot {k}"), who, ref)
+
+    def kick(self, who: Who, ref: P.Ref, seat: int) -> None:
+        t = self.t
+        self.host(who)
+        s = self.occupant(seat)
+        if s.kind != "human":
+            raise P.ProtocolError("no_seat", f"seat {seat + 1} holds a bot: use remove_bot")
+        if s.player_id == t.host_id:
+            raise P.ProtocolError("no_seat", "the host cannot remove themselves; leave instead")
+        victims = [c for c, v in t.watchers.items() if v == seat]
+        if t.status == "open":
+            self.change(Unseated(seat, "kicked"), who, ref)
+        else:
+            self.change(AutoPlay(seat, True, "kicked"), who, ref)
+        for conn in victims:
+            del t.watchers[conn]
+            self.out.append(Refuse(conn, "kicked", "the host removed you from this table"))
+        self.check_idle()
+
+    def leave(self, who: Who, ref: P.Ref) -> None:
+        t = self.t
+        self.viewer(who)
+        mark = t.seq
+        seat = t.seat_of(who.player_id)
+        if seat is not None and t.status == "open":
+            self.log(Unseated(seat, "left"))
+        elif seat is not None:
+            s = t.seats[seat]
+            assert s is not None
+            if not s.left:
+                self.log(AutoPlay(seat, True, "left"))
+        if seat is not None and who.player_id == t.host_id:
+            for s in t.seats:
+                if s is not None and s.kind == "human" and not s.left and s.player_id is not None:
+                    self.log(HostPassed(s.player_id, s.name))
+                    break
+        for conn in [c for c, v in t.watchers.items()
+                     if c == who.conn or (seat is not None and v == seat)]:
+            del t.watchers[conn]
+        self.out.append(Ack(who.conn, ref))
+        present = [s for s in t.seats if s is not None and s.kind == "human" and not s.left]
+        if not present and t.status != "closed":
+            self.log(Closed())
+        self.schedule()  # first: the prompts sent carry the timer
+        self.out.append(Broadcast(mark, True, t.audience()))
+        self.check_idle()
+
+    def halt(self, who: Who | None, ref: P.Ref) -> None:
+        t = self.t
+        t.status = "closed"
+        for conn in t.watchers:
+            self.out.append(Refuse(conn, "internal", "the server could not store that; the "
+                                   "table stops until the server restarts"))
+        if who is not None and who.conn not in t.watchers:
+            self.out.append(Refuse(who.conn, "internal", "the server could not store that", ref))
+        t.watchers.clear()
+
+    # -- connections --------------------------------------------------------------------------
+
+    def attach(self, who: Who, ref: P.Ref, spectate: bool, last_seq: int | None) -> None:
+        t = self.t
+        viewer = None if spectate else t.seat_of(who.player_id)
+        if viewer is not None:
+            s = t.seats[viewer]
+            assert s is not None
+            if s.left and who.player_id in t.kicked:
+                viewer = None
+        t.watchers[who.conn] = viewer
+        if viewer is not None:
+            self.cancel(GraceTimer(viewer))
+        self.out.append(SendState(who.conn, viewer, ref))
+        if last_seq is not None:
+            # A reconnect needs nothing older than the current game: its snapshot has it.
+            self.out.append(SendMissed(who.conn, viewer, max(last_seq, t.game_seq - 1)))
+        if viewer is not None:
+            self.out.append(Presence(t.audience(skip=who.conn)))
+            self.out.append(WakeBots())  # a person is back: this table's bots come first
+        self.check_idle()
+
+    def detach(self, conn: int) -> None:
+        t = self.t
+        if conn not in t.watchers:
+            return
+        viewer = t.watchers.pop(conn)
+        if viewer is None:
+            return
+        if viewer not in t.watchers.values():
+            s = t.seats[viewer]
+            if t.status == "playing" and s is not None and s.kind == "human" and not s.auto:
+                self.start(GraceTimer(viewer), t.limits.disconnect_grace)
+            self.out.append(Presence(t.audience()))
+        self.check_idle()
+
+    # -- bots and timers ------------------------------------------------------------------------
+
+    def start(self, timer: Timer, seconds: float) -> None:
+        if timer in self.t.timers:
+            return
+        deadline = self.now + seconds
+        self.t.timers[timer] = deadline
+        self.out.append(StartTimer(timer, seconds, deadline))
+
+    def cancel(self, timer: Timer) -> None:
+        if self.t.timers.pop(timer, None) is not None:
+            self.out.append(CancelTimer(timer))
+
+    def schedule(self) -> None:
+        """Ask bots (and the default player for absent people); start turn timers."""
+        t = self.t
+        game = t.game
+        turns = [k for k in t.timers if isinstance(k, TurnTimer)]
+        if game is None or t.status != "playing":
+            for k in turns:
+                self.cancel(k)
+            return
+        present = set(t.watchers.values())
+        for i, s in enumerate(t.seats):
+            # A person who went away before the game started is waited for only so long.
+            if s is not None and s.kind == "human" and not s.auto and i not in present:
+                self.start(GraceTimer(i), t.limits.disconnect_grace)
+        pend = game.pending
+        if pend is None:
+            return
+        live: set[Timer] = set()
+        for p in pend.players:
+            s = t.seats[p]
+            if s is None:
+                continue
+            key = decision_key(t, p)
+            live.add(TurnTimer(p, key))
+            if s.kind == "bot" or s.auto:
+                if (p, key) in t.asked:
+                    continue
+                t.asked.add((p, key))
+                bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
+                self.out.append(AskBot(p, key, bot, game.view(p)))
+            elif t.turn_timer is not None:
+                self.start(TurnTimer(p, key), t.turn_timer)
+        for k in turns:
+            if k not in live:
+                self.cancel(k)
+
+    def check_idle(self) -> None:
+        """With no seated person connected, the table closes after ``idle_close`` seconds
+        (``open_idle_close`` before its first game), once any game on it is over, so
+        forgotten tables do not pile up."""
+        t = self.t
+        if any(v is not None for v in t.watchers.values()):
+            self.cancel(IdleTimer())
+            return
+        if t.status != "closed":
+            # An unstarted table nobody sits at is cheap to open: it goes within minutes.
+            self.start(IdleTimer(), t.limits.open_idle_close if t.status == "open"
+                       else t.limits.idle_close)
+
+    def bot_answered(self, seat: int, key: str, decision: Decision) -> None:
+        t = self.t
+        t.asked.discard((seat, key))
+        game = t.game
+        if game is None or t.status != "playing":
+            return
+        pend = game.pending
+        s = t.seats[seat]
+        if (pend is None or seat not in pend.players or s is None
+                or not (s.kind == "bot" or s.auto) or decision_key(t, seat) != key
+                or decision.player != seat or decision.kind is not pend.kind
+                or decision.value not in game.legal(seat)):
+            self.schedule()  # stale: whoever plays the seat now is asked
+            return
+        self.decide(decision, "bot" if s.kind == "bot" else "default", None, None)
+
+    def timed_out(self, seat: int, key: str) -> None:
+        t = self.t
+        game = t.game
+        if game is None or t.status != "playing":
+            return
+        pend = game.pending
+        s = t.seats[seat]
+        if (pend is None or seat not in pend.players or s is None or s.auto
+                or decision_key(t, seat) != key):
+            return
+        self.auto(seat, "timeout")
+
+    def grace_over(self, seat: int) -> None:
+        t = self.t
+        s = t.seats[seat]
+        if t.status != "playing" or s is None or s.kind != "human" or s.auto:
+            return
+        if seat in t.watchers.values():
+            return
+        self.auto(seat, "disconnected")
+
+    def auto(self, seat: int, reason: AutoReason) -> None:
+        """The default player takes ``seat`` over, and everyone is told."""
+        mark = self.t.seq
+        self.log(AutoPlay(seat, True, reason))
+        self.schedule()  # first: the prompts sent carry the timer
+        self.out.append(Broadcast(mark, True, self.t.audience()))
+
+    def idle_over(self) -> None:
+        t = self.t
+        if t.status == "closed" or any(v is not None for v in t.watchers.values()):
+            return
+        if t.status == "playing":
+            self.check_idle()  # the default player finishes the game first
+            return
+        mark = t.seq
+        self.log(Closed())
+        self.out.append(Broadcast(mark, True, t.audience()))
+        t.watchers.clear()
+
+
+def _result(t: Table, *, finished: bool) -> GameResult:
+    """The current game as ``games`` keeps it."""
+    game = t.game
+    assert game is not None
+    names = tuple(s.name if s is not None else f"Seat {i + 1}" for i, s in enumerate(t.seats))
+    return GameResult(
+        game_no=t.game_no,
+        finished=finished,
+        rated=t.rated and finished,
+        record=records.to_json(records.record_from_game(game, list(names))),
+        players=tuple(s.player_id if s is not None and s.kind == "human" else None
+                      for s in t.seats),
+        names=names,
+        totals=tuple(game.scores),
+        winners=frozenset(game.winners),
+    )
+

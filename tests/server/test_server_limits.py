@@ -1,0 +1,333 @@
+"""Hostile clients against a real server: every input a stranger controls meets a limit.
+
+Each test plays an attack over loopback against a real server and checks three
+things: the attacker is refused with an error code, the attack's effect is
+bounded by the setting, and the server stays up for everyone else. Clients
+connect from distinct loopback addresses (127.0.0.x) to act as distinct hosts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import websockets
+from server_helpers import api, close_all, play_out, seat_table
+
+from conftest import make_settings
+from nimmt.client import Client, ServerError
+from nimmt.server.protocol import Error, Pong
+from nimmt.server.run import proxy_options, running_server
+from nimmt.server.settings import Settings
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+
+RULES = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
+
+
+def sqlite(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}"
+
+
+async def connect(url: str, name: str, host: str = "127.0.0.1", **kw: Any) -> Client:
+    return await Client.connect(url, name=name, local_addr=(host, 0), **kw)
+
+
+async def pings_ok(url: str, host: str = "127.0.0.9") -> None:
+    """A bystander from another address is served at once."""
+    async with await connect(url, "Bystander" + host.rsplit(".", 1)[1], host) as c:
+        msg = await c.request({"type": "ping"}, want="pong", timeout=5)
+        assert isinstance(msg, Pong)
+
+
+async def refusal(client: Client, message: dict[str, Any], want: str = "ack") -> str:
+    with pytest.raises(ServerError) as err:
+        await client.request(message, want=want, timeout=10)
+    return err.value.code
+
+
+async def closed_with(client: Client, code: str, timeout: float = 10) -> None:
+    """The server sends an error ``code``, then closes the connection (policy)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    seen: list[str] = []
+    while True:
+        try:
+            msg = await client.recv(max(0.01, end - loop.time()))
+        except websockets.ConnectionClosed as exc:
+            assert code in seen, seen
+            assert exc.rcvd is not None and exc.rcvd.code == 1008
+            return
+        if isinstance(msg, Error):
+            seen.append(msg.code)
+
+
+@pytest_asyncio.fixture
+async def strict(tmp_path: Path) -> AsyncIterator[str]:
+    """A server with small limits, on SQLite."""
+    settings = make_settings(
+        sqlite(tmp_path), tmp_path, rate=1000.0, burst=1000, player_rate=2.0, player_burst=20,
+        address_rate=4.0, address_burst=40, connections_per_address=4, names_per_minute=5,
+        tables_per_host=1, tables_per_address=2, max_tables=4, flood_cutoff=30,
+        address_bytes=2048.0, address_bytes_burst=40000, max_frame=4096,
+    )
+    async with running_server(settings) as url:
+        yield url
+
+
+# -- the WebSocket's origin ----------------------------------------------------------------
+
+
+async def test_origin_of_other_sites_is_refused_before_any_message(tmp_path: Path) -> None:
+    settings = make_settings(sqlite(tmp_path), tmp_path,
+                             allowed_origins="https://play.example.org")
+    async with running_server(settings) as url:
+        ws_url = url.replace("http://", "ws://") + "/ws"
+        host = url.split("://", 1)[1]
+        for bad in ("http://evil.example", "null", f"http://{host}.evil.example",
+                    "https://play.example.org.evil.example"):
+            with pytest.raises(websockets.InvalidStatus) as err:
+                await websockets.connect(ws_url, origin=bad)  # type: ignore[arg-type]
+            assert err.value.response.status_code == 403
+        for good in (f"http://{host}", "https://play.example.org", None):
+            ws = await websockets.connect(ws_url, origin=good)  # type: ignore[arg-type]
+            await ws.send(json.dumps({"type": "ping", "ref": 1}))
+            assert json.loads(await ws.recv())["type"] == "pong"
+            await ws.close()
+
+
+# -- connections, names, tables --------------------------------------------------------------
+
+
+async def test_connections_per_address_are_capped(strict: str) -> None:
+    mine = [await connect(strict, f"C{i}", "127.0.0.2") for i in range(4)]
+    ws = await websockets.connect(strict.replace("http://", "ws://") + "/ws",
+                                  local_addr=("127.0.0.2", 0))
+    frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+    assert frame["code"] == "too_many_connections"
+    with pytest.raises(websockets.ConnectionClosed):
+        await asyncio.wait_for(ws.recv(), 5)
+    await pings_ok(strict, "127.0.0.3")
+    await mine[0].close()
+    await asyncio.sleep(0.2)
+    again = await connect(strict, "C4", "127.0.0.2")  # a place came free
+    await close_all([*mine[1:], again])
+
+
+async def test_new_names_per_address_are_limited_but_tokens_still_work(strict: str) -> None:
+    tokens = []
+    for i in range(5):
+        c = await connect(strict, f"N{i}", "127.0.0.4")
+        tokens.append(c.token)
+        await c.close()
+    token = tokens[0]
+    with pytest.raises(ServerError) as err:
+        await connect(strict, "N5", "127.0.0.4")
+    assert err.value.code == "quota"
+    back = await Client.connect(strict, token=token, local_addr=("127.0.0.4", 0))
+    assert back.name == "N0"
+    await back.close()
+    other = await connect(strict, "N6", "127.0.0.5")  # another address is not affected
+    await other.close()
+    with pytest.raises(urllib.error.HTTPError) as err:
+        await api(f"{strict}/api/players/N5")
+    assert err.value.code == 404
+
+
+async def test_unstarted_tables_are_capped_per_host_per_address_and_in_all(strict: str) -> None:
+    ana = await connect(strict, "Ana", "127.0.0.6")
+    await ana.create_table(rules=RULES)
+    assert await refusal(ana, {"type": "create_table", "rules": RULES},
+                         "table_state") == "quota"  # one unstarted table per host
+    bob = await connect(strict, "Bob", "127.0.0.6")
+    await bob.create_table(rules=RULES)
+    cid = await connect(strict, "Cid", "127.0.0.6")
+    assert await refusal(cid, {"type": "create_table", "rules": RULES},
+                         "table_state") == "quota"  # two per address
+    # The cap of four tables is reached only by clients from other addresses.
+    dan = await connect(strict, "Dan", "127.0.0.7")
+    eve = await connect(strict, "Eve", "127.0.0.8")
+    await dan.create_table(rules=RULES)
+    await eve.create_table(rules=RULES)
+    fay = await connect(strict, "Fay", "127.0.0.10")
+    assert await refusal(fay, {"type": "create_table", "rules": RULES},
+                         "table_state") == "server_full"
+    await pings_ok(strict)
+    await close_all([ana, bob, cid, dan, eve, fay])
+
+
+async def test_abandoned_unstarted_tables_close_within_the_setting_and_not_after_restart(
+    db_url: str, tmp_path: Path
+) -> None:
+    settings = make_settings(db_url, tmp_path, open_idle_close=0.5)
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana")
+        code = (await ana.create_table(rules=RULES)).table.code
+        await ana.close()
+        await asyncio.sleep(1.5)
+        assert code not in {t["code"] for t in (await api(f"{url}/api/tables"))["tables"]}
+    settings = make_settings(db_url, tmp_path)
+    async with running_server(settings) as url:
+        bob = await connect(url, "Bob")
+        unstarted = (await bob.create_table(rules=RULES)).table.code
+        cid = await connect(url, "Cid")
+        started = (await cid.create_table(rules=RULES)).table.code
+        await cid.add_bot("easy")
+        await cid.start()
+        await close_all([bob, cid])
+    async with running_server(settings) as url:
+        codes = {t["code"] for t in (await api(f"{url}/api/tables"))["tables"]}
+        assert started in codes
+        assert unstarted not in codes
+
+
+# -- rates across connections ----------------------------------------------------------------
+
+
+async def flood(clients: list[Client], frames: int, frame: str | None = None) -> tuple[int, int]:
+    """Each client sends ``frames`` frames at once; count what was answered and refused."""
+    for c in clients:
+        for i in range(frames):
+            await c.send_raw(frame or json.dumps({"type": "ping", "ref": i}))
+    answered = refused = 0
+    for c in clients:
+        while True:
+            try:
+                msg = await c.recv(0.5)
+            except TimeoutError:
+                break
+            if isinstance(msg, Pong) or (isinstance(msg, Error)
+                                         and msg.code == "frame_too_large"):
+                answered += 1
+            elif isinstance(msg, Error) and msg.code == "rate_limited":
+                refused += 1
+    return answered, refused
+
+
+async def test_rate_per_player_counts_every_connection_of_the_player(strict: str) -> None:
+    ana = await connect(strict, "Ana", "127.0.0.11")
+    same = [await Client.connect(strict, token=ana.token, local_addr=(f"127.0.0.{12 + i}", 0))
+            for i in range(4)]
+    answered, refused = await flood([ana, *same], 25)
+    # 125 pings from five connections and five addresses: one player's burst of 20 (+ the
+    # few that refill meanwhile) pass, and each connection is told it was throttled.
+    assert 20 <= answered <= 30, answered
+    assert refused >= 1
+    await pings_ok(strict)
+    await close_all([ana, *same])
+
+
+async def test_rate_per_address_counts_every_player_of_the_address(strict: str) -> None:
+    many = [await connect(strict, f"R{i}", "127.0.0.20") for i in range(4)]
+    answered, _ = await flood(many, 15)
+    # Four players of 20 each could send 60, but their address holds 40 (less their four
+    # hellos, plus what refills meanwhile).
+    assert 34 <= answered <= 50, answered
+    await pings_ok(strict)
+    await close_all(many)
+
+
+async def test_oversized_frames_cost_their_bytes_and_are_then_throttled(strict: str) -> None:
+    big = "x" * 5000  # over max_frame (4096): refused, but 5 kB read
+    a = await connect(strict, "Big", "127.0.0.21")
+    b = await connect(strict, "Small", "127.0.0.21")
+    answered, refused = await flood([a], 20, big)
+    # 40 kB of byte burst: about eight oversized frames are answered, the rest dropped.
+    assert 7 <= answered <= 10, answered
+    assert refused >= 1
+    # The address is in debt: its other connections wait too, others do not.
+    await b.send_raw(json.dumps({"type": "ping", "ref": 1}))
+    msg = await b.recv(5)
+    assert isinstance(msg, Error) and msg.code == "rate_limited"
+    await pings_ok(strict)
+    await close_all([a, b])
+
+
+async def test_a_flooder_is_cut_off_with_a_code(strict: str) -> None:
+    a = await connect(strict, "Flood", "127.0.0.22")
+    for i in range(80):
+        await a.send_raw(json.dumps({"type": "ping", "ref": i}))
+    await closed_with(a, "flooding")
+    await pings_ok(strict)
+
+
+# -- what a table keeps ------------------------------------------------------------------------
+
+
+async def test_card_changes_chat_and_rematches_are_limited(tmp_path: Path) -> None:
+    settings = make_settings(sqlite(tmp_path), tmp_path, card_changes=2, chat_per_game=3,
+                             games_per_table=1)
+    async with running_server(settings) as url:
+        (ana, bob), _ = await seat_table(url, RULES, humans=2)
+        await ana.expect(lambda m: ana.prompt is not None)
+        assert ana.prompt is not None
+        hand = ana.prompt.options
+        for card in hand[:3]:  # the first choice and two changes
+            await ana.play_card(card)
+        assert await refusal(ana, {"type": "play_card", "card": hand[3]}) == "too_many_changes"
+        for i in range(3):
+            await bob.chat(f"hello {i}")
+        assert await refusal(bob, {"type": "chat", "text": "one more"}) == "quota"
+        await play_out([ana, bob])
+        assert await refusal(ana, {"type": "rematch"}) == "quota"
+        await close_all([ana, bob])
+
+
+async def test_http_api_answers_while_frames_flood(strict: str) -> None:
+    a = await connect(strict, "Noisy", "127.0.0.23")
+    for i in range(60):
+        await a.send_raw(json.dumps({"type": "lobby", "ref": i}))
+    assert (await api(f"{strict}/api"))["name"] == "nimmt"
+    await a.close()
+
+
+async def test_forwarded_for_is_ignored_unless_a_proxy_is_trusted() -> None:
+    assert proxy_options(Settings()) == {"proxy_headers": False, "forwarded_allow_ips": None}
+    assert proxy_options(Settings(trusted_proxies="10.0.0.1, 10.1.0.0/16")) == {
+        "proxy_headers": True, "forwarded_allow_ips": ["10.0.0.1", "10.1.0.0/16"]}
+
+
+async def test_address_keys_group_ipv6_by_prefix() -> None:
+    from nimmt.server.limits import address_key
+
+    assert address_key("203.0.113.9") == "203.0.113.9"
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::9")
+    assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
+    assert address_key("::ffff:203.0.113.9") == "203.0.113.9"
+    assert address_key(None) == "unknown"
+
+
+
+async def test_stream_is_bounded_and_a_reconnect_still_gets_what_it_missed(
+    db_url: str, tmp_path: Path
+) -> None:
+    settings = make_settings(db_url, tmp_path, stream_keep=16)
+    rules = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 1}
+    async with running_server(settings) as url:
+        (ana,), code = await seat_table(url, rules, humans=1, bots=["easy"], record=True)
+        await play_out([ana])
+        await asyncio.sleep(0.2)
+        assert ana.frames is not None
+        seen: dict[int, Any] = {}
+        for text in ana.frames:
+            frame = json.loads(text)
+            for item in frame.get("items", []) if frame["type"] == "events" else []:
+                seen[item["seq"]] = item
+        started = min(s for s, it in seen.items() if it.get("notice") == "started")
+        assert len([s for s in seen if s >= started]) > 2 * 16  # the table had to trim
+        back = await Client.connect(url, token=ana.token, record=True)
+        await back.join(code, last_seq=3)
+        msg = await back.expect(lambda m: m.type == "events", 10)
+        got = {it["seq"]: it for it in json.loads(msg.model_dump_json())["items"]}
+        want = {s: it for s, it in seen.items() if s >= started}
+        assert got.keys() == want.keys()
+        for s in want:
+            assert {k: v for k, v in got[s].items() if v is not None} == {
+                k: v for k, v in want[s].items() if v is not None}, s
+        await close_all([ana, back])

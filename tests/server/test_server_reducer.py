@@ -1,0 +1,805 @@
+"""The table's rules, without a server, a database or asyncio (server/reducer.py).
+
+A :class:`Harness` plays the actor: it feeds commands to the reducer with a
+clock of its own, keeps what :class:`~nimmt.server.commands.Persist` stores
+(through the stored JSON form, as the database would), renders every frame
+through the real fan-out to fake connections, and answers the bots a table
+asks with the default player. The plain tests walk through the rules one by
+one; :class:`TableMachine` lets hypothesis drive random sequences of people
+sitting, bots, starts, decisions legal and illegal, chat, leaving, kicks,
+timeouts and rematches, and checks after each step that a refused command
+changed nothing, that the store hears of every change first, that no frame
+tells a seat a card it may not know, and at the end that the stored entries,
+replayed from scratch, give the same table and the same stream.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from nimmt import Rules
+from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
+from nimmt.server import protocol as P
+from nimmt.server.autoplay import default_decision
+from nimmt.server.commands import (
+    Ack,
+    AddBot,
+    AskBot,
+    Attach,
+    BotAnswered,
+    Broadcast,
+    CancelTimer,
+    Command,
+    Create,
+    Decide,
+    Detach,
+    Effect,
+    GraceTimer,
+    IdleTimer,
+    Kick,
+    Leave,
+    Persist,
+    Presence,
+    Refuse,
+    Rematch,
+    RemoveBot,
+    Resume,
+    Say,
+    SendMissed,
+    SendState,
+    SitDown,
+    StartGame,
+    StartTimer,
+    TakeOver,
+    TimerFired,
+    TurnTimer,
+    WakeBots,
+    Who,
+)
+from nimmt.server.fanout import Fanout, since
+from nimmt.server.reducer import Limits, Table, reduce, replay, trim
+from nimmt.server.tablelog import Decided, Entry, entry_from_row, entry_to_row
+from profiles import examples
+
+NAMES = {1: "Ana", 2: "Bob", 3: "Cleo", 4: "Dan"}
+SHORT = Rules.parse("classic", players=3, end="rounds", rounds=1)
+
+
+@dataclass
+class FakePeer:
+    """A connection that keeps its frames, as the seat the table sent them for."""
+
+    id: int
+    player_id: int
+    name: str
+    lang: str = "en"
+    seq: int = 0
+    viewer: int | None = None
+    frames: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
+
+    def send(self, text: str) -> None:
+        self.frames.append((self.viewer, json.loads(text)))
+
+
+class Harness:
+    """The actor's part, done synchronously: the store is a list, the clock a number."""
+
+    def __init__(self, rules: Rules = SHORT, limits: Limits | None = None, *,
+                 turn_timer: float | None = None) -> None:
+        self.table = Table(7, "ABCDEF", "test", 1, rules, turn_timer, True, False,
+                           limits or Limits())
+        self.peers: dict[int, FakePeer] = {}
+        self.fanout = Fanout(self.table, self.peers)
+        #: The stored log, as the database holds it: (n, kind, JSON text).
+        self.store: list[tuple[int, str, str]] = []
+        self.results: list[Any] = []
+        self.statuses: list[str] = []
+        self.asks: dict[tuple[int, str], AskBot] = {}
+        self.now = 1000.0
+        self.effects: list[Effect] = []
+        self._conns = iter(range(1, 10_000))
+
+    # -- connections --------------------------------------------------------------------------
+
+    def connect(self, player_id: int) -> Who:
+        who = Who(next(self._conns), player_id, NAMES[player_id])
+        self.peers[who.conn] = FakePeer(who.conn, player_id, who.name)
+        return who
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, command: Command) -> list[Effect]:
+        _, effects = reduce(self.table, command, self.now)
+        self.effects = effects
+        for k, effect in enumerate(effects):
+            self.effect(effect, first=k == 0)
+        return effects
+
+    def effect(self, effect: Effect, *, first: bool) -> None:
+        match effect:
+            case Persist(first_n, entries, status, results):
+                assert first, "the store hears of a change before anyone else"
+                assert first_n == len(self.store) + 1
+                for i, entry in enumerate(entries):
+                    kind, data = entry_to_row(entry)
+                    self.store.append((first_n + i, kind, json.dumps(data)))
+                if status is not None:
+                    self.statuses.append(status)
+                self.results.extend(results)
+            case Ack(conn, ref):
+                self.fanout.ack(conn, ref)
+            case Refuse(conn, code, message, ref):
+                self.fanout.refuse(conn, code, message, ref)
+            case SendState(conn, viewer, ref):
+                self._as(((conn, viewer),))
+                self.fanout.send_state(conn, viewer, ref, self.now)
+            case SendMissed(conn, viewer, after):
+                self._as(((conn, viewer),))
+                self.fanout.send_items(conn, viewer, since(self.table.items, after), self.now)
+            case Broadcast(after, state, audience):
+                self._as(audience)
+                self.fanout.broadcast(after, state, audience, self.now)
+            case Presence(audience):
+                self._as(audience)
+                self.fanout.presence(audience, self.now)
+            case AskBot(seat, key):
+                self.asks[(seat, key)] = effect
+            case StartTimer() | CancelTimer() | WakeBots():
+                pass
+
+    def _as(self, audience: tuple[tuple[int, int | None], ...]) -> None:
+        for conn, viewer in audience:
+            peer = self.peers.get(conn)
+            if peer is not None:
+                peer.viewer = viewer
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def stored(self) -> list[tuple[int, Entry]]:
+        return [(n, entry_from_row(kind, json.loads(data))) for n, kind, data in self.store]
+
+    def answer_bots(self) -> int:
+        """Answer every question asked of a bot with the default player's decision."""
+        made = 0
+        for (seat, key), ask in list(self.asks.items()):
+            del self.asks[(seat, key)]
+            self.run(BotAnswered(seat, key, default_decision(ask.view)))
+            made += 1
+        return made
+
+    def play_human(self, who: Who) -> bool:
+        """The first legal option for ``who``'s seat, if it is asked something."""
+        t = self.table
+        seat = t.watchers.get(who.conn)
+        game = t.game
+        if seat is None or game is None or game.pending is None:
+            return False
+        if seat not in game.pending.players or not game.legal(seat):
+            return False
+        value = game.legal(seat)[0]
+        self.run(Decide(who, None, _message(game.pending.kind, value)))
+        return True
+
+
+def _message(kind: DecisionKind, value: int) -> P.DecisionMessage:
+    if kind is DecisionKind.CARD:
+        return P.PlayCard(type="play_card", card=value)
+    if kind is DecisionKind.ROW:
+        return P.TakeRow(type="take_row", row=value)
+    return P.DraftCard(type="draft_card", card=value)
+
+
+def snapshot(t: Table) -> dict[str, Any]:
+    """Everything a command could change, to see that a refused one changed nothing."""
+    game = t.game
+    return {
+        "status": t.status, "host": t.host_id, "game_no": t.game_no, "seq": t.seq, "n": t.n,
+        "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
+                  for s in t.seats],
+        "items": list(t.items), "kicked": set(t.kicked), "chats": t.chats,
+        "game_seq": t.game_seq, "decisions": t.decisions, "watchers": dict(t.watchers),
+        "timers": dict(t.timers), "asked": set(t.asked), "changes": dict(t.changes),
+        "events": None if game is None else len(game.events),
+        "pending": None if game is None else game.pending,
+    }
+
+
+def rebuilt(t: Table) -> dict[str, Any]:
+    """What the log must rebuild: the table, its game as every seat sees it, its stream."""
+    game = t.game
+    views = None if game is None else [game.view(v) for v in (None, *range(len(t.seats)))]
+    return {
+        "status": t.status, "host": t.host_id, "game_no": t.game_no, "seq": t.seq, "n": t.n,
+        "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
+                  for s in t.seats],
+        "items": list(t.items), "kicked": t.kicked, "chats": t.chats, "game_seq": t.game_seq,
+        "decisions": t.decisions, "views": views,
+        "events": None if game is None else game.events,
+    }
+
+
+def replayed(h: Harness) -> Table:
+    fresh = h.table.blank()
+    replay(fresh, h.stored(), random.Random(0))
+    return fresh
+
+
+def seated_table(h: Harness, bots: int = 1) -> tuple[Who, Who]:
+    """Ana hosts, Bob sits, bots fill the rest."""
+    ana, bob = h.connect(1), h.connect(2)
+    h.run(Create(ana, None))
+    h.run(Attach(bob, None, False, None))
+    h.run(SitDown(bob, None, None))
+    for _ in range(bots):
+        h.run(AddBot(ana, None, "easy", None))
+    return ana, bob
+
+
+def play_out(h: Harness, people: list[Who]) -> None:
+    for _ in range(1000):
+        if h.table.status != "playing":
+            return
+        moved = h.answer_bots()
+        for who in people:
+            moved += h.play_human(who)
+        assert moved, "the game is stuck"
+    raise AssertionError("the game did not end")
+
+
+# -- plain tests -------------------------------------------------------------------------------
+
+
+def test_a_game_from_the_first_seat_to_its_record() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    assert h.table.seats[2] is not None and h.table.seats[2].name == "easy bot 1"
+    effects = h.run(StartGame(ana, "go", 42))
+    assert isinstance(effects[0], Persist) and effects[0].status == "playing"
+    assert Ack(ana.conn, "go") in effects
+    assert any(isinstance(e, AskBot) and e.seat == 2 for e in effects)
+    play_out(h, [ana, bob])
+    assert h.table.status == "over" and h.statuses == ["playing", "over"]
+    (result,) = h.results
+    assert result.finished and result.rated and result.players == (1, 2, None)
+    assert result.totals == tuple(h.table.game.scores)  # type: ignore[union-attr]
+    assert rebuilt(replayed(h)) == rebuilt(h.table)
+
+
+def test_every_decision_is_stored_typed() -> None:
+    h = Harness()
+    ana, _bob = seated_table(h)
+    h.run(StartGame(ana, None, 1))
+    h.play_human(ana)
+    _n, kind, data = h.store[-1]
+    assert kind == "decision"
+    stored = json.loads(data)
+    assert stored["by"] == "player" and stored["decision"]["type"] == "play_card"
+    assert stored["decision"]["player"] == 0
+    assert isinstance(h.stored()[-1][1], Decided)
+
+
+def test_a_log_of_the_previous_version_replays() -> None:
+    """Tables stored before decisions were typed (``{"seat", "kind", "value", "by"}``) resume
+    after an upgrade, with the same stream and the same game."""
+    h = Harness(Rules.parse("classic+professional", players=3, end="rounds", rounds=2))
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 5))
+    for _ in range(12):
+        h.answer_bots()
+        h.play_human(ana)
+        h.play_human(bob)
+    old: list[tuple[int, Entry]] = []
+    kinds = set()
+    for n, kind, text in h.store:
+        data = json.loads(text)
+        if kind == "decision":
+            d = data.pop("decision")
+            value = d.get("card", d.get("row"))
+            data |= {"seat": d["player"], "value": value,
+                     "kind": {"play_card": "card", "take_row": "row", "draft_card": "draft"}[
+                         d["type"]]}
+            kinds.add(data["kind"])
+        old.append((n, entry_from_row(kind, json.loads(json.dumps(data)))))
+    assert "card" in kinds
+    fresh = h.table.blank()
+    replay(fresh, old, random.Random(0))
+    assert rebuilt(fresh) == rebuilt(h.table)
+    # The rebuilt table plays on.
+    play_out(h, [ana, bob])
+
+
+def test_refusals_change_nothing() -> None:
+    h = Harness(limits=Limits(card_changes=1, chat_per_game=1, games_per_table=1))
+    ana, bob = seated_table(h)
+    cleo = h.connect(3)
+    h.run(Attach(cleo, None, True, None))
+
+    def refused(command: Command, code: str) -> None:
+        before = snapshot(h.table)
+        effects = h.run(command)
+        assert len(effects) == 1 and isinstance(effects[0], Refuse), effects
+        assert effects[0].code == code, effects[0]
+        assert snapshot(h.table) == before
+
+    refused(Decide(ana, None, P.PlayCard(type="play_card", card=5)), "not_started")
+    refused(StartGame(bob, None, 1), "not_host")
+    refused(AddBot(ana, None, "godlike", None, "unknown bot 'godlike'"), "bad_bot")
+    refused(AddBot(ana, None, "easy", None), "table_full")
+    refused(SitDown(cleo, None, 0), "seat_taken")
+    refused(RemoveBot(ana, None, 1), "no_seat")
+    refused(Kick(ana, None, 0), "no_seat")
+    refused(Rematch(ana, None, 1), "not_over")
+    refused(Say(cleo, None, " \u202e "), "chat_empty")
+    refused(Say(cleo, None, "x" * 301), "chat_too_long")
+    h.run(Say(cleo, None, "hello"))
+    refused(Say(ana, None, "again"), "quota")
+    stranger = h.connect(4)
+    refused(SitDown(stranger, None, None), "not_at_table")
+    h.run(StartGame(ana, None, 3))
+    refused(AddBot(ana, None, "easy", None), "already_started")
+    refused(TakeOver(cleo, None), "spectator")
+    game = h.table.game
+    assert game is not None
+    hand = game.view(0).hand
+    mine = game.view(1).hand
+    refused(Decide(ana, None, P.PlayCard(type="play_card", card=mine[0])), "card_not_in_hand")
+    refused(Decide(ana, None, P.TakeRow(type="take_row", row=1)), "not_your_turn")
+    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=hand[0])))
+    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=hand[1])))  # one change
+    refused(Decide(ana, None, P.PlayCard(type="play_card", card=hand[2])), "too_many_changes")
+    play_out(h, [ana, bob])
+    refused(Decide(ana, None, P.PlayCard(type="play_card", card=hand[0])), "game_over")
+    refused(Rematch(ana, None, 1), "quota")
+    h.run(Leave(ana, None))
+    h.run(Leave(bob, None))
+    assert h.table.status == "closed"
+    refused(Say(cleo, None, "anyone?"), "closed")
+    refused(Attach(h.connect(2), None, False, None), "closed")
+
+
+def test_a_bot_answer_that_is_stale_or_wrong_is_asked_again() -> None:
+    h = Harness()
+    ana, _bob = seated_table(h)
+    h.run(StartGame(ana, None, 9))
+    (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
+    h.asks.clear()
+    wrong = PlayCard(2, 200)
+    before = h.table.decisions
+    effects = h.run(BotAnswered(2, key[1], wrong))
+    assert h.table.decisions == before
+    assert [e for e in effects if isinstance(e, AskBot)] == [ask]  # asked again
+    effects = h.run(BotAnswered(2, "0.0.0.card", default_decision(ask.view)))
+    assert h.table.decisions == before
+    effects = h.run(BotAnswered(2, key[1], default_decision(ask.view)))
+    assert h.table.decisions == before + 1 and isinstance(effects[0], Persist)
+    assert effects[0].entries[0].by == "bot"  # type: ignore[union-attr]
+
+
+def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
+    h = Harness(turn_timer=30.0)
+    ana, bob = seated_table(h)
+    effects = h.run(StartGame(ana, None, 11))
+    timers = [e for e in effects if isinstance(e, StartTimer)]
+    assert {e.timer for e in timers} >= {TurnTimer(0, "1.1.1.card"), TurnTimer(1, "1.1.1.card")}
+    deadline = h.table.timers[TurnTimer(1, "1.1.1.card")]
+    assert deadline == h.now + 30.0
+    # Bob's prompt says how long he has.
+    h.now += 10.0
+    frame = h.fanout.state_frame(1, None, h.now)
+    assert json.loads(frame)["prompt"]["seconds"] == 20.0
+    # A timer fired for a deadline that is not the current one changes nothing.
+    assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []
+    h.now += 20.0
+    effects = h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline))
+    assert isinstance(effects[0], Persist)
+    seat = h.table.seats[1]
+    assert seat is not None and seat.auto
+    notice = h.table.items[-1].payload
+    assert (notice.notice, notice.reason) == ("auto_on", "timeout")  # type: ignore[union-attr]
+    assert any(isinstance(e, AskBot) and e.seat == 1 and e.bot == "default" for e in effects)
+    assert any(isinstance(e, Broadcast) and e.state for e in effects)
+    # Bob acts: his seat is his again, in the same command as his decision.
+    h.asks.clear()
+    game = h.table.game
+    assert game is not None
+    effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[0])))
+    assert isinstance(effects[0], Persist)
+    assert [type(e).__name__ for e in effects[0].entries] == ["AutoPlay", "Decided"]
+    assert seat.auto is False
+
+
+def test_disconnect_grace_and_idle_close() -> None:
+    h = Harness(limits=Limits(disconnect_grace=5.0, idle_close=50.0, open_idle_close=20.0))
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 2))
+    effects = h.run(Detach(bob.conn))
+    (grace,) = [e for e in effects if isinstance(e, StartTimer)]
+    assert grace.timer == GraceTimer(1) and grace.seconds == 5.0
+    assert any(isinstance(e, Presence) for e in effects)
+    # Back in time: the grace timer goes.
+    bob2 = h.connect(2)
+    effects = h.run(Attach(bob2, None, False, 0))
+    assert CancelTimer(GraceTimer(1)) in effects
+    assert any(isinstance(e, SendMissed) and e.after == h.table.game_seq - 1 for e in effects)
+    h.run(Detach(bob2.conn))
+    deadline = h.table.timers[GraceTimer(1)]
+    h.run(TimerFired(GraceTimer(1), deadline))
+    seat = h.table.seats[1]
+    assert seat is not None and seat.auto
+    # Nobody seated connected: the table closes once its game is over.
+    h.run(Detach(ana.conn))
+    idle = h.table.timers[IdleTimer()]
+    assert idle == h.now + 50.0
+    h.run(TimerFired(IdleTimer(), idle))
+    assert h.table.status == "playing"  # the default player finishes the game first
+    h.run(TimerFired(GraceTimer(0), h.table.timers[GraceTimer(0)]))
+    while h.table.status == "playing":
+        assert h.answer_bots()
+    effects = h.run(TimerFired(IdleTimer(), h.table.timers[IdleTimer()]))
+    assert h.table.status == "closed" and isinstance(effects[0], Persist)
+    assert h.statuses[-1] == "closed"
+
+
+def test_kick_tells_the_victim_after_the_table() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 4))
+    effects = h.run(Kick(ana, "k", 1))
+    kinds = [type(e).__name__ for e in effects]
+    assert kinds[0] == "Persist" and kinds.index("Broadcast") < kinds.index("Refuse")
+    (broadcast,) = [e for e in effects if isinstance(e, Broadcast)]
+    assert (bob.conn, 1) in broadcast.audience  # Bob hears it, then that he was removed
+    assert Refuse(bob.conn, "kicked", "the host removed you from this table") in effects
+    assert bob.conn not in h.table.watchers and 2 in h.table.kicked
+    # Bob may come back to watch, never to play.
+    effects = h.run(Attach(h.connect(2), None, False, None))
+    assert isinstance(effects[0], SendState) and effects[0].viewer is None
+
+
+def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 8))
+    h.run(Leave(ana, "bye"))
+    assert h.table.host_id == 2
+    assert [it.payload.notice for it in h.table.items[-2:]] == [  # type: ignore[union-attr]
+        "auto_on", "host"]
+    effects = h.run(Leave(bob, None))
+    assert h.table.status == "closed"
+    persist = effects[0]
+    assert isinstance(persist, Persist) and persist.status == "closed"
+    (result,) = persist.results
+    assert not result.finished and not result.rated  # an unfinished game is kept, unrated
+
+
+def test_rematch_starts_the_next_game_with_its_own_shuffle() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 1))
+    first = h.table.game
+    play_out(h, [ana, bob])
+    h.run(Rematch(ana, None, 2))
+    assert h.table.game_no == 2 and h.table.status == "playing" and h.table.game is not first
+    assert h.table.game_seq == h.table.seq - len(h.table.game.events)  # type: ignore[union-attr]
+    play_out(h, [ana, bob])
+    assert len(h.results) == 2
+    assert rebuilt(replayed(h)) == rebuilt(h.table)
+
+
+def test_trimmed_stream_is_rebuilt_from_the_log() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 6))
+    play_out(h, [ana, bob])
+    whole = list(h.table.items)
+    trim(h.table, 16)
+    assert len(h.table.items) == 16
+    again = replayed(h)
+    assert again.items == whole
+
+
+def test_resume_after_replay_restarts_timers_and_bots() -> None:
+    h = Harness(turn_timer=10.0)
+    ana, _bob = seated_table(h)
+    h.run(StartGame(ana, None, 3))
+    fresh = replayed(h)
+    h2 = Harness(turn_timer=10.0)
+    h2.table = fresh
+    effects = h2.run(Resume())
+    started = {e.timer for e in effects if isinstance(e, StartTimer)}
+    assert {GraceTimer(0), GraceTimer(1), IdleTimer()} <= started
+    assert any(isinstance(e, AskBot) and e.seat == 2 for e in effects)
+
+
+def test_the_default_players_decisions_are_typed() -> None:
+    h = Harness(Rules.parse("classic+logic", players=3, end="rounds", rounds=1))
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 1))
+    kinds = set()
+    for _ in range(30):
+        for ask in list(h.asks.values()):
+            decision = default_decision(ask.view)
+            assert decision == make_decision(decision.kind, ask.seat, decision.value)
+            assert isinstance(decision, PlayCard | TakeRow | DraftCard)
+            kinds.add(decision.kind)
+        h.answer_bots()
+        h.play_human(ana)
+        h.play_human(bob)
+    assert DecisionKind.DRAFT in kinds
+
+
+# -- random command sequences ------------------------------------------------------------------
+
+RULE_SETS = [
+    Rules.parse("classic", players=3, end="rounds", rounds=1),
+    Rules.parse("classic+tactics+professional", players=2, end="rounds", rounds=1),
+    Rules.parse("category5+jokers", players=4, end="rounds", rounds=1),
+]
+SEATS = st.integers(-1, 4)
+WORDS = st.sampled_from(["hi", "", "  ", "gg", "x" * 40, "\u202eevil", "<b>"])
+
+
+class TableMachine(RuleBasedStateMachine):
+    """Random commands at one table; after each, the rules' invariants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.h = Harness()
+        self.conns: list[Who] = []
+        self.refused = False
+        self.before: dict[str, Any] = {}
+
+    @initialize(rules=st.sampled_from(RULE_SETS),
+                limits=st.builds(Limits, card_changes=st.integers(1, 3),
+                                 chat_per_game=st.integers(1, 4),
+                                 games_per_table=st.integers(1, 3)),
+                timer=st.sampled_from([None, 20.0]), played=st.integers(0, 80) | st.none(),
+                people=st.integers(0, 3), seed=st.integers(0, 2**32))
+    def open_table(self, rules: Rules, limits: Limits, timer: float | None,
+                   played: int | None, people: int, seed: int) -> None:
+        self.h = Harness(rules, limits, turn_timer=timer)
+        host = self.h.connect(1)
+        self.conns.append(host)
+        self.step(Create(host, None))
+        if played is not None:  # most examples begin with a game under way
+            self.fill_and_start(people, seed)
+            if played:
+                self.everyone_plays(played)
+
+    def step(self, command: Command) -> None:
+        self.before = snapshot(self.h.table)
+        for peer in self.h.peers.values():
+            peer.frames.clear()
+        effects = self.h.run(command)
+        self.refused = len(effects) == 1 and isinstance(effects[0], Refuse) and (
+            getattr(command, "who", None) is not None
+            and effects[0].conn == command.who.conn)  # type: ignore[union-attr]
+
+    def pick(self, data: st.DataObject) -> Who:
+        return data.draw(st.sampled_from(self.conns))
+
+    # -- people ------------------------------------------------------------------------------
+
+    @rule(person=st.integers(1, 4), spectate=st.booleans(), last=st.none() | st.integers(0, 50))
+    def come(self, person: int, spectate: bool, last: int | None) -> None:
+        who = self.h.connect(person)
+        self.conns.append(who)
+        self.step(Attach(who, "a", spectate, last))
+
+    @rule(data=st.data())
+    def go(self, data: st.DataObject) -> None:
+        self.step(Detach(self.pick(data).conn))
+
+    @rule(data=st.data(), seat=st.none() | SEATS)
+    def sit(self, data: st.DataObject, seat: int | None) -> None:
+        self.step(SitDown(self.pick(data), "s", seat))
+
+    @rule(data=st.data(), seat=st.none() | SEATS, bot=st.sampled_from(["easy", "hard", "nope"]))
+    def add_bot(self, data: st.DataObject, seat: int | None, bot: str) -> None:
+        refusal = "unknown bot 'nope'" if bot == "nope" else None
+        self.step(AddBot(self.pick(data), "b", bot, seat, refusal))
+
+    @rule(data=st.data(), seat=SEATS)
+    def remove_bot(self, data: st.DataObject, seat: int) -> None:
+        self.step(RemoveBot(self.pick(data), "r", seat))
+
+    @rule(data=st.data(), seed=st.integers(0, 2**32))
+    def start(self, data: st.DataObject, seed: int) -> None:
+        self.step(StartGame(self.pick(data), "g", seed))
+
+    @rule(data=st.data(), seed=st.integers(0, 2**32))
+    def rematch(self, data: st.DataObject, seed: int) -> None:
+        self.step(Rematch(self.pick(data), "m", seed))
+
+    @rule(data=st.data(), text=WORDS)
+    def chat(self, data: st.DataObject, text: str) -> None:
+        self.step(Say(self.pick(data), "c", text))
+
+    @rule(data=st.data())
+    def take_over(self, data: st.DataObject) -> None:
+        self.step(TakeOver(self.pick(data), "t"))
+
+    @rule(data=st.data(), seat=SEATS)
+    def kick(self, data: st.DataObject, seat: int) -> None:
+        self.step(Kick(self.pick(data), "k", seat))
+
+    @rule(data=st.data())
+    def leave(self, data: st.DataObject) -> None:
+        self.step(Leave(self.pick(data), "l"))
+
+    @precondition(lambda self: self.h.table.status == "open")
+    @rule(people=st.integers(0, 3), seed=st.integers(0, 2**32))
+    def fill_and_start(self, people: int, seed: int) -> None:
+        """People sit, the host fills the other seats with bots and starts (a game is
+        otherwise a long way off for random commands)."""
+        t = self.h.table
+        host = next((w for w in self.conns
+                     if w.player_id == t.host_id and t.watchers.get(w.conn) is not None), None)
+        if host is None:
+            host = self.h.connect(t.host_id)
+            self.conns.append(host)
+            self.step(Attach(host, "h", False, None))
+        for person in range(2, 2 + people):
+            who = self.h.connect(person)
+            self.conns.append(who)
+            self.step(Attach(who, "p", False, None))
+            self.step(SitDown(who, "s", None))
+        for _ in range(len(t.seats)):
+            self.step(AddBot(host, "b", "easy", None))
+        self.step(StartGame(host, "g", seed))
+
+    # -- decisions -------------------------------------------------------------------------------
+
+    @rule(data=st.data(), legal=st.booleans(), kind=st.sampled_from(list(DecisionKind)),
+          value=st.integers(-10, 104))
+    def decide(self, data: st.DataObject, legal: bool, kind: DecisionKind, value: int) -> None:
+        who = self.pick(data)
+        game = self.h.table.game
+        seat = self.h.table.watchers.get(who.conn)
+        if legal and game is not None and game.pending is not None and seat is not None:
+            options = game.legal(seat)
+            if options:
+                kind, value = game.pending.kind, data.draw(st.sampled_from(options))
+        self.step(Decide(who, "d", _message(kind, value)))
+
+    @precondition(lambda self: self.h.table.status == "playing")
+    @rule(decisions=st.integers(1, 60))
+    def everyone_plays(self, decisions: int) -> None:
+        """Every seat answers what it is asked, legally, until about ``decisions`` are made
+        or the table waits for someone away (a game gets somewhere)."""
+        h = self.h
+        goal = h.table.decisions + decisions
+        while h.table.decisions < goal and h.table.status == "playing":
+            moved = False
+            for ask in list(h.asks.values()):
+                h.asks.pop((ask.seat, ask.key), None)
+                self.step(BotAnswered(ask.seat, ask.key, default_decision(ask.view)))
+                moved = True
+            for who in list(self.conns):
+                if who.conn in h.table.watchers:
+                    self.before = snapshot(h.table)
+                    moved |= h.play_human(who)
+                    self.refused = False
+            if not moved:
+                break
+
+    @precondition(lambda self: bool(self.h.asks))
+    @rule(data=st.data(), wrong=st.booleans())
+    def bot_answers(self, data: st.DataObject, wrong: bool) -> None:
+        key = data.draw(st.sampled_from(sorted(self.h.asks)))
+        ask = self.h.asks.pop(key)
+        decision = default_decision(ask.view)
+        if wrong:
+            decision = make_decision(decision.kind, ask.seat, 999)
+        self.step(BotAnswered(ask.seat, ask.key, decision))
+
+    @precondition(lambda self: bool(self.h.table.timers))
+    @rule(data=st.data(), stale=st.booleans())
+    def timer_runs_out(self, data: st.DataObject, stale: bool) -> None:
+        timers = self.h.table.timers
+        timer = data.draw(st.sampled_from(sorted(timers, key=repr)))
+        self.h.now = max(self.h.now, timers[timer])
+        self.step(TimerFired(timer, timers[timer] - (1.0 if stale else 0.0)))
+
+    # -- invariants ------------------------------------------------------------------------------
+
+    @invariant()
+    def a_refusal_changes_nothing(self) -> None:
+        if self.refused:
+            assert snapshot(self.h.table) == self.before
+
+    @invariant()
+    def the_store_hears_first(self) -> None:
+        persists = [k for k, e in enumerate(self.h.effects) if isinstance(e, Persist)]
+        assert persists in ([], [0])
+        assert self.h.table.n == len(self.h.store)
+
+    @invariant()
+    def no_frame_tells_a_secret(self) -> None:
+        t = self.h.table
+        game = t.game
+        for peer in self.h.peers.values():
+            for viewer, frame in peer.frames:
+                check_frame(frame, viewer, game)
+
+    @invariant()
+    def prompts_go_to_people_and_questions_to_bots(self) -> None:
+        t = self.h.table
+        for effect in self.h.effects:
+            if isinstance(effect, AskBot):
+                s = t.seats[effect.seat]
+                assert s is not None and (s.kind == "bot" or s.auto)
+                assert effect.view.player == effect.seat
+        for peer in self.h.peers.values():
+            for viewer, frame in peer.frames:
+                if frame.get("prompt") is not None:
+                    assert viewer is not None
+                    s = t.seats[viewer]
+                    assert s is not None and s.kind == "human" and not s.auto
+
+    def teardown(self) -> None:
+        h = self.h
+        # What the example reached (--hypothesis-show-statistics shows the spread).
+        event(f"status {h.table.status}, game {h.table.game_no}")
+        event("decisions made" if h.table.decisions else "no decision")
+        assert rebuilt(replayed(h)) == rebuilt(h.table)
+
+
+def check_frame(frame: dict[str, Any], viewer: int | None, game: Any) -> None:
+    """No secret of another seat in a frame sent as ``viewer``: hands dealt face down, cards
+    chosen face down, another seat's hand in a view or a prompt."""
+    own: set[int] = set()
+    if game is not None and viewer is not None:
+        for deal in game.round_deals:
+            if deal.hands:
+                own |= set(deal.hands[viewer])
+            own |= set(deal.pool)
+    if frame["type"] == "table_state":
+        view = frame["view"]
+        if view is not None and view["hands"] is None:
+            assert set(view["hand"]) <= own
+            assert view["my_choice"] is None or view["my_choice"] in own
+        prompt = frame["prompt"]
+        if prompt is not None:
+            assert viewer is not None and frame["you"] == viewer
+            if prompt["kind"] == "card":
+                assert set(prompt["options"]) <= own
+    if frame["type"] == "events":
+        for item in frame["items"]:
+            ev = item.get("event")
+            if ev is None:
+                continue
+            if ev["type"] == "hand_dealt" and not ev["public"]:
+                assert ev["player"] == viewer
+            if ev["type"] == "card_chosen" and not ev["face_up"] and ev["card"] is not None:
+                assert ev["player"] == viewer
+
+
+TableMachine.TestCase.settings = settings(max_examples=examples(1), stateful_step_count=40)
+test_random_commands = TableMachine.TestCase
+
+
+@pytest.mark.parametrize("stored", [
+    ("sit", {"seat": 0, "player_id": 1, "name": "Ana"}),
+    ("decision", {"seat": 2, "kind": "row", "value": 3, "by": "bot"}),
+    ("decision", {"decision": {"type": "draft_card", "player": 1, "card": 40}, "by": "default"}),
+    ("close", {}),
+])
+def test_stored_entries_read_back(stored: tuple[str, dict[str, Any]]) -> None:
+    entry = entry_from_row(*stored)
+    kind, data = entry_to_row(entry)
+    assert kind == stored[0] and entry_from_row(kind, data) == entry

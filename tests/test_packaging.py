@@ -1,0 +1,129 @@
+"""The package as a user gets it: wheels built, installed in fresh virtual environments.
+
+``scripts/wheels`` builds the sdist, the pure wheel and the compiled wheel
+(repaired to a manylinux tag); each wheel is installed into a new virtual
+environment outside the repository, the pure one with no C compiler on the
+path (``CC=false``), and used as a user would: the version, ``python -m
+nimmt``, a simulate/replay round trip, and a server that starts and serves
+the web client. The sdist with no compiler falls back to pure Python, saying
+so. Dependencies come at the versions of ``locks/serve.txt`` (from pip's cache
+after the first run).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import urllib.request
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([str(ROOT / "scripts" / "wheels"), str(out)], check=True, cwd=ROOT,
+                   capture_output=True, text=True)
+    return out
+
+
+def fresh_env(where: Path, requirement: str, env: dict[str, str]) -> tuple[Path, str]:
+    """A new virtual environment with ``requirement`` installed; its bin folder and
+    pip's output."""
+    venv.create(where, with_pip=True)
+    bin_ = where / "bin"
+    done = subprocess.run(
+        [str(bin_ / "python"), "-m", "pip", "install", "-c", str(ROOT / "locks" / "serve.txt"),
+         requirement],
+        env=env, capture_output=True, text=True, cwd=where,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return bin_, done.stdout + done.stderr
+
+
+def no_compiler() -> dict[str, str]:
+    return {**os.environ, "CC": "false", "CXX": "false", "PIP_NO_INPUT": "1"}
+
+
+def use_like_a_user(bin_: Path, work: Path, compiled: bool) -> None:
+    def run(*args: str) -> str:
+        done = subprocess.run([*args], capture_output=True, text=True, cwd=work, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        return done.stdout
+
+    nimmt = str(bin_ / "nimmt")
+    python = str(bin_ / "python")
+    assert run(nimmt, "--version").strip() == "nimmt 0.1.0"
+    assert "simulate" in run(python, "-m", "nimmt", "--help")
+    run(nimmt, "simulate", "--players", "5", "--seed", "3", "--out", "game.json")
+    assert "Record verified" in run(nimmt, "replay", "game.json", "--quiet")
+    where = run(python, "-c", "import nimmt.engine as e; print(e.__file__)")
+    assert where.strip().endswith(".so") is compiled, where
+    assert str(ROOT) not in where  # the installed package, not this checkout
+    server = subprocess.Popen(
+        [nimmt, "serve", "--port", "0", "--data-dir", str(work / "data")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        found = re.search(r"open (http://[\d.:]+)/", line)
+        assert found, line + (server.stderr.read() if server.stderr else "")
+        url = found.group(1)
+        with urllib.request.urlopen(f"{url}/api", timeout=10) as resp:
+            assert b'"nimmt"' in resp.read()
+        with urllib.request.urlopen(f"{url}/play/", timeout=10) as resp:
+            page = resp.read().decode()
+            assert "<html" in page.lower()
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def test_pure_wheel_installs_without_a_compiler(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("nimmt-*-py3-none-any.whl")
+    bin_, _ = fresh_env(tmp_path / "venv", f"{wheel}[server]", no_compiler())
+    use_like_a_user(bin_, tmp_path, compiled=False)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="manylinux wheels are for Linux")
+def test_compiled_wheel_has_a_manylinux_tag_and_runs(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("nimmt-*-cp3*-manylinux*.whl")
+    bin_, _ = fresh_env(tmp_path / "venv", f"{wheel}[server]", dict(os.environ))
+    use_like_a_user(bin_, tmp_path, compiled=True)
+
+
+def test_source_without_a_compiler_falls_back_to_pure_python(dist: Path, tmp_path: Path) -> None:
+    (sdist,) = dist.glob("nimmt-*.tar.gz")
+    bin_, output = fresh_env(tmp_path / "venv", f"{sdist}[server]",
+                             {**no_compiler(), "PIP_VERBOSE": "1"})
+    assert "installing the pure-Python engine" in output
+    use_like_a_user(bin_, tmp_path, compiled=False)
+
+
+def test_the_core_alone_plays_and_names_the_extra_it_lacks(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("nimmt-*-py3-none-any.whl")
+    bin_, _ = fresh_env(tmp_path / "venv", str(wheel), no_compiler())
+    done = subprocess.run([str(bin_ / "nimmt"), "simulate", "--out", "-"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 0 and '"nimmt-record"' in done.stdout
+    done = subprocess.run([str(bin_ / "nimmt"), "serve"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 3
+    assert "pip install 'nimmt[server]'" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([str(bin_ / "nimmt"), "env", "check"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 3
+    assert "pip install 'nimmt[rl]'" in done.stderr and "Traceback" not in done.stderr
+    listed = subprocess.run([str(bin_ / "python"), "-m", "pip", "list"], capture_output=True,
+                            text=True).stdout
+    assert "SQLAlchemy" not in listed and "uvicorn" not in listed
