@@ -269,6 +269,14 @@ from .server.cli import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
 
+from .tui.cli import play_command  # noqa: E402
+
+app.command("play")(play_command)
+
+from .remote_bot import bot_command  # noqa: E402
+
+app.command("bot")(bot_command)
+
 from .env_cli import env_app  # noqa: E402
 
 app.add_typer(env_app, name="env")

@@ -1,0 +1,400 @@
+"""The terminal client's own words, in English, Serbian and Czech.
+
+Every sentence *about the game* comes from :mod:`nimmt.narrate` (locally) or
+from the server (online), so the terminal and the web client say the same
+thing. What is left to a client are its interface labels: prompts, help, the
+words of its panels, connection troubles and the table notices, which the
+server sends as machine-readable fields for each client to say in its own
+language (the web client's catalog says them with the same words).
+
+A label missing in a language falls back to English, so a new label never
+breaks a translation; the tests check that all three are complete.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["LABELS", "Labels"]
+
+_EN: dict[str, str] = {
+    # prompts, the plain mode
+    "prompt.card": "Your card: ",
+    "prompt.row": "Your row: ",
+    "prompt.draft": "Your pick: ",
+    "prompt.open": "Command: ",
+    "nothing_asked": "Nothing is asked of you now.",
+    "unknown_key": "Unknown key “{key}”. Type H and Enter for the list of keys.",
+    "unknown_command": "Unknown command “{command}”. Type H and Enter for the list of keys.",
+    "not_a_card": "“{text}” is not a card: type a number from 1 to 104.",
+    "not_a_row": "Rows are numbered 1 to 4.",
+    "no_row": "Row {row} is not on the table yet.",
+    "no_game": "The game has not started yet.",
+    "keys_off": "Single-key shortcuts are off; type the commands, such as /scores.",
+    "bye": "Goodbye.",
+    "mode.plain": "6 nimmt! in plain mode: one line per event. Type H and Enter for help.",
+    "no_textual": "The full-screen face needs Textual (pip install 'nimmt[tui]'); "
+                  "playing in plain mode.",
+    # help: every key and command
+    "help.title": "Keys and commands (type one and press Enter):",
+    "help.number": "a card number: play that card (you may change it until the reveal); "
+                   "for a row choice, the row number",
+    "help.enter": "Enter alone: the question again",
+    "help.rows": "{key}: all rows; {key} and a number (say {key}2): that row",
+    "help.digits": "1 to 4 while nothing is asked of you: speak that row",
+    "help.bullheads": "{key}: the bullheads of the current row; {key} and a card (say {key} 55): "
+                      "of that card",
+    "help.chosen": "{key}: who has chosen this turn and who has not",
+    "help.scores": "{key}: the scores",
+    "help.repeat": "{key}: repeat the last announcement",
+    "help.keys": "{key}: this help",
+    "help.hand": "/hand: your hand",
+    "help.say": "/say TEXT, or ' and TEXT: chat with the table",
+    "help.table": "/start, /bot STRENGTH, /sit, /rematch, /leave: the table "
+                  "(start, bots and rematch are for the host)",
+    "help.quit": "/quit: close the client (online, your seat waits for you: rejoin with --join)",
+    "help.textual": "Arrow keys and Enter in the hand and the rows; Tab moves between panels; "
+                    "the command line at the bottom takes everything the plain mode does.",
+    # the table, the results
+    "rows": "Rows",
+    "hand": "Your hand",
+    "pool": "Face-up cards to draft",
+    "players": "Players",
+    "log": "Game log",
+    "command": "Command: a card, a key, /say and a message",
+    "row.label": "Row {row}",
+    "seat.you": "{name} (you)",
+    "seat.bot": "{name} (bot)",
+    "seat.empty": "Seat {seat}: empty",
+    "player.chosen": "has chosen",
+    "player.choosing": "not yet",
+    "player.out": "out",
+    "player.auto": "the default bot plays",
+    "player.away": "disconnected",
+    "status.round": "Round {round}, turn {turn}.",
+    "status.open": "Waiting for players.",
+    "status.over": "The game is over.",
+    "status.spectating": "You are watching.",
+    "rowdlg.title": "Your {card} is lower than every row. Choose the row you take.",
+    "rowdlg.joker": "Choose the row for your joker {card}.",
+    "results.title": "Results",
+    "results.line": "{place}. {name}: {points}",
+    "results.winners": "Winners: {names}.",
+    "results.winner": "Winner: {names}.",
+    "results.again": "Type /rematch for another game, or /quit.",
+    "results.again_guest": "The host may start another game; /quit leaves.",
+    "results.rematch": "Play again",
+    "results.quit": "Quit",
+    "record.saved": "The game record is saved in {path}.",
+    # online
+    "online.connecting": "Connecting to {url}…",
+    "online.hello": "Connected as {name}.",
+    "online.table": "Table {code}. Others join with: nimmt play {url} --join {code} "
+                    "(in a browser: {url}/play/#/table/{code}).",
+    "online.wait_host": "When every seat is taken, type /start. /bot STRENGTH adds a bot.",
+    "online.wait_guest": "Waiting for the host to start the game.",
+    "online.spectating": "You are watching table {code}.",
+    "online.unreachable": "No nimmt server answers at {url}.",
+    "online.lost": "Connection lost.",
+    "online.retrying": "Reconnecting (attempt {attempt})…",
+    "online.back": "Reconnected.",
+    "online.gone": "The server cannot be reached. The game goes on there: "
+                   "rejoin with nimmt play {url} --join {code}.",
+    "online.gone_lobby": "The server cannot be reached.",
+    "online.table_gone": "The table {code} is closed.",
+    "online.local_only": "That works only at a table on a server.",
+    "online.sent": "Done.",
+    "error.no_table": "No open table has the code {code}.",
+    "error.name_taken": "That name is taken at this server; choose another with --name.",
+    "error.table_full": "Every seat at that table is taken; you are watching.",
+    "error.seats_empty": "A seat is still empty: add a bot with /bot, or wait for a player.",
+    "error.not_host": "Only the host may do that.",
+    "error.already_started": "The game has already started.",
+    "error.not_over": "The game is not over yet.",
+    "error.bad_bot": "There is no bot of that strength: easy, medium, hard or expert.",
+    "error.rate_limited": "Too many messages; wait a moment.",
+    "error.chat_too_long": "That message is too long.",
+    "error.spectator": "Spectators watch; they do not play.",
+    "error.kicked": "The host removed you from this table.",
+    "error.closed": "The table is closed.",
+    "error.bad_token": "This server does not know your saved token any more.",
+    "error.other": "The server refused that: {message}",
+    "chat.line": "{name} says: {text}",
+    "notice.sat": "{name} sits in seat {seat}.",
+    "notice.bot_added": "Bot {name} sits in seat {seat}.",
+    "notice.left": "{name} left seat {seat}.",
+    "notice.kicked": "The host removed {name} from seat {seat}.",
+    "notice.removed": "Bot {name} left seat {seat}.",
+    "notice.host": "{name} is now the host.",
+    "notice.started": "The game starts.",
+    "notice.closed": "The table is closed.",
+    "notice.auto_on.timeout": "{name} ran out of time; the default bot plays for them.",
+    "notice.auto_on.timeout.you": "You ran out of time; the default bot plays for you. "
+                                  "Play a card to take your seat back.",
+    "notice.auto_on.left": "{name} left; the default bot plays for them.",
+    "notice.auto_on.kicked": "The host removed {name}; the default bot plays for them.",
+    "notice.auto_on.disconnected": "{name} is disconnected; the default bot plays for them.",
+    "notice.auto_on.disconnected.you": "You were disconnected; the default bot played for you. "
+                                       "Play a card to take your seat back.",
+    "notice.auto_off.took_over": "{name} plays again.",
+    "notice.auto_off.took_over.you": "You play again.",
+}
+
+_SR: dict[str, str] = {
+    "prompt.card": "Vaša karta: ",
+    "prompt.row": "Vaš skup: ",
+    "prompt.draft": "Vaš izbor: ",
+    "prompt.open": "Komanda: ",
+    "nothing_asked": "Sada se od vas ništa ne traži.",
+    "unknown_key": "Nepoznat taster „{key}”. Otkucajte H i Enter za spisak tastera.",
+    "unknown_command": "Nepoznata komanda „{command}”. Otkucajte H i Enter za spisak tastera.",
+    "not_a_card": "„{text}” nije karta: otkucajte broj od 1 do 104.",
+    "not_a_row": "Skupovi su označeni brojevima od 1 do 4.",
+    "no_row": "Skup {row} još nije na stolu.",
+    "no_game": "Igra još nije počela.",
+    "keys_off": "Prečice od jednog tastera su isključene; kucajte komande, na primer /scores.",
+    "bye": "Doviđenja.",
+    "mode.plain": "6 uzimanja u jednostavnom režimu: jedan red po događaju. "
+                  "Otkucajte H i Enter za pomoć.",
+    "no_textual": "Prikaz preko celog ekrana traži Textual (pip install 'nimmt[tui]'); "
+                  "igra se u jednostavnom režimu.",
+    "help.title": "Tasteri i komande (otkucajte jedan i pritisnite Enter):",
+    "help.number": "broj karte: igra tu kartu (možete je promeniti do otkrivanja); "
+                   "kada birate skup, broj skupa",
+    "help.enter": "samo Enter: ponovo pitanje",
+    "help.rows": "{key}: svi skupovi; {key} i broj (na primer {key}2): taj skup",
+    "help.digits": "1 do 4 dok se od vas ništa ne traži: izgovara taj skup",
+    "help.bullheads": "{key}: bodovi trenutnog skupa; {key} i karta (na primer {key} 55): "
+                      "bodovi te karte",
+    "help.chosen": "{key}: ko je već izabrao u ovom potezu, a ko još nije",
+    "help.scores": "{key}: rezultat",
+    "help.repeat": "{key}: ponavlja poslednje obaveštenje",
+    "help.keys": "{key}: ova pomoć",
+    "help.hand": "/hand: vaša ruka",
+    "help.say": "/say TEKST, ili ' i TEKST: ćaskanje sa stolom",
+    "help.table": "/start, /bot JAČINA, /sit, /rematch, /leave: sto "
+                  "(početak, botovi i nova igra su za domaćina)",
+    "help.quit": "/quit: zatvara program (na serveru vaše mesto čeka: vratite se sa --join)",
+    "help.textual": "Strelice i Enter u ruci i u skupovima; Tab prelazi između panela; "
+                    "komandna linija na dnu prima sve što i jednostavni režim.",
+    "rows": "Skupovi",
+    "hand": "Vaša ruka",
+    "pool": "Otvorene karte za biranje",
+    "players": "Igrači",
+    "log": "Tok igre",
+    "command": "Komanda: karta, taster, /say i poruka",
+    "row.label": "Skup {row}",
+    "seat.you": "{name} (vi)",
+    "seat.bot": "{name} (bot)",
+    "seat.empty": "Mesto {seat}: prazno",
+    "player.chosen": "izabrao je",
+    "player.choosing": "još nije",
+    "player.out": "ispao",
+    "player.auto": "igra podrazumevani bot",
+    "player.away": "nije povezan",
+    "status.round": "Runda {round}, potez {turn}.",
+    "status.open": "Čeka se na igrače.",
+    "status.over": "Igra je završena.",
+    "status.spectating": "Posmatrate igru.",
+    "rowdlg.title": "Vaša karta {card} je manja od svih skupova. Izaberite skup koji uzimate.",
+    "rowdlg.joker": "Izaberite skup za svog džokera {card}.",
+    "results.title": "Rezultati",
+    "results.line": "{place}. {name}: {points}",
+    "results.winners": "Pobednici: {names}.",
+    "results.winner": "Pobednik: {names}.",
+    "results.again": "Otkucajte /rematch za novu igru ili /quit.",
+    "results.again_guest": "Domaćin može da započne novu igru; /quit izlazi.",
+    "results.rematch": "Igraj ponovo",
+    "results.quit": "Izađi",
+    "record.saved": "Zapis igre je sačuvan u {path}.",
+    "online.connecting": "Povezivanje sa {url}…",
+    "online.hello": "Povezani ste kao {name}.",
+    "online.table": "Sto {code}. Drugi se pridružuju sa: nimmt play {url} --join {code} "
+                    "(u pregledaču: {url}/play/#/table/{code}).",
+    "online.wait_host": "Kada sva mesta budu zauzeta, otkucajte /start. /bot JAČINA dodaje bota.",
+    "online.wait_guest": "Čeka se da domaćin započne igru.",
+    "online.spectating": "Posmatrate sto {code}.",
+    "online.unreachable": "Nijedan nimmt server ne odgovara na {url}.",
+    "online.lost": "Veza je prekinuta.",
+    "online.retrying": "Ponovno povezivanje (pokušaj {attempt})…",
+    "online.back": "Veza je ponovo uspostavljena.",
+    "online.gone": "Server nije dostupan. Igra se tamo nastavlja: "
+                   "vratite se sa nimmt play {url} --join {code}.",
+    "online.gone_lobby": "Server nije dostupan.",
+    "online.table_gone": "Sto {code} je zatvoren.",
+    "online.local_only": "To radi samo za stolom na serveru.",
+    "online.sent": "Urađeno.",
+    "error.no_table": "Nijedan otvoren sto nema kod {code}.",
+    "error.name_taken": "To ime je zauzeto na ovom serveru; izaberite drugo sa --name.",
+    "error.table_full": "Sva mesta za tim stolom su zauzeta; posmatrate igru.",
+    "error.seats_empty": "Jedno mesto je još prazno: dodajte bota sa /bot ili sačekajte igrača.",
+    "error.not_host": "To može samo domaćin.",
+    "error.already_started": "Igra je već počela.",
+    "error.not_over": "Igra još nije završena.",
+    "error.bad_bot": "Nema bota te jačine: easy, medium, hard ili expert.",
+    "error.rate_limited": "Previše poruka; sačekajte trenutak.",
+    "error.chat_too_long": "Ta poruka je predugačka.",
+    "error.spectator": "Posmatrači gledaju; ne igraju.",
+    "error.kicked": "Domaćin vas je uklonio sa ovog stola.",
+    "error.closed": "Sto je zatvoren.",
+    "error.bad_token": "Ovaj server više ne zna vaš sačuvani token.",
+    "error.other": "Server je to odbio: {message}",
+    "chat.line": "{name} kaže: {text}",
+    "notice.sat": "{name} sedi na mesto {seat}.",
+    "notice.bot_added": "Bot {name} sedi na mesto {seat}.",
+    "notice.left": "{name} je napustio mesto {seat}.",
+    "notice.kicked": "Domaćin je uklonio igrača {name} sa mesta {seat}.",
+    "notice.removed": "Bot {name} je napustio mesto {seat}.",
+    "notice.host": "{name} je sada domaćin.",
+    "notice.started": "Igra počinje.",
+    "notice.closed": "Sto je zatvoren.",
+    "notice.auto_on.timeout": "{name}: vreme je isteklo; sada igra podrazumevani bot.",
+    "notice.auto_on.timeout.you": "Vaše vreme je isteklo; podrazumevani bot igra umesto vas. "
+                                  "Odigrajte kartu da biste ponovo igrali sami.",
+    "notice.auto_on.left": "{name} napušta igru; sada igra podrazumevani bot.",
+    "notice.auto_on.kicked": "Domaćin je uklonio igrača {name}; sada igra podrazumevani bot.",
+    "notice.auto_on.disconnected": "{name}: veza je prekinuta; sada igra podrazumevani bot.",
+    "notice.auto_on.disconnected.you": "Veza je bila prekinuta; podrazumevani bot je igrao "
+                                       "umesto vas. Odigrajte kartu da biste ponovo igrali sami.",
+    "notice.auto_off.took_over": "{name} ponovo igra.",
+    "notice.auto_off.took_over.you": "Ponovo igrate sami.",
+}
+
+_CS: dict[str, str] = {
+    "prompt.card": "Vaše karta: ",
+    "prompt.row": "Vaše řada: ",
+    "prompt.draft": "Váš výběr: ",
+    "prompt.open": "Příkaz: ",
+    "nothing_asked": "Teď se od vás nic nežádá.",
+    "unknown_key": "Neznámá klávesa „{key}“. Napište H a Enter pro seznam kláves.",
+    "unknown_command": "Neznámý příkaz „{command}“. Napište H a Enter pro seznam kláves.",
+    "not_a_card": "„{text}“ není karta: napište číslo od 1 do 104.",
+    "not_a_row": "Řady jsou očíslované 1 až 4.",
+    "no_row": "Řada {row} ještě není na stole.",
+    "no_game": "Hra ještě nezačala.",
+    "keys_off": "Jednoklávesové zkratky jsou vypnuté; pište příkazy, například /scores.",
+    "bye": "Na shledanou.",
+    "mode.plain": "6 bere v jednoduchém režimu: jeden řádek na událost. "
+                  "Napište H a Enter pro nápovědu.",
+    "no_textual": "Celoobrazovkové rozhraní potřebuje Textual (pip install 'nimmt[tui]'); "
+                  "hraje se v jednoduchém režimu.",
+    "help.title": "Klávesy a příkazy (napište jeden a stiskněte Enter):",
+    "help.number": "číslo karty: zahraje tu kartu (do odkrytí ji můžete změnit); "
+                   "při výběru řady číslo řady",
+    "help.enter": "samotný Enter: otázka znovu",
+    "help.rows": "{key}: všechny řady; {key} a číslo (například {key}2): ta řada",
+    "help.digits": "1 až 4, když se od vás nic nežádá: přečte tu řadu",
+    "help.bullheads": "{key}: body aktuální řady; {key} a karta (například {key} 55): body "
+                      "té karty",
+    "help.chosen": "{key}: kdo už v tomto tahu vybral a kdo ještě ne",
+    "help.scores": "{key}: skóre",
+    "help.repeat": "{key}: zopakuje poslední oznámení",
+    "help.keys": "{key}: tato nápověda",
+    "help.hand": "/hand: vaše karty",
+    "help.say": "/say TEXT, nebo ' a TEXT: chat se stolem",
+    "help.table": "/start, /bot SÍLA, /sit, /rematch, /leave: stůl "
+                  "(začátek, roboty a novou hru ovládá hostitel)",
+    "help.quit": "/quit: zavře program (na serveru na vás místo počká: vraťte se s --join)",
+    "help.textual": "Šipky a Enter v kartách a v řadách; Tab přechází mezi panely; "
+                    "příkazový řádek dole přijme vše co jednoduchý režim.",
+    "rows": "Řady",
+    "hand": "Vaše karty",
+    "pool": "Odkryté karty k výběru",
+    "players": "Hráči",
+    "log": "Průběh hry",
+    "command": "Příkaz: karta, klávesa, /say a zpráva",
+    "row.label": "Řada {row}",
+    "seat.you": "{name} (vy)",
+    "seat.bot": "{name} (robot)",
+    "seat.empty": "Místo {seat}: volné",
+    "player.chosen": "vybral",
+    "player.choosing": "ještě ne",
+    "player.out": "vyřazen",
+    "player.auto": "hraje výchozí robot",
+    "player.away": "odpojen",
+    "status.round": "Kolo {round}, tah {turn}.",
+    "status.open": "Čeká se na hráče.",
+    "status.over": "Hra skončila.",
+    "status.spectating": "Díváte se.",
+    "rowdlg.title": "Vaše karta {card} je nižší než všechny řady. Vyberte řadu, kterou berete.",
+    "rowdlg.joker": "Vyberte řadu pro svého žolíka {card}.",
+    "results.title": "Výsledky",
+    "results.line": "{place}. {name}: {points}",
+    "results.winners": "Vítězové: {names}.",
+    "results.winner": "Vítěz: {names}.",
+    "results.again": "Napište /rematch pro další hru, nebo /quit.",
+    "results.again_guest": "Hostitel může začít další hru; /quit odejde.",
+    "results.rematch": "Hrát znovu",
+    "results.quit": "Konec",
+    "record.saved": "Záznam hry je uložen v {path}.",
+    "online.connecting": "Připojování k {url}…",
+    "online.hello": "Připojeno jako {name}.",
+    "online.table": "Stůl {code}. Ostatní se připojí příkazem: nimmt play {url} --join {code} "
+                    "(v prohlížeči: {url}/play/#/table/{code}).",
+    "online.wait_host": "Až budou všechna místa obsazená, napište /start. /bot SÍLA přidá robota.",
+    "online.wait_guest": "Čeká se, až hostitel začne hru.",
+    "online.spectating": "Díváte se na stůl {code}.",
+    "online.unreachable": "Na adrese {url} neodpovídá žádný server nimmt.",
+    "online.lost": "Spojení ztraceno.",
+    "online.retrying": "Připojuji znovu (pokus {attempt})…",
+    "online.back": "Znovu připojeno.",
+    "online.gone": "Server není dostupný. Hra tam pokračuje: "
+                   "vraťte se příkazem nimmt play {url} --join {code}.",
+    "online.gone_lobby": "Server není dostupný.",
+    "online.table_gone": "Stůl {code} je zavřený.",
+    "online.local_only": "To jde jen u stolu na serveru.",
+    "online.sent": "Hotovo.",
+    "error.no_table": "Žádný otevřený stůl nemá kód {code}.",
+    "error.name_taken": "Toto jméno je na tomto serveru obsazené; zvolte jiné pomocí --name.",
+    "error.table_full": "Všechna místa u stolu jsou obsazená; díváte se.",
+    "error.seats_empty": "Jedno místo je ještě volné: přidejte robota příkazem /bot, "
+                         "nebo počkejte na hráče.",
+    "error.not_host": "To může jen hostitel.",
+    "error.already_started": "Hra už začala.",
+    "error.not_over": "Hra ještě neskončila.",
+    "error.bad_bot": "Robot takové síly neexistuje: easy, medium, hard nebo expert.",
+    "error.rate_limited": "Příliš mnoho zpráv; chvíli počkejte.",
+    "error.chat_too_long": "Ta zpráva je příliš dlouhá.",
+    "error.spectator": "Diváci se dívají; nehrají.",
+    "error.kicked": "Hostitel vás od tohoto stolu odebral.",
+    "error.closed": "Stůl je zavřený.",
+    "error.bad_token": "Tento server už váš uložený token nezná.",
+    "error.other": "Server to odmítl: {message}",
+    "chat.line": "{name} píše: {text}",
+    "notice.sat": "{name} si sedá na místo {seat}.",
+    "notice.bot_added": "Robot {name} si sedá na místo {seat}.",
+    "notice.left": "{name} opustil místo {seat}.",
+    "notice.kicked": "Hostitel odebral hráče {name} z místa {seat}.",
+    "notice.removed": "Robot {name} opustil místo {seat}.",
+    "notice.host": "{name} je nyní hostitel.",
+    "notice.started": "Hra začíná.",
+    "notice.closed": "Stůl je zavřený.",
+    "notice.auto_on.timeout": "{name}: čas vypršel; nyní hraje výchozí robot.",
+    "notice.auto_on.timeout.you": "Váš čas vypršel; výchozí robot hraje za vás. "
+                                  "Zahrajte kartu a budete znovu hrát sami.",
+    "notice.auto_on.left": "{name} odchází ze hry; nyní hraje výchozí robot.",
+    "notice.auto_on.kicked": "Hostitel odebral hráče {name}; nyní hraje výchozí robot.",
+    "notice.auto_on.disconnected": "{name}: spojení je přerušené; nyní hraje výchozí robot.",
+    "notice.auto_on.disconnected.you": "Spojení bylo přerušené; výchozí robot hrál za vás. "
+                                       "Zahrajte kartu a budete znovu hrát sami.",
+    "notice.auto_off.took_over": "{name} opět hraje.",
+    "notice.auto_off.took_over.you": "Znovu hrajete sami.",
+}
+
+#: The catalogs by language.
+LABELS: dict[str, dict[str, str]] = {"en": _EN, "sr": _SR, "cs": _CS}
+
+
+class Labels:
+    """The labels of one language; :meth:`__call__` fills a label's fields."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang if lang in LABELS else "en"
+        self._table = LABELS[self.lang]
+
+    def has(self, key: str) -> bool:
+        return key in _EN
+
+    def __call__(self, label: str, **fields: Any) -> str:
+        text = self._table.get(label) or _EN[label]
+        return text.format(**fields) if fields else text

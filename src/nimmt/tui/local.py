@@ -1,0 +1,192 @@
+"""A game on this machine: the engine and the bots, driven directly, no server.
+
+The session holds a :class:`nimmt.Game`, one bot per other seat (any spec of
+:func:`nimmt.bots.make_bot`), and the player's seat 0. After each of the
+player's decisions the bots answer every decision pending for them, from their
+own views only, until the game waits for the player again or ends; the events
+of that stretch are narrated for the player's seat, one line each. A seed
+makes the whole game repeatable (the deals and every bot's choices), and the
+record of each finished game can be saved and replayed with ``nimmt replay``.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..bots import Budget, make_bot
+from ..bots.base import Bot
+from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
+from ..engine import Game
+from ..events import Event
+from ..record import record_from_game, save_record
+from ..rules import Rules
+from .session import (
+    Ask,
+    Listener,
+    Refused,
+    Seat,
+    Session,
+    Snapshot,
+    default_name,
+    sheet_from_view,
+)
+
+__all__ = ["BOT_NAMES", "LocalSession"]
+
+#: Names for the bots' seats, in seat order (a name the player took is skipped).
+BOT_NAMES = ("Ana", "Bob", "Cleo", "Dan", "Eva", "Filip", "Greta", "Hugo", "Iva", "Jan", "Kim")
+
+
+class LocalSession(Session):
+    """The player in seat 0 against ``bots`` (one spec per other seat) under ``rules``.
+
+    ``seed`` deals the rounds and seeds the bots (a fresh one when ``None``; each
+    rematch uses the next); ``bot_seconds`` is a search bot's think time per
+    decision; ``record`` is where each finished game's record is written (the
+    second game of a session to ``NAME-2.json``, and so on).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        bots: Sequence[str],
+        *,
+        name: str | None = None,
+        seed: int | None = None,
+        lang: str = "en",
+        bot_seconds: float = 1.0,
+        record: Path | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        super().__init__(lang, listener)
+        if len(bots) != rules.players - 1:
+            raise ValueError(f"{rules.players} players need {rules.players - 1} bots")
+        self.rules = rules
+        self.specs = list(bots)
+        self.seed = secrets.randbits(32) if seed is None else seed
+        self.bot_seconds = bot_seconds
+        self.record = record
+        me = name or default_name()
+        others = [n for n in BOT_NAMES if n != me]
+        self.names = [me, *others[: len(bots)]]
+        self.game_no = 0
+        self.game: Game | None = None
+        self.bots: list[Bot | None] = []
+
+    # -- the game ----------------------------------------------------------------------
+
+    def open(self) -> None:
+        with self.lock:
+            self.say(self.narrator.rules_sentence(self.rules), "info")
+            self.say(self.narrator.players_sentence(self.names), "info")
+            self._new_game()
+
+    def _new_game(self) -> None:
+        self.game_no += 1
+        seed = self.seed + self.game_no - 1
+        budget = Budget(seconds=self.bot_seconds)
+        self.bots = [None] + [
+            make_bot(spec, seed=seed * 16 + seat, budget=budget)
+            for seat, spec in enumerate(self.specs, 1)
+        ]
+        self.game = Game(self.rules, random.Random(seed))
+        self._tell(list(self.game.events) + self._run_bots())
+
+    def _run_bots(self) -> list[Event]:
+        """Let the bots make every decision pending for them; the events that came of it."""
+        game = self.game
+        assert game is not None
+        out: list[Event] = []
+        while not game.is_over:
+            pending = game.pending
+            if pending is None:
+                break
+            seat = next((p for p in pending.players if p != 0), None)
+            if seat is None:
+                break
+            bot = self.bots[seat]
+            assert bot is not None
+            view = game.view(seat)
+            if pending.kind is DecisionKind.CARD:
+                out += game.decide(PlayCard(seat, bot.choose_card(view)))
+            elif pending.kind is DecisionKind.ROW:
+                out += game.decide(TakeRow(seat, bot.choose_row(view)))
+            else:
+                out += game.decide(DraftCard(seat, bot.draft_card(view)))
+        return out
+
+    def _tell(self, events: list[Event]) -> None:
+        """Narrate ``events`` for seat 0, one line each, then show the table as it is."""
+        for sentence in self.narrator.narrate(events, self.names, 0):
+            self.say(sentence)
+        self._refresh()
+        game = self.game
+        assert game is not None
+        if game.is_over:
+            self._finish()
+
+    def _refresh(self) -> None:
+        game = self.game
+        assert game is not None
+        view = game.view(0)
+        ask = None
+        pending = view.pending
+        if pending is not None and 0 in pending.players and view.options:
+            kind = pending.kind.value
+            key = f"{self.game_no}.{view.round}.{view.turn}.{kind}.{pending.card}.{len(view.hand)}"
+            ask = Ask(kind, key, tuple(view.options), pending.card, pending.reason)  # type: ignore[arg-type]
+        snap = Snapshot(
+            status="over" if game.is_over else "playing",
+            host=True,
+            you=0,
+            seats=tuple(
+                Seat(name, "human" if p == 0 else "bot", None if p == 0 else self.specs[p - 1])
+                for p, name in enumerate(self.names)
+            ),
+            rules_name=self.rules.name,
+            game_no=self.game_no,
+            ask=ask,
+            sheet=sheet_from_view(self.narrator, view, self.names),
+        ).with_view(lambda k: getattr(view, k))
+        self._set(snap)
+
+    def _finish(self) -> None:
+        for line in self.results():
+            self.say(line, "info")
+        if self.record is not None:
+            game = self.game
+            assert game is not None
+            path = self.record
+            if self.game_no > 1:
+                path = path.with_name(f"{path.stem}-{self.game_no}{path.suffix}")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_record(record_from_game(game, self.names), path)
+            self.say(self.labels("record.saved", path=path), "info")
+        self.say(self.labels("results.again"), "info")
+
+    # -- the player's intentions ---------------------------------------------------------
+
+    def answer(self, value: int) -> None:
+        with self.lock:
+            ask = self.check_answer(value)
+            game = self.game
+            assert game is not None
+            if ask.kind == "card":
+                events = game.decide(PlayCard(0, value))
+            elif ask.kind == "row":
+                events = game.decide(TakeRow(0, value))
+            else:
+                events = game.decide(DraftCard(0, value))
+            self._tell(events + self._run_bots())
+
+    def command(self, name: str, arg: str = "") -> None:
+        with self.lock:
+            if name == "rematch":
+                if self.game is not None and not self.game.is_over:
+                    raise Refused(self.labels("error.not_over"))
+                self._new_game()
+                return
+            raise Refused(self.labels("online.local_only"))

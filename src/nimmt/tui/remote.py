@@ -1,0 +1,429 @@
+"""A table on a nimmt server, as a session for the terminal faces.
+
+The session speaks the WebSocket protocol through :class:`nimmt.client_sync.SyncClient`
+(which reconnects by itself with backoff, and rejoins the table with the token
+and the last ``seq``). Every sentence about the game is the server's: after
+each batch of events the session asks ``GET /api/speech`` for the narration of
+exactly those events for this seat (one sentence per event), the view as it is
+now and the sentences of the shortcuts, as the web client does, so the terminal
+and the browser say the same words. Notices and chat, which the server sends as
+fields, are said with the client's labels.
+
+The player's token is kept per server and name in ``client.json`` in the data
+directory (``NIMMT_DATA_DIR``, else ``~/.local/share/nimmt``), so ``nimmt play
+URL --join CODE`` after a crash, a closed terminal or a lost network gives the
+player their seat back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..client_sync import (
+    ConnectionLost,
+    ServerError,
+    ServerUnreachable,
+    Status,
+    SyncClient,
+    http_url,
+    is_game_over,
+)
+from ..errors import CardNotInHand, GameOverError, NoSuchRow, NotYourDecision
+from ..server.protocol import (
+    ChatItem,
+    Error,
+    EventItem,
+    Events,
+    NoticeItem,
+    Prompt,
+    TableState,
+    ViewPayload,
+)
+from ..server.settings import default_data_dir
+from .session import Ask, Listener, Refused, Seat, Session, Sheet, Snapshot, default_name
+
+__all__ = ["DEFAULT_SERVER", "RemoteSession", "Target", "TokenStore"]
+
+#: The server ``--join CODE`` goes to when no address is given (or ``NIMMT_SERVER``).
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+_CODE = re.compile(r"(?:#/table/|/table/)([A-Za-z0-9]{1,16})")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where to play: the server's HTTP base, and a table ``code`` to join or watch (none:
+    open a new table)."""
+
+    url: str
+    code: str | None = None
+    spectate: bool = False
+
+    @classmethod
+    def parse(cls, url: str | None, join: str | None = None,
+              spectate: str | None = None) -> Target:
+        """From ``nimmt play``'s address (a server or a table link) and its options."""
+        raw = url or os.environ.get("NIMMT_SERVER") or DEFAULT_SERVER
+        code = spectate or join
+        if code is None and url is not None:
+            m = _CODE.search(url)
+            if m:
+                code = m.group(1)
+        return cls(http_url(raw), code.strip().upper() if code else None, spectate is not None)
+
+
+class TokenStore:
+    """The tokens of this user's players, by server and name, in a small JSON file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_data_dir() / "client.json"
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, url: str, name: str | None) -> tuple[str, str] | None:
+        """``(name, token)`` for ``name`` at ``url`` (the last one used when no name)."""
+        server = self._load().get(url) or {}
+        players = server.get("players") or {}
+        who = name or server.get("last")
+        token = players.get(who) if who else None
+        return (str(who), str(token)) if token else None
+
+    def put(self, url: str, name: str, token: str) -> None:
+        data = self._load()
+        server = data.setdefault(url, {})
+        server.setdefault("players", {})[name] = token
+        server["last"] = name
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            self.path.chmod(0o600)
+
+    def forget(self, url: str, name: str) -> None:
+        data = self._load()
+        (data.get(url) or {}).get("players", {}).pop(name, None)
+        with contextlib.suppress(OSError):
+            self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+#: Server error codes that the narration says (the same sentences as a local refusal).
+_NARRATED = {"card_not_in_hand": CardNotInHand, "no_such_row": NoSuchRow,
+             "not_your_turn": NotYourDecision, "game_over": GameOverError}
+
+
+class RemoteSession(Session):
+    """The player at a server's table: open one (``rules``, ``bots``) or join ``target.code``."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        name: str | None = None,
+        lang: str = "en",
+        rules: dict[str, Any] | None = None,
+        bots: list[str] | None = None,
+        retries: int | None = 8,
+        tokens: TokenStore | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        super().__init__(lang, listener)
+        self.target = target
+        self.name = name
+        self.rules = rules or {"preset": "classic", "players": 4}
+        self.bots = bots or []
+        self.retries = retries
+        self.tokens = tokens or TokenStore()
+        self.client: SyncClient | None = None
+        self._state: TableState | None = None
+        self._view: ViewPayload | None = None
+        self._sheet = Sheet()
+        self._prompt: Prompt | None = None
+        self._narrated: int | None = None
+
+    # -- connecting ------------------------------------------------------------------
+
+    def _connect(self) -> SyncClient:
+        url = self.target.url
+        saved = self.tokens.get(url, self.name)
+        try:
+            if saved is not None:
+                try:
+                    client = SyncClient.connect(url, token=saved[1], lang=self.lang,
+                                                retries=self.retries)
+                except ServerError as exc:
+                    if exc.code != "bad_token":
+                        raise
+                    self.tokens.forget(url, saved[0])
+                    saved = None
+            if saved is None:
+                name = self.name or default_name()
+                client = SyncClient.connect(url, name=name, lang=self.lang,
+                                            retries=self.retries)
+        except ServerUnreachable:
+            raise Refused(self.labels("online.unreachable", url=url)) from None
+        except ServerError as exc:
+            raise Refused(self._refusal(exc)) from None
+        if client.name and client.token:
+            self.tokens.put(url, client.name, client.token)
+        return client
+
+    def open(self) -> None:
+        self.say(self.labels("online.connecting", url=self.target.url), "status")
+        client = self.client = self._connect()
+        self.say(self.labels("online.hello", name=client.name or ""), "status")
+        code = self.target.code
+        try:
+            if code is not None and self.target.spectate:
+                state = client.spectate(code)
+                self.say(self.labels("online.spectating", code=state.table.code), "status")
+            elif code is not None:
+                state = client.join(code)
+                if state.you is None and state.table.status == "open":
+                    try:
+                        client.sit()
+                    except ServerError as exc:
+                        if exc.code != "table_full":
+                            raise
+                        self.say(self.labels("error.table_full"), "error")
+                self.say(self.labels("online.table", url=self.target.url,
+                                     code=state.table.code), "status")
+            else:
+                state = client.create_table(rules=self.rules)
+                self.say(self.labels("online.table", url=self.target.url,
+                                     code=state.table.code), "status")
+                for strength in self.bots[: len(state.table.seats) - 1]:
+                    client.add_bot(strength)
+                if len(self.bots) >= len(state.table.seats) - 1:
+                    client.start()
+                else:
+                    self.say(self.labels("online.wait_host"), "status")
+        except ServerError as exc:
+            client.close()
+            raise Refused(self._refusal(exc)) from None
+        except ConnectionLost:
+            client.close()
+            raise Refused(self.labels("online.unreachable", url=self.target.url)) from None
+        if state.table.status == "open" and code is not None and not self.target.spectate:
+            self.say(self.labels("online.wait_guest"), "status")
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        self.end()
+
+    # -- what arrives -----------------------------------------------------------------
+
+    def pump(self, timeout: float = 0.0) -> None:
+        client = self.client
+        if client is None or self.ended:
+            return
+        msg = client.next(timeout)
+        if msg is None:
+            return
+        with self.lock:
+            self.holding = True
+            try:
+                while msg is not None and not self.ended:
+                    self._take(msg)
+                    # A table state is often followed at once by the events that led to it.
+                    msg = client.next(0.05 if isinstance(msg, TableState) else 0)
+            finally:
+                self.holding = False
+            self.announce()
+
+    def _take(self, msg: object) -> None:
+        if isinstance(msg, TableState):
+            self._state = msg
+            self._prompt = msg.prompt
+            if msg.view is not None:
+                self._view = msg.view
+            if self._narrated is None:
+                self._narrated = msg.seq
+            self._speech(None)
+            self._refresh()
+        elif isinstance(msg, Events):
+            self._events(msg)
+        elif isinstance(msg, Error):
+            self.say(self._refusal(ServerError(msg)), "error")
+            if msg.code in ("no_table", "closed", "kicked"):
+                self.end(self.labels("online.table_gone", code=self.target.code or ""))
+        elif isinstance(msg, Status):
+            self._status(msg)
+
+    def _status(self, status: Status) -> None:
+        if status.state == "lost":
+            self.say(self.labels("online.lost"), "status")
+        elif status.state == "retrying":
+            self.say(self.labels("online.retrying", attempt=status.attempt), "status")
+        elif status.state == "back":
+            self.say(self.labels("online.back"), "status")
+            # The decision still asked is said again: it may have been missed while away.
+            self.forget_announced()
+        else:
+            code = self._state.table.code if self._state is not None else None
+            if code:
+                text = self.labels("online.gone", url=self.target.url, code=code)
+            else:
+                text = self.labels("online.gone_lobby")
+            self.end(text)
+
+    def _events(self, msg: Events) -> None:
+        self._prompt = msg.prompt
+        items = msg.items
+        events = [it for it in items if isinstance(it, EventItem)]
+        first = events[0].seq if events else None
+        others = [it for it in items if not isinstance(it, EventItem)]
+        before = [self._item_text(it) for it in others if first is None or it.seq < first]
+        after = [self._item_text(it) for it in others if first is not None and it.seq > first]
+        for text in before:
+            self.say(text, "notice")
+        if events:
+            upto = events[-1].seq
+            after_seq = self._narrated if self._narrated is not None else events[0].seq - 1
+            sentences = self._speech((after_seq, upto))
+            if sentences is None:  # the speech endpoint did not answer: the frame's own text
+                sentences = list(msg.text)
+            for sentence in sentences:
+                self.say(sentence)
+            self._narrated = max(upto, self._narrated or 0)
+        else:
+            self._speech(None)
+        for text in after:
+            self.say(text, "notice")
+        self._refresh()
+        if any(is_game_over(it) for it in events):
+            for line in self.results():
+                self.say(line, "info")
+            self.say(self.labels("results.again" if self.snapshot.host
+                                 else "results.again_guest"), "info")
+
+    def _speech(self, span: tuple[int, int] | None) -> list[str] | None:
+        """Ask the server for the sentences of ``span`` (after, upto) and the view and sheet
+        now (the caller refreshes the snapshot once it has said them, so the decision asked
+        comes after the events that led to it). ``None`` when the server could not be asked."""
+        client = self.client
+        assert client is not None
+        sentences: list[str] | None = None
+        if self._state is not None and (self._view is not None or span is not None):
+            try:
+                data = client.speech() if span is None else client.speech(*span)
+            except ConnectionLost:
+                data = None
+            if data is not None:
+                if data.get("view") is not None:
+                    self._view = ViewPayload.model_validate(data["view"])
+                self._sheet = Sheet.from_dict(data.get("sheet") or {})
+                sentences = list(data.get("events") or [])
+        return sentences
+
+    def _item_text(self, item: NoticeItem | ChatItem) -> str:
+        """A notice or a chat line in the player's language, from the item's fields."""
+        labels = self.labels
+        if isinstance(item, ChatItem):
+            return labels("chat.line", name=item.name or "", text=item.text or "")
+        you = self._state.you if self._state is not None else None
+        fields = {"name": item.name or "", "seat": "" if item.seat is None else item.seat + 1}
+        keys = []
+        if item.reason:
+            if item.seat is not None and item.seat == you:
+                keys.append(f"notice.{item.notice}.{item.reason}.you")
+            keys.append(f"notice.{item.notice}.{item.reason}")
+        keys.append(f"notice.{item.notice}")
+        for key in keys:
+            if labels.has(key):
+                return labels(key, **fields)
+        return item.text or ""
+
+    def _refresh(self) -> None:
+        state = self._state
+        if state is None:
+            return
+        info = state.table
+        seats = tuple(
+            Seat(s.name or self.labels("seat.empty", seat=s.seat + 1), s.kind, s.bot,
+                 s.connected, s.auto)
+            for s in info.seats
+        )
+        view = self._view
+        status = info.status if info.status in ("open", "playing", "over") else "over"
+        if view is not None:
+            status = "over" if view.phase == "over" else "playing"
+        prompt = self._prompt
+        ask = None
+        if prompt is not None:
+            ask = Ask(prompt.kind, prompt.key, tuple(prompt.options), prompt.card, prompt.reason)
+        snap = Snapshot(
+            status=status,
+            code=info.code,
+            host=info.host is not None and info.host == (self.client.name if self.client else None),
+            you=state.you,
+            seats=seats,
+            rules_name=info.rules_name,
+            game_no=info.game_no,
+            ask=ask,
+            sheet=self._sheet,
+        )
+        if view is not None:
+            snap = snap.with_view(lambda k: getattr(view, k))
+        elif self.snapshot.rows:
+            snap = replace(snap, rows=())
+        self._set(snap)
+
+    # -- the player's intentions --------------------------------------------------------
+
+    def answer(self, value: int) -> None:
+        ask = self.check_answer(value)
+        client = self.client
+        assert client is not None
+        try:
+            client.answer(value, ask.kind)
+        except ServerError as exc:
+            raise Refused(self._refusal(exc)) from None
+        except (ConnectionLost, TimeoutError):
+            raise Refused(self.labels("online.lost")) from None
+
+    def command(self, name: str, arg: str = "") -> None:
+        client = self.client
+        assert client is not None
+        try:
+            if name == "say":
+                if arg:
+                    client.chat(arg)
+            elif name == "bot":
+                client.add_bot(arg or "medium")
+            elif name == "sit":
+                client.sit(int(arg) - 1 if arg.isdigit() else None)
+            elif name == "start":
+                client.start()
+            elif name == "rematch":
+                client.rematch()
+            elif name == "leave":
+                client.leave()
+                self.end()
+            else:
+                raise Refused(self.labels("unknown_command", command="/" + name))
+        except ServerError as exc:
+            raise Refused(self._refusal(exc)) from None
+        except (ConnectionLost, TimeoutError):
+            raise Refused(self.labels("online.lost")) from None
+
+    def _refusal(self, exc: ServerError) -> str:
+        """The sentence for a server's refusal: the narration's where the game has one, a
+        label where the client has one, else the server's own sentence."""
+        error = _NARRATED.get(exc.code)
+        if error is not None:
+            return self.narrator.error_sentence(error())
+        key = f"error.{exc.code}"
+        if self.labels.has(key):
+            return self.labels(key, code=self.target.code or "")
+        return self.labels("error.other", message=exc.error.message)

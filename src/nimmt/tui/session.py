@@ -1,0 +1,349 @@
+"""The game session: one table, as both terminal faces see it.
+
+The plain line mode and the full-screen Textual app are two faces of one
+client. Neither talks to the engine, the bots or the server itself: each holds
+a :class:`Session` and only shows what it says. A session keeps
+
+- a :class:`Snapshot` of the table (rows, hand, players, scores, who has
+  chosen, the decision asked of you as an :class:`Ask`) with the
+  :class:`Sheet`, the sentences the shortcuts speak (RULES.md §7);
+- a stream of :class:`Said` lines given to its listeners: the narration of
+  every event (one line each), notices, chat, the decision asked (once per
+  decision), refusals and connection troubles.
+
+Two sessions exist: :class:`~nimmt.tui.local.LocalSession` drives the engine
+and the bots on this machine; :class:`~nimmt.tui.remote.RemoteSession` sits at
+a table on a server. Sentences about the game come only from
+:mod:`nimmt.narrate`: locally the session asks the narrator, online the server
+does (with the same narrator), so every face and the web client say the same.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..cards import Card
+from ..errors import CardNotInHand, NoSuchRow
+from ..narrate import Narrator, narrator
+from ..views import View
+from .labels import Labels
+
+__all__ = [
+    "Ask",
+    "Changed",
+    "Ended",
+    "Listener",
+    "Refused",
+    "Said",
+    "Seat",
+    "Session",
+    "Sheet",
+    "Snapshot",
+    "Update",
+    "default_name",
+    "sheet_from_view",
+]
+
+AskKind = Literal["card", "row", "draft"]
+SaidKind = Literal["event", "notice", "chat", "decision", "error", "status", "info"]
+
+
+class Refused(Exception):
+    """An input the session cannot take; the message is the sentence to say to the player."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The decision asked of you now. ``key`` stays the same while the same decision waits
+    (a card may still be changed), so a face announces each key once."""
+
+    kind: AskKind
+    key: str
+    options: tuple[int, ...]
+    card: Card | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits in a seat: ``kind`` human, bot or empty; ``auto`` while the default bot plays
+    for an absent person."""
+
+    name: str
+    kind: Literal["human", "bot", "empty"] = "human"
+    bot: str | None = None
+    connected: bool = True
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The sentences of the shortcuts for the table as it is now, from :mod:`nimmt.narrate`
+    (the same fields as the web client's speech sheet)."""
+
+    rows: str = ""
+    row: tuple[str, ...] = ()
+    row_bullheads: tuple[str, ...] = ()
+    cards: Mapping[int, str] = field(default_factory=dict)
+    chosen: str = ""
+    scores: str = ""
+    hand: str | None = None
+    decision: str | None = None
+    rules: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
+        """The speech sheet the server sends (``GET /api/speech``)."""
+        return cls(
+            rows=data.get("rows") or "",
+            row=tuple(data.get("row") or ()),
+            row_bullheads=tuple(data.get("row_bullheads") or ()),
+            cards={int(k): v for k, v in (data.get("cards") or {}).items()},
+            chosen=data.get("chosen") or "",
+            scores=data.get("scores") or "",
+            hand=data.get("hand"),
+            decision=data.get("decision"),
+            rules=data.get("rules") or "",
+        )
+
+
+def sheet_from_view(speak: Narrator, view: View, names: Sequence[str]) -> Sheet:
+    """The sheet of a local game, said by the narrator exactly as the server says it."""
+    rows = view.rows
+    return Sheet(
+        rows=speak.rows_sentence(view),
+        row=tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
+        row_bullheads=tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)),
+        cards={c: speak.bullheads_sentence(c) for c in (*view.hand, *view.draft_pool)},
+        chosen=speak.chosen_sentence(view, names),
+        scores=speak.scores_sentence(view, names),
+        hand=speak.hand_sentence(view) if view.player is not None else None,
+        decision=speak.your_decision_sentence(view),
+        rules=speak.rules_sentence(view.rules),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The table as a face shows it. ``status`` is ``open`` (seating, online), ``playing`` or
+    ``over``; ``you`` is your seat (``None`` while watching); ``host`` says whether you may
+    start, add bots and ask for a rematch."""
+
+    status: Literal["open", "playing", "over"] = "open"
+    code: str | None = None
+    host: bool = False
+    you: int | None = None
+    seats: tuple[Seat, ...] = ()
+    rules_name: str = ""
+    game_no: int = 0
+    round: int = 0
+    turn: int = 0
+    phase: str = ""
+    rows: tuple[tuple[Card, ...], ...] = ()
+    hand: tuple[Card, ...] = ()
+    draft_pool: tuple[Card, ...] = ()
+    my_choice: Card | None = None
+    scores: tuple[int, ...] = ()
+    penalties: tuple[int, ...] = ()
+    chosen: tuple[bool, ...] = ()
+    eliminated: tuple[bool, ...] = ()
+    winners: tuple[int, ...] = ()
+    ask: Ask | None = None
+    sheet: Sheet = field(default_factory=Sheet)
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def playing(self) -> bool:
+        return bool(self.rows) or self.status != "open"
+
+    def with_view(self, get: Callable[[str], Any]) -> Snapshot:
+        """This snapshot with the game fields read by ``get`` from a view (a :class:`View`'s
+        attributes or its JSON form: the names are the same)."""
+
+        def tup(x: Any) -> Any:
+            return tuple(tup(v) for v in x) if isinstance(x, list | tuple) else x
+
+        phase = get("phase")
+        return replace(
+            self,
+            round=get("round"), turn=get("turn"),
+            phase=phase.value if hasattr(phase, "value") else str(phase),
+            rows=tup(get("rows")), hand=tup(get("hand")), draft_pool=tup(get("draft_pool")),
+            my_choice=get("my_choice"), scores=tup(get("scores")),
+            penalties=tup(get("penalties")), chosen=tup(get("chosen")),
+            eliminated=tup(get("eliminated")), winners=tup(get("winners")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A line to say: ``kind`` tells a face how to show it (a decision or an error is
+    urgent; an event is the narration)."""
+
+    text: str
+    kind: SaidKind = "event"
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """The snapshot changed: redraw."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """The session is over (quit, or the server gone for good); ``text`` says why."""
+
+    text: str = ""
+
+
+Update = Said | Changed | Ended
+Listener = Callable[[Update], None]
+
+
+class Session(ABC):
+    """What both faces hold: the table, the lines to say, and the player's intentions.
+
+    Faces call :meth:`open` once, then :meth:`pump` in a loop (online it takes what
+    the server sent; locally there is nothing to take), :meth:`answer` for a card,
+    row or draft pick, and :meth:`command` for the table commands. Every change is
+    told to the listeners, from the thread that made it; the lock keeps the
+    snapshot whole when a face answers from one thread while another pumps.
+    """
+
+    def __init__(self, lang: str, listener: Listener | None = None) -> None:
+        self.narrator = narrator(lang)
+        self.lang = self.narrator.language
+        self.labels = Labels(self.lang)
+        self.snapshot = Snapshot()
+        self.ended = False
+        self.lock = threading.RLock()
+        self._listeners: list[Listener] = [listener] if listener is not None else []
+        self._announced: str | None = None
+        #: True while a batch of messages is being told: the decision waits for its end.
+        self.holding = False
+        #: The last thing said to the player (R repeats it).
+        self.last_said = ""
+
+    # -- listeners ------------------------------------------------------------------
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _emit(self, update: Update) -> None:
+        for listener in list(self._listeners):
+            listener(update)
+
+    def say(self, text: str, kind: SaidKind = "event") -> None:
+        """Give a line to the faces (empty text says nothing)."""
+        if not text:
+            return
+        if kind != "status":
+            self.last_said = text
+        self._emit(Said(text, kind))
+
+    def _set(self, snapshot: Snapshot) -> None:
+        """Take a new snapshot, and say the decision asked if it is a new one (unless
+        :attr:`holding`: the session says it once the messages that came together are told)."""
+        self.snapshot = snapshot
+        self._emit(Changed())
+        if not self.holding:
+            self.announce()
+
+    def announce(self) -> None:
+        """Say the decision asked of the player, once per decision."""
+        ask = self.snapshot.ask
+        if ask is not None and ask.key != self._announced:
+            self._announced = ask.key
+            self.say(self.snapshot.sheet.decision or "", "decision")
+
+    def forget_announced(self) -> None:
+        """Say the decision asked again at the next change, even if it was said before."""
+        self._announced = None
+
+    def end(self, text: str = "") -> None:
+        if not self.ended:
+            self.ended = True
+            self._emit(Ended(text))
+
+    # -- what faces call ---------------------------------------------------------------
+
+    @abstractmethod
+    def open(self) -> None:
+        """Start: deal the first round (local) or connect and take a seat (online)."""
+
+    def pump(self, timeout: float = 0.0) -> None:
+        """Take what arrived (online) within ``timeout`` seconds. Locally nothing arrives
+        by itself (the bots answer within :meth:`answer`): this only waits."""
+        if timeout > 0:
+            time.sleep(timeout)
+
+    @abstractmethod
+    def answer(self, value: int) -> None:
+        """Answer the decision asked: a card, a row number or a draft pick.
+
+        Raises :class:`Refused` with the sentence to say when it cannot be taken.
+        """
+
+    @abstractmethod
+    def command(self, name: str, arg: str = "") -> None:
+        """A table command: ``start``, ``bot`` (strength), ``sit``, ``rematch``, ``say``
+        (chat text), ``leave``. Raises :class:`Refused` with the sentence to say."""
+
+    def close(self) -> None:
+        """Stop (online: close the connection; the seat waits at the server)."""
+        self.end()
+
+    # -- checks both sessions share ------------------------------------------------------
+
+    def check_answer(self, value: int) -> Ask:
+        """The decision ``value`` answers, or :class:`Refused` saying why it cannot."""
+        ask = self.snapshot.ask
+        if ask is None:
+            raise Refused(self.labels("nothing_asked"))
+        if value not in ask.options:
+            error = NoSuchRow() if ask.kind == "row" else CardNotInHand()
+            raise Refused(self.narrator.error_sentence(error))
+        return ask
+
+    def results(self) -> list[str]:
+        """The final scores, fewest bullheads first, and the winners: lines for the end."""
+        snap = self.snapshot
+        n = self.narrator
+        names = [self.labels("seat.you", name=s.name) if p == snap.you else s.name
+                 for p, s in enumerate(snap.seats)]
+        order = sorted(range(len(snap.scores)), key=lambda p: (snap.scores[p], p))
+        lines = [self.labels("results.title")]
+        place = 0
+        last: int | None = None
+        for i, p in enumerate(order, 1):
+            if snap.scores[p] != last:
+                place, last = i, snap.scores[p]
+            lines.append(self.labels("results.line", place=place, name=names[p],
+                                     points=n.count_bullheads(snap.scores[p])))
+        winners = [names[p] for p in snap.winners]
+        if winners:
+            key = "results.winner" if len(winners) == 1 else "results.winners"
+            lines.append(self.labels(key, names=n.join(winners)))
+        return lines
+
+
+def default_name() -> str:
+    """The login name, capitalized: what a person is likely called at a table (``Player``
+    when there is none, or it is ``root``)."""
+    import getpass
+    import re
+
+    try:
+        who = getpass.getuser()
+    except Exception:
+        who = ""
+    who = re.sub(r"[^\w.-]", "", who)[:24]
+    return who.capitalize() if who and who != "root" else "Player"

@@ -1,0 +1,63 @@
+"""The terminal client's small parts: its labels, keymaps, addresses and face choice."""
+
+from __future__ import annotations
+
+import io
+import string
+
+import pytest
+
+from nimmt.tui.cli import wants_plain
+from nimmt.tui.commands import DEFAULT_KEYS, Keymap, KeymapError
+from nimmt.tui.labels import LABELS
+from nimmt.tui.remote import Target
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize("lang", ["sr", "cs"])
+def test_every_label_is_translated_with_the_same_fields(lang: str) -> None:
+    en, other = LABELS["en"], LABELS[lang]
+    assert set(other) == set(en)
+    for key, text in en.items():
+        assert fields(other[key]) == fields(text), key
+        assert other[key].strip(), key
+
+
+def test_keymaps() -> None:
+    assert Keymap.parse(None).keys == DEFAULT_KEYS
+    moved = Keymap.parse("rows=w, scores=P")
+    assert moved.action("w") == "rows" and moved.action("p") == "scores"
+    assert moved.action("v") is None and moved.action("s") is None
+    off = Keymap.parse("off")
+    assert not off.on and off.action("v") is None
+    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s"):
+        with pytest.raises(KeymapError):
+            Keymap.parse(bad)
+
+
+def test_addresses_and_links() -> None:
+    assert Target.parse("http://h:8000/") == Target("http://h:8000")
+    assert Target.parse("ws://h:8000/ws") == Target("http://h:8000")
+    assert Target.parse("h:8000", join="k7qx2m") == Target("http://h:8000", "K7QX2M")
+    assert Target.parse("https://h/play/#/table/AB12CD") == Target("https://h", "AB12CD")
+    assert Target.parse("http://h:1", spectate="ab") == Target("http://h:1", "AB", True)
+
+
+def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NIMMT_PLAIN", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert not wants_plain(False, Tty())
+    assert wants_plain(True, Tty())
+    assert wants_plain(False, io.StringIO())
+    monkeypatch.setenv("TERM", "dumb")
+    assert wants_plain(False, Tty())
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("NIMMT_PLAIN", "1")
+    assert wants_plain(False, Tty())

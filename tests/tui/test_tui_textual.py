@@ -1,0 +1,224 @@
+"""The full-screen face, driven by Textual's test pilot, with snapshots of its screens.
+
+A whole local game is played by keyboard alone: Enter on the highlighted card
+of the hand, the row dialog at a row choice, the results dialog at the end and
+a rematch. On the way the seed's shortcuts are pressed and what they say is
+compared with the session's sheet (the narration's sentences). Every line the
+session said must be the narration of the game's record. Snapshots of the
+screens (SVG, and the screen's text) are written to ``build/tui-snapshots/``,
+which is not tracked.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.widgets import DataTable, Input, OptionList, Static
+
+from nimmt.narrate import Narrator
+from nimmt.record import load_record, replay
+from nimmt.rules import Rules
+from nimmt.tui.app import NimmtApp, ResultsDialog, RowDialog
+from nimmt.tui.local import LocalSession
+from nimmt.tui.remote import RemoteSession, Target, TokenStore
+from nimmt.tui.session import Said, Update
+
+from .tui_helpers import Server
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "build" / "tui-snapshots"
+
+
+def snapshot(app: NimmtApp, name: str) -> str:
+    """Save the screen as SVG and as text; return the text."""
+    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
+    app.save_screenshot(f"{name}.svg", str(SNAPSHOTS))
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True,
+                      force_terminal=True, color_system=None, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    text = console.export_text()
+    (SNAPSHOTS / f"{name}.txt").write_text(text, encoding="utf-8")
+    return text
+
+
+def said(app: NimmtApp) -> str:
+    return str(app.query_one("#say", Static).render())
+
+
+async def settle(pilot: object, app: NimmtApp, before: str | None, rounds: int = 1500) -> None:
+    """Wait until the session asks something new (or the game is over)."""
+    for _ in range(rounds):
+        await pilot.pause(0.02)  # type: ignore[attr-defined]
+        snap = app.session.snapshot
+        if snap.status == "over" or (snap.ask is not None and snap.ask.key != before):
+            return
+    raise AssertionError("the game did not move on")
+
+
+async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    session = LocalSession(Rules.parse("classic", players=3, limit=25), ["medium", "medium"],
+                           name="Ana", seed=2, record=record)
+    lines: list[str] = []
+
+    def keep(update: Update) -> None:
+        if isinstance(update, Said) and update.kind == "event":
+            lines.append(update.text)
+
+    session.listen(keep)
+    app = NimmtApp(session)
+    speak = Narrator("en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, None)
+        text = snapshot(app, "table-start")
+        assert "Rows" in text and "Your hand" in text and "Players" in text
+        sheet = session.snapshot.sheet
+        assert sheet.row[0] in text
+        assert said(app) == sheet.decision
+
+        # The seed's shortcuts, from the hand.
+        await pilot.press("s")
+        assert said(app) == sheet.scores
+        await pilot.press("t")
+        assert said(app) == sheet.chosen
+        await pilot.press("v")
+        assert said(app) == sheet.rows
+        assert app.focused is app.query_one("#rows", OptionList)
+        snapshot(app, "rows-menu")
+        await pilot.press("down", "c")
+        assert said(app) == sheet.row_bullheads[1]
+        await pilot.press("3")
+        assert said(app) == sheet.row[2]
+        await pilot.press("h")
+        assert said(app).startswith("Keys and commands")
+        await pilot.press("escape")
+        hand = app.query_one("#hand", OptionList)
+        assert app.focused is hand
+        # Digits in the hand type a card number and jump to it; C says its bullheads.
+        target = session.snapshot.hand[-1]
+        await pilot.press(*str(target))
+        assert app._highlighted_card() == target
+        await pilot.press("c")
+        assert said(app) == sheet.cards[target]
+        await pilot.press("home")
+
+        # The command line takes what the plain mode takes; single keys do not act there.
+        await pilot.press("f6")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"/bullheads 55", "enter")
+        assert said(app) == speak.bullheads_sentence(55)
+        await pilot.press("x", "enter")
+        assert said(app) == session.labels("unknown_key", key="x")
+        await pilot.press(*"105", "enter")
+        await pilot.pause(0.2)
+        assert said(app) == "You do not hold that card."
+        await pilot.press("escape")
+
+        rows_chosen = 0
+        shot_row = False
+        while session.snapshot.status != "over":
+            snap = session.snapshot
+            assert snap.ask is not None
+            if isinstance(app.screen, RowDialog):
+                rows_chosen += 1
+                if not shot_row:
+                    shot_row = True
+                    text = snapshot(app, "row-choice")
+                    assert "lower than every row" in text
+                await pilot.press("down", "enter")
+            else:
+                assert app.focused is hand
+                await pilot.press("home", "enter")
+            await settle(pilot, app, snap.ask.key)
+        await pilot.pause(0.3)
+        assert rows_chosen >= 1
+        assert isinstance(app.screen, ResultsDialog)
+        text = snapshot(app, "results")
+        table = app.screen.query_one(DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == \
+            session.results()[1:]
+        assert "Play again" in text
+
+        rec = load_record(record)
+        game = replay(rec)
+        assert lines == speak.narrate(game.events, rec.players, viewer=0)
+
+        # Play again: a second game starts with the same seats.
+        await pilot.press("enter")
+        await settle(pilot, app, None)
+        assert session.snapshot.game_no == 2 and session.snapshot.status == "playing"
+        await pilot.press("ctrl+q")
+    assert app.return_value == 0
+
+
+async def test_serbian_and_czech_screens() -> None:
+    for lang, title in (("sr", "Skupovi"), ("cs", "Řady")):
+        session = LocalSession(Rules.parse("classic", players=4), ["easy"] * 3, seed=1,
+                               lang=lang)
+        app = NimmtApp(session)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app, None)
+            text = snapshot(app, f"table-{lang}")
+            assert title in text
+            assert session.snapshot.sheet.row[0] in text
+            await pilot.press("s")
+            assert said(app) == session.snapshot.sheet.scores
+            await pilot.press("ctrl+q")
+
+
+async def test_shortcuts_can_be_moved_or_turned_off() -> None:
+    from nimmt.tui.commands import Keymap
+
+    session = LocalSession(Rules.parse("classic", players=3), ["easy"] * 2, seed=4)
+    app = NimmtApp(session, Keymap.parse("scores=p"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, None)
+        await pilot.press("p")
+        assert said(app) == session.snapshot.sheet.scores
+        await pilot.press("ctrl+q")
+
+    session = LocalSession(Rules.parse("classic", players=3), ["easy"] * 2, seed=4)
+    app = NimmtApp(session, Keymap.parse("off"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, None)
+        before = said(app)
+        await pilot.press("s", "t")
+        assert said(app) == before
+        await pilot.press("f6", *"/scores", "enter")
+        assert said(app) == session.snapshot.sheet.scores
+        await pilot.press("ctrl+q")
+
+
+async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
+    """The same face at a server's table: the session pumps the server's messages in a
+    worker thread and the screen follows to the results."""
+    session = RemoteSession(
+        Target(server.url), name="Tex", lang="en", bots=["easy"],
+        rules={"preset": "classic", "players": 2, "end": "rounds", "rounds": 1},
+        tokens=TokenStore(tmp_path / "client.json"),
+    )
+    app = NimmtApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app, None, rounds=1500)
+        assert session.snapshot.code is not None
+        snapshot(app, "table-online")
+        while session.snapshot.status != "over":
+            snap = session.snapshot
+            assert snap.ask is not None
+            if isinstance(app.screen, RowDialog):
+                await pilot.press("enter")
+            else:
+                await pilot.press("home", "enter")
+            await settle(pilot, app, snap.ask.key, rounds=1500)
+        for _ in range(200):
+            if isinstance(app.screen, ResultsDialog):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ResultsDialog)
+        assert "Tex (you)" in snapshot(app, "results-online")
+        await pilot.press("ctrl+q")
