@@ -52,7 +52,12 @@ async def snapshot(client: Client, code: str) -> TableState:
 
 async def test_sigkill_mid_round_resumes_exactly(db_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "NIMMT_DATA_DIR": str(tmp_path / "data"), "NIMMT_RATE": "10000",
-           "NIMMT_BURST": "10000", "NIMMT_DISCONNECT_GRACE": "60"}
+           "NIMMT_BURST": "10000", "NIMMT_DISCONNECT_GRACE": "60",
+           # Every player here is on one address and plays at machine speed.
+           "NIMMT_PLAYER_RATE": "10000", "NIMMT_PLAYER_BURST": "10000",
+           "NIMMT_ADDRESS_RATE": "10000", "NIMMT_ADDRESS_BURST": "10000",
+           "NIMMT_ADDRESS_BYTES": "1e9", "NIMMT_ADDRESS_BYTES_BURST": "1000000000",
+           "NIMMT_NAMES_PER_MINUTE": "1000"}
     args = [] if db_url.startswith("sqlite") else ["--db", db_url]
     proc, url = await start_server(args, env)
     try:

@@ -197,7 +197,10 @@ class Server:
 
     def start(self, port: int = 0) -> str:
         env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
-                   NIMMT_RATE="1000", NIMMT_BURST="1000")
+                   NIMMT_RATE="1000", NIMMT_BURST="1000",
+                   NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
+                   NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
+                   NIMMT_NAMES_PER_MINUTE="1000")
         self.proc = subprocess.Popen(
             [*nimmt_command(), "serve", "--port", str(port), "--db",
              f"sqlite+aiosqlite:///{self.data / 'nimmt.db'}", "--data-dir", str(self.data)],
