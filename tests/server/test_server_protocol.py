@@ -248,3 +248,4 @@ def test_the_fast_builder_makes_what_model_construct_makes() -> None:
         assert built == constructed, cls
         assert built.model_fields_set == constructed.model_fields_set, cls
         assert built.model_dump_json() == constructed.model_dump_json(), cls
+        assert payloads.dump(built) == built.model_dump_json(), cls

@@ -43,6 +43,7 @@ from nimmt.server.commands import (
     BotAnswered,
     Broadcast,
     CancelTimer,
+    CloseTable,
     Command,
     Create,
     Decide,
@@ -158,7 +159,7 @@ class Harness:
                 self.fanout.presence(audience, self.now)
             case AskBot(seat, key):
                 self.asks[(seat, key)] = effect
-            case StartTimer() | CancelTimer() | WakeBots():
+            case StartTimer() | CancelTimer() | WakeBots() | CloseTable():
                 pass
 
     def _as(self, audience: tuple[tuple[int, int | None], ...]) -> None:
@@ -479,7 +480,7 @@ def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
     assert [it.payload.notice for it in h.table.items[-2:]] == [  # type: ignore[union-attr]
         "auto_on", "host"]
     effects = h.run(Leave(bob, None))
-    assert h.table.status == "closed"
+    assert h.table.status == "closed" and effects[-1] == CloseTable()
     persist = effects[0]
     assert isinstance(persist, Persist) and persist.status == "closed"
     (result,) = persist.results
@@ -721,6 +722,12 @@ class TableMachine(RuleBasedStateMachine):
     def a_refusal_changes_nothing(self) -> None:
         if self.refused:
             assert snapshot(self.h.table) == self.before
+
+    @invariant()
+    def a_table_closes_once(self) -> None:
+        closes = [e for e in self.h.effects if isinstance(e, CloseTable)]
+        assert len(closes) == (self.before.get("status") != "closed"
+                               and self.h.table.status == "closed")
 
     @invariant()
     def the_store_hears_first(self) -> None:

@@ -44,7 +44,7 @@ from .botpool import BotPool
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, table_code
-from .payloads import build
+from .payloads import build, dump
 from .ratings import INITIAL
 from .settings import Settings
 from .store import Store, game_players, games, hash_token, players, tables
@@ -129,8 +129,8 @@ class Connection:
                 return
 
     def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
-        self.send(build(P.Error, {"seq": self.seq, "type": "error", "code": code,
-                                  "message": message, "ref": ref}).model_dump_json())
+        self.send(dump(build(P.Error, {"seq": self.seq, "type": "error", "code": code,
+                                       "message": message, "ref": ref})))
 
     def cut_off(self, code: P.ErrorCode, message: str) -> None:
         """Send a last error and close (policy violation) once it has gone out."""

@@ -36,6 +36,7 @@ __all__ = [
     "BotAnswered",
     "Broadcast",
     "CancelTimer",
+    "CloseTable",
     "Command",
     "Create",
     "Decide",
@@ -394,9 +395,15 @@ class WakeBots:
     """A person came back: this table's bot jobs go first again."""
 
 
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """The table closed: its timers and bots stop, and once the commands already queued
+    are answered (each with ``closed``) the server forgets it."""
+
+
 Effect: TypeAlias = (
     Persist | Ack | Refuse | SendState | SendMissed | Broadcast | Presence | AskBot
-    | StartTimer | CancelTimer | WakeBots
+    | StartTimer | CancelTimer | WakeBots | CloseTable
 )
 
 

@@ -16,7 +16,7 @@ seat, and an event every seat sees whole is built once per broadcast.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
 from ..narrate import narrator
@@ -28,6 +28,7 @@ from .payloads import (
     NoticeItem,
     RulesInfo,
     build,
+    dump,
     event_payload,
     rules_info,
     view_payload,
@@ -86,23 +87,10 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
     or the one with the card hidden that every other seat gets too."""
     models: list[Any] = []
     events: list[Event] = []
-    for seq, _, payload in items:
+    for seq, kind, payload in items:
         key: object = seq  # the item as it is whole
-        if isinstance(payload, Notice):
-            model = cache.get(key)
-            if model is None:
-                model = cache[key] = build(NoticeItem, {
-                    "seq": seq, "kind": "notice", "notice": payload.notice,
-                    "reason": payload.reason, "seat": payload.seat, "name": payload.name,
-                    "text": payload.text})
-        elif isinstance(payload, ChatLine):
-            model = cache.get(key)
-            if model is None:
-                model = cache[key] = build(ChatItem, {
-                    "seq": seq, "kind": "chat", "seat": payload.seat, "name": payload.name,
-                    "text": payload.text})
-        else:
-            ev = for_viewer(payload, viewer)
+        if kind == "event":
+            ev = for_viewer(cast(Event, payload), viewer)
             if ev is None:
                 continue
             events.append(ev)
@@ -112,8 +100,21 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
             if model is None:
                 model = cache[key] = build(EventItem, {"seq": seq, "kind": "event",
                                                        "event": event_payload(ev)})
+        else:
+            model = cache.get(key)
+            if model is None:
+                model = cache[key] = _other_item(seq, cast(Notice | ChatLine, payload))
         models.append(model)
     return models, events
+
+
+def _other_item(seq: int, payload: Notice | ChatLine) -> Any:
+    if isinstance(payload, Notice):
+        return build(NoticeItem, {
+            "seq": seq, "kind": "notice", "notice": payload.notice, "reason": payload.reason,
+            "seat": payload.seat, "name": payload.name, "text": payload.text})
+    return build(ChatItem, {"seq": seq, "kind": "chat", "seat": payload.seat,
+                            "name": payload.name, "text": payload.text})
 
 
 class Fanout:
@@ -132,10 +133,10 @@ class Fanout:
         t = self.table
         game = t.game
         view = None if game is None else view_payload(game.view(viewer), self._rules)
-        return build(P.TableState, {
+        return dump(build(P.TableState, {
             "seq": t.seq, "type": "table_state", "table": info(t, audience), "you": viewer,
             "view": view, "prompt": prompt(t, viewer, now), "ref": ref,
-        }).model_dump_json()
+        }))
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
                      now: float, cache: dict[object, Any], *, always: bool,
@@ -148,24 +149,23 @@ class Fanout:
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always):
             return None
-        return build(P.Events, {
+        return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
             "text": narration(events, names if names is not None else t.names(), viewer, lang),
-        }).model_dump_json()
+        }))
 
     # -- sending ----------------------------------------------------------------------------
 
     def ack(self, conn: int, ref: P.Ref) -> None:
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.send(build(P.Ack, {"seq": self.table.seq, "type": "ack", "ref": ref})
-                      .model_dump_json())
+            peer.send(dump(build(P.Ack, {"seq": self.table.seq, "type": "ack", "ref": ref})))
 
     def refuse(self, conn: int, code: P.ErrorCode, message: str, ref: P.Ref) -> None:
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.send(build(P.Error, {"seq": peer.seq, "type": "error", "code": code,
-                                      "message": message, "ref": ref}).model_dump_json())
+            peer.send(dump(build(P.Error, {"seq": peer.seq, "type": "error", "code": code,
+                                           "message": message, "ref": ref})))
 
     def send_state(self, conn: int, viewer: int | None, ref: P.Ref, now: float) -> None:
         peer = self.peers.get(conn)

@@ -52,6 +52,7 @@ from .commands import (
     BotAnswered,
     Broadcast,
     CancelTimer,
+    CloseTable,
     Command,
     Create,
     Decide,
@@ -84,7 +85,7 @@ from .commands import (
     WakeBots,
     Who,
 )
-from .payloads import Prompt, SeatInfo, TableInfo, build, rules_info
+from .payloads import KIND_NAMES, Prompt, SeatInfo, TableInfo, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
@@ -253,6 +254,8 @@ class Table:
 
     def audience(self, skip: int | None = None) -> Audience:
         """The connections at the table now (but ``skip``), with their seats."""
+        if skip is None:
+            return tuple(self.watchers.items())
         return tuple((c, v) for c, v in self.watchers.items() if c != skip)
 
 
@@ -296,13 +299,16 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
         case Decided(decision, by):
             current = t.game
             assert current is not None
-            before = len(current.round_deals)
+            round_before = current.round
             events = current.decide(decision)
             t.decisions += 1
             _events(t, events)
             if current.is_over:
                 t.status = "over"
-            return Decided(decision, by, current.round_deals[before:])
+            if current.round == round_before:
+                return entry  # no round started: no deal to keep
+            deals = current.round_deals
+            return Decided(decision, by, deals[round_before:])
         case Sat(seat, player_id, name):
             t.seats[seat] = Seat("human", name, player_id=player_id)
             _notice(t, "sat", seat, name, f"{name} sits in seat {seat + 1}.")
@@ -407,9 +413,9 @@ def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
     if s is None or s.kind != "human" or s.auto:
         return None
     key = decision_key(t, viewer)
-    deadline = t.timers.get(TurnTimer(viewer, key))
+    deadline = t.timers.get(TurnTimer(viewer, key)) if t.turn_timer is not None else None
     seconds = None if deadline is None else max(0.0, round(deadline - now, 3))
-    return build(Prompt, {"kind": pend.kind.value, "key": key, "options": game.legal(viewer),
+    return build(Prompt, {"kind": KIND_NAMES[pend.kind], "key": key, "options": game.legal(viewer),
                           "card": pend.card, "reason": pend.reason, "seconds": seconds})
 
 
@@ -486,10 +492,13 @@ class _Step:
         self.out: list[Effect] = []
 
     def effects(self) -> list[Effect]:
-        """The effects, the store's first: nobody hears of a change before it is stored."""
+        """The effects, the store's first: nobody hears of a change before it is stored;
+        the table's closing last, once everything about it was said."""
+        t = self.t
+        if t.status == "closed" and self.status != "closed":
+            self.out.append(CloseTable())
         if not self.entries:
             return self.out
-        t = self.t
         status = t.status if t.status != self.status else None
         return [Persist(self.first_n, tuple(self.entries), status, tuple(self.results)),
                 *self.out]
@@ -801,6 +810,8 @@ class _Step:
 
     def halt(self, who: Who | None, ref: P.Ref) -> None:
         t = self.t
+        if self.status == "closed":  # closed by the very command that failed to be stored
+            self.out.append(CloseTable())
         t.status = "closed"
         for conn in t.watchers:
             self.out.append(Refuse(conn, "internal", "the server could not store that; the "
@@ -875,14 +886,19 @@ class _Step:
         pend = game.pending
         if pend is None:
             return
-        live: set[Timer] = set()
+        # The turn timers of decisions no longer pending go (``live``: those that are).
+        live: set[Timer] | None = set() if turns else None
         for p in pend.players:
             s = t.seats[p]
             if s is None:
                 continue
+            robot = s.kind == "bot" or s.auto
+            if not robot and t.turn_timer is None and live is None:
+                continue  # a person with no timer: nothing to run for them
             key = decision_key(t, p)
-            live.add(TurnTimer(p, key))
-            if s.kind == "bot" or s.auto:
+            if live is not None:
+                live.add(TurnTimer(p, key))
+            if robot:
                 if (p, key) in t.asked:
                     continue
                 t.asked.add((p, key))
@@ -891,7 +907,7 @@ class _Step:
             elif t.turn_timer is not None:
                 self.start(TurnTimer(p, key), t.turn_timer)
         for k in turns:
-            if k not in live:
+            if live is not None and k not in live:
                 self.cancel(k)
 
     def check_idle(self) -> None:

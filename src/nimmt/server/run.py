@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -105,6 +106,10 @@ async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Hub]]:
 async def serve(settings: Settings) -> None:
     """Serve until interrupted; prints the address to open once listening."""
     _server, task, port = await _start(settings)
+    # What exists now (the modules, the protocol's validators and serializers, the tables
+    # resumed) lives as long as the server: the cyclic collector need not go through it
+    # again on every full collection, which would hold every table up for a moment each time.
+    gc.freeze()
     url = address(settings.host, port)
     # The root redirects to the web client (/play/): that is the address people open.
     print(f"nimmt server: open {url}/ in a browser (WebSocket "

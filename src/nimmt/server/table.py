@@ -18,7 +18,6 @@ had, so reconnecting clients carry on where they were.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import random
@@ -38,6 +37,7 @@ from .commands import (
     Attach,
     Broadcast,
     CancelTimer,
+    CloseTable,
     Command,
     Create,
     Detach,
@@ -111,13 +111,15 @@ class TableActor:
         #: The connections at the table, and those with commands on the queue, by number.
         self.peers: dict[int, Peer] = {}
         #: Commands on the queue per connection: a connection is kept while it has any.
-        self._queued: collections.Counter[int] = collections.Counter()
+        self._queued: dict[int, int] = {}
         self.fanout = Fanout(self.table, self.peers)
         self.scheduler = Scheduler(self.post, bots, self, table_id)
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         #: The client address that opened the table (quotas on unstarted tables).
         self.address: str | None = None
+        #: The table closed: the loop ends once the commands queued are answered.
+        self.closing = False
 
     # -- what the hub and the web routes read ------------------------------------------------
 
@@ -188,9 +190,10 @@ class TableActor:
     # -- what the hub posts ------------------------------------------------------------------
 
     def post(self, command: Command) -> None:
+        """Queue ``command``: it happens after everything queued before it."""
         conn = _conn_of(command)
         if conn is not None:
-            self._queued[conn] += 1
+            self._queued[conn] = self._queued.get(conn, 0) + 1
         self.queue.put_nowait(command)
 
     def create(self, peer: Peer, ref: P.Ref) -> None:
@@ -224,6 +227,7 @@ class TableActor:
     # -- running ------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the command loop."""
         self.task = asyncio.create_task(self.run(), name=f"table-{self.code}")
 
     async def stop(self) -> None:
@@ -235,6 +239,8 @@ class TableActor:
                 await self.task
 
     async def run(self) -> None:
+        """The command loop: one command at a time, until the table closes. A command that
+        fails unexpectedly is logged and answered ``internal``; the loop goes on."""
         while True:
             command = await self.queue.get()
             try:
@@ -249,13 +255,12 @@ class TableActor:
                                        getattr(command, "ref", None))
             conn = _conn_of(command)
             if conn is not None:
-                self._queued[conn] -= 1
-                if self._queued[conn] <= 0:
-                    del self._queued[conn]
+                left = self._queued.pop(conn, 1) - 1
+                if left > 0:
+                    self._queued[conn] = left
             self._release()
             trim(self.table, self.settings.stream_keep)
-            if self.table.status == "closed" and self.queue.empty():
-                self.scheduler.stop()
+            if self.closing and self.queue.empty():
                 self.on_close(self)
                 return
 
@@ -323,6 +328,9 @@ class TableActor:
                 self.scheduler.cancel(timer)
             case WakeBots():
                 self.scheduler.wake()
+            case CloseTable():
+                self.scheduler.stop()  # a closed table's timers and bots stop at once
+                self.closing = True
             case Persist() | SendMissed():
                 raise AssertionError(f"{effect} goes through handle()")
 
@@ -330,6 +338,8 @@ class TableActor:
         """Forget the connections no longer at the table (and with nothing on its queue);
         they no longer point at it."""
         watchers = self.table.watchers
+        if len(self.peers) == len(watchers):
+            return  # every connection known is at the table
         for conn in [c for c in self.peers if c not in watchers and c not in self._queued]:
             peer = self.peers.pop(conn)
             if peer.table is self:
@@ -365,10 +375,10 @@ def _entries(rows: list[LogEntry]) -> list[tuple[int, Any]]:
 
 def _conn_of(command: Command) -> int | None:
     """The connection a command comes from, if any."""
-    if isinstance(command, Detach):
+    if type(command) is Detach:
         return command.conn
-    who = getattr(command, "who", None)
-    return who.conn if isinstance(who, Who) else None
+    who: Who | None = getattr(command, "who", None)
+    return None if who is None else who.conn
 
 
 def _who(peer: Peer) -> Who:

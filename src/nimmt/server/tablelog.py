@@ -156,7 +156,10 @@ def _with_deals(data: dict[str, Any], deals: tuple[Deal, ...]) -> dict[str, Any]
 
 def entry_to_row(entry: Entry) -> tuple[str, dict[str, Any]]:
     """The ``kind`` and JSON ``data`` an entry is stored as."""
-    match entry:
+    match entry:  # decisions first: the cases are tried in order
+        case Decided(decision, by, deals):
+            return "decision", _with_deals(
+                {"decision": decision_to_dict(decision), "by": by}, deals)
         case Sat(seat, player_id, name):
             return "sit", {"seat": seat, "player_id": player_id, "name": name}
         case BotSeated(seat, bot, name):
@@ -167,9 +170,6 @@ def entry_to_row(entry: Entry) -> tuple[str, dict[str, Any]]:
             return "host", {"player_id": player_id, "name": name}
         case Started(game_no, deals):
             return "start", _with_deals({"game_no": game_no}, deals)
-        case Decided(decision, by, deals):
-            return "decision", _with_deals(
-                {"decision": decision_to_dict(decision), "by": by}, deals)
         case AutoPlay(seat, on, reason):
             return "auto", {"seat": seat, "on": on, "reason": reason}
         case Chatted(seat, name, text):
