@@ -224,3 +224,47 @@ async def test_redis_needs_postgresql_and_workers_need_redis(tmp_path: Path) -> 
     out = await asyncio.to_thread(serve, "--workers", "2")
     assert out.returncode == 2 and "needs --redis" in out.stderr
 
+
+
+def _server_children(pid: int) -> list[int]:
+    """The server processes ``nimmt serve --workers`` started (not its helpers)."""
+    kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(k) for k in kids
+            if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_bytes().decode()]
+
+
+async def test_workers_share_one_port_and_replace_a_dead_one(
+        cluster_env: dict[str, str]) -> None:
+    proc, url = await start_server(["--workers", "2"], cluster_env)
+    try:
+        workers = _server_children(proc.pid)
+        assert len(workers) == 2
+        # Enough connections that the kernel hands some to each process; one table of them
+        # plays through, whichever processes its seats landed on.
+        clients = [await Client.connect(url, name=f"W{i}") for i in range(4)]
+        code = (await clients[0].create_table(rules={"preset": "classic", "players": 4,
+                                                     "end": "rounds", "rounds": 1})).table.code
+        for c in clients[1:]:
+            await c.join(code)
+            await c.sit()
+        await clients[0].start()
+        await asyncio.gather(*(c.play_until_over(random.Random(i), 120)
+                               for i, c in enumerate(clients)))
+        for c in clients:
+            await c.close()
+        os.kill(workers[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = _server_children(proc.pid)
+            if len(now) == 2 and workers[0] not in now:
+                break
+            await asyncio.sleep(0.2)
+        assert len(now) == 2 and workers[0] not in now
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
