@@ -323,7 +323,9 @@ def run_level(processes: int, players: int, database: str, args: argparse.Namesp
            "NIMMT_DATA_DIR": tempfile.mkdtemp(prefix="nimmt-human-")}
     if processes > 1:
         env |= {"NIMMT_REDIS": args.redis, "NIMMT_REDIS_PREFIX": prefix}
-    servers = [start_server(env, profile) for _ in range(processes)]
+    servers = [start_server(env, None if profile is None else
+                            profile.with_name(f"{profile.stem}{i}.prof"))
+               for i in range(processes)]
     urls = [url for _, url in servers]
     tables = players // 4
     ctx = multiprocessing.get_context("spawn")
@@ -402,6 +404,7 @@ def profile_knee(levels: list[dict[str, Any]], database: str, args: argparse.Nam
     players = failed[0]["players"] if failed else levels[-1]["players"]
     path = Path(tempfile.mkdtemp(prefix="nimmt-prof-")) / "server.prof"
     level = run_level(1, players, database, args, profile=path)
+    path = path.with_name("server0.prof")
     print(f"profile of one process at {players} players (p99 {level['p99_ms']} ms under "
           f"cProfile): {path}", file=sys.stderr)
     stats = pstats.Stats(str(path), stream=sys.stderr)

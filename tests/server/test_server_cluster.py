@@ -28,7 +28,7 @@ from server_helpers import LIFTED_LIMITS, NIMMT, api, play_until_key, start_serv
 
 from nimmt.client import Client
 from nimmt.server.protocol import TableState
-from nimmt.server.store import LogEntry, StaleOwner, Store, tables
+from nimmt.server.store import LogEntry, StaleOwner, Store, fence_all, tables
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(240)]
 
@@ -187,11 +187,12 @@ async def test_a_stale_owners_write_is_refused(pg_url: str) -> None:
     try:
         async def new_table(c: Any) -> int:
             res = await c.execute(tables.insert().values(
-                code="FENCE", name="t", host_id=1, rules=json.dumps({}), settings="{}",
-                status="playing", created=0.0))
+                code=uuid.uuid4().hex[:8], name="t", host_id=1, rules=json.dumps({}),
+                settings="{}", status="playing", created=0.0))
             return int(res.inserted_primary_key[0])
 
         tid: int = await store.run(new_table)
+        other: int = await store.run(new_table)
         chat = {"seat": 0, "text": "hi"}
         await store.append_all([LogEntry(tid, 1, "chat", chat)], token=1)
         # A new owner (token 2) writes; the old one (token 1) may not write again, alone or
@@ -203,6 +204,17 @@ async def test_a_stale_owners_write_is_refused(pg_url: str) -> None:
             store.append_all([LogEntry(tid, 3, "chat", chat)], token=1),
             store.append_all([LogEntry(tid, 4, "chat", chat)], token=1), return_exceptions=True)
         assert [type(x) for x in both] == [StaleOwner, StaleOwner]
+        # In one group commit with another table's owner, the stale write alone is refused.
+        mixed = await asyncio.gather(
+            store.append_all([LogEntry(other, 1, "chat", chat)], token=5),
+            store.append_all([LogEntry(tid, 3, "chat", chat)], token=1), return_exceptions=True)
+        assert [type(x) for x in mixed] == [type(None), StaleOwner]
+        assert [e.n for e in await store.table_entries(other)] == [1]
+        # The fencing of many tables in one statement refuses the stale one by its id.
+        await store.run(lambda c: fence_all(c, {tid: 2, other: 5}))
+        with pytest.raises(StaleOwner) as refused:
+            await store.run(lambda c: fence_all(c, {tid: 2, other: 4}))
+        assert (refused.value.table_id, refused.value.token) == (other, 4)
         await store.append_all([LogEntry(tid, 3, "chat", chat)], token=2)
         assert [e.n for e in await store.table_entries(tid)] == [1, 2, 3]
         fence = (await store.read(lambda c: c.execute(

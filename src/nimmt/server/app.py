@@ -252,6 +252,21 @@ class Hub:
                 self._forgetting.add(task)
                 task.add_done_callback(self._forgetting.discard)
 
+    async def table_view(self, code: str) -> TableActor | None:
+        """The table with ``code`` to read from (the HTTP routes): its actor here or, with
+        Redis when another process owns it, a copy rebuilt from the store's log: everything
+        its owner has acknowledged."""
+        actor = self.tables.get(code)
+        if actor is not None or self.cluster is None:
+            return actor
+        row = await self.store.table_by_code(code)
+        if row is None:
+            return None
+        _, entries = await self.store.table_with_log(int(row.id))
+        copy = self._actor(row)
+        copy.replay(entries)
+        return copy
+
     def drop(self, conn: Connection) -> None:
         """Close ``conn``: its table moved to another process (it reconnects)."""
         conn.drop()
@@ -658,7 +673,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             code = table_code(request.path_params["code"])
         except BadParam as exc:
             return refusal(exc)
-        actor = hub.tables.get(code)
+        actor = await hub.table_view(code)
         if actor is None:
             return JSONResponse({"error": "no open table has that code"}, status_code=404)
         return JSONResponse(actor.info().model_dump(mode="json"))

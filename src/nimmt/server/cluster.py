@@ -399,6 +399,7 @@ class Cluster:
             node = int(raw)
             if node == self.node or await self.redis.exists(self.key("alive", node)):
                 continue
+            self._gone(node)
             owned = self.key("owned", node)
             left = False
             for raw_id in await self.redis.smembers(owned):
@@ -410,6 +411,14 @@ class Cluster:
                 await self.redis.srem(owned, table_id)
             if not left:
                 await self.redis.srem(self.key("nodes"), node)
+
+    def _gone(self, node: int) -> None:
+        """Process ``node`` is dead: its connections at the tables owned here are gone
+        (so the disconnect grace starts and the default player takes their seats)."""
+        for peer in [p for p in self.peers.values() if p.node == node]:
+            self.peers.pop(peer.id, None)
+            if peer.table is not None:
+                peer.table.detach(peer)
 
     async def lobby(self) -> list[P.LobbyTable]:
         """The lobby of the whole cluster."""

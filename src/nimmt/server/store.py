@@ -147,6 +147,24 @@ async def fence(conn: AsyncConnection, table_id: int, token: int) -> None:
         raise StaleOwner(table_id, token)
 
 
+async def fence_all(conn: AsyncConnection, tokens: dict[int, int]) -> None:
+    """:func:`fence` for many tables (table id → token) in one statement: a group commit
+    pays one round trip for its fencing, not one per table."""
+    if len(tokens) == 1:
+        ((table_id, token),) = tokens.items()
+        await fence(conn, table_id, token)
+        return
+    given = sa.values(sa.column("id", sa.Integer), sa.column("token", sa.BigInteger),
+                      name="given").data(sorted(tokens.items()))
+    res = await conn.execute(tables.update()
+                             .where(tables.c.id == given.c.id, tables.c.fence <= given.c.token)
+                             .values(fence=given.c.token).returning(tables.c.id))
+    fenced = {int(r[0]) for r in res}
+    for table_id, token in tokens.items():
+        if table_id not in fenced:
+            raise StaleOwner(table_id, token)
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # WAL lets readers work beside the writer; NORMAL sync in WAL still survives a killed
     # process (only an OS crash may lose the last commits); busy_timeout waits for locks.
@@ -166,7 +184,11 @@ class Store:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        self.engine: AsyncEngine = create_async_engine(url)
+        # A server's reads (a token at every hello, a table looked up) come in bursts:
+        # a pool that closes every connection past 5 makes each burst pay new connections
+        # (about 1,400 a minute at 1,000 reconnecting players). SQLite's pool is its own.
+        pool = {} if self.is_sqlite else {"pool_size": 10, "max_overflow": 20}
+        self.engine: AsyncEngine = create_async_engine(url, **pool)
         if self.is_sqlite:
             sa.event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future[Any]]] = asyncio.Queue()
@@ -260,8 +282,8 @@ class Store:
                                  "data": json.dumps(e.data)})
                     if token is not None:
                         fences[e.table_id] = max(token, fences.get(e.table_id, token))
-            for table_id, token in fences.items():
-                await fence(conn, table_id, token)
+            if fences:
+                await fence_all(conn, fences)
             if rows:
                 await conn.execute(table_log.insert(), rows)
             for i, (kind, payload, _) in enumerate(work):

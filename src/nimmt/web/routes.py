@@ -104,7 +104,7 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             code = table_code(request.path_params["code"])
         except BadParam as exc:
             return refusal(exc)
-        actor = hub.tables.get(code)
+        actor = await hub.table_view(code)
         if actor is None:
             return JSONResponse({"error": f"no open table has the code {code!r}"},
                                 status_code=404)
