@@ -117,6 +117,11 @@ async def test_four_players_on_three_processes_play_a_game_with_a_bot(
         assert st.view is not None
         totals.add((st.view.scores, st.view.penalties))
     assert len(totals) == 1
+    # Every process answers for the table, the owner from memory, the others from the log.
+    infos = [await api(f"{u}/api/tables/{code}") for u in urls]
+    assert [[s["name"] for s in i["seats"]] for i in infos] == [
+        ["Ana", "Bob", "Cleo", "Dan", infos[0]["seats"][4]["name"]]] * 3
+    assert {i["status"] for i in infos} == {"over"}
     record = await api(f"{urls[2]}/api/players/Cleo")
     assert [g["finished"] for g in record["games"]] == [True]
     for c in players:

@@ -147,6 +147,12 @@ async def fence(conn: AsyncConnection, table_id: int, token: int) -> None:
         raise StaleOwner(table_id, token)
 
 
+_FENCE_ALL = sa.text(
+    "UPDATE tables SET fence = given.token"
+    " FROM unnest(CAST(:ids AS integer[]), CAST(:tokens AS bigint[])) AS given(id, token)"
+    " WHERE tables.id = given.id AND tables.fence <= given.token RETURNING tables.id")
+
+
 async def fence_all(conn: AsyncConnection, tokens: dict[int, int]) -> None:
     """:func:`fence` for many tables (table id → token) in one statement: a group commit
     pays one round trip for its fencing, not one per table."""
@@ -154,11 +160,10 @@ async def fence_all(conn: AsyncConnection, tokens: dict[int, int]) -> None:
         ((table_id, token),) = tokens.items()
         await fence(conn, table_id, token)
         return
-    given = sa.values(sa.column("id", sa.Integer), sa.column("token", sa.BigInteger),
-                      name="given").data(sorted(tokens.items()))
-    res = await conn.execute(tables.update()
-                             .where(tables.c.id == given.c.id, tables.c.fence <= given.c.token)
-                             .values(fence=given.c.token).returning(tables.c.id))
+    # PostgreSQL's arrays keep the statement's text the same for any number of tables, so
+    # it is compiled once and prepared once, not per batch.
+    ids, given = zip(*sorted(tokens.items()), strict=True)
+    res = await conn.execute(_FENCE_ALL, {"ids": list(ids), "tokens": list(given)})
     fenced = {int(r[0]) for r in res}
     for table_id, token in tokens.items():
         if table_id not in fenced:
