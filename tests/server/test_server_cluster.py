@@ -54,12 +54,14 @@ def cluster_env(pg_url: str, tmp_path: Path) -> Iterator[dict[str, str]]:
     r.close()
 
 
-@pytest_asyncio.fixture
-async def three(cluster_env: dict[str, str]) -> AsyncIterator[list[tuple[subprocess.Popen[str],
-                                                                          str]]]:
-    """Three server processes of one cluster."""
-    procs = [await start_server([], cluster_env) for _ in range(3)]
+@contextlib.asynccontextmanager
+async def processes(env: dict[str, str], n: int = 3
+                    ) -> AsyncIterator[list[tuple[subprocess.Popen[str], str]]]:
+    """``n`` server processes of one cluster, stopped at the end (or already killed)."""
+    procs: list[tuple[subprocess.Popen[str], str]] = []
     try:
+        for _ in range(n):
+            procs.append(await start_server([], env))
         yield procs
     finally:
         for proc, _ in procs:
@@ -71,6 +73,14 @@ async def three(cluster_env: dict[str, str]) -> AsyncIterator[list[tuple[subproc
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest_asyncio.fixture
+async def three(cluster_env: dict[str, str]) -> AsyncIterator[list[tuple[subprocess.Popen[str],
+                                                                          str]]]:
+    """Three server processes of one cluster."""
+    async with processes(cluster_env) as procs:
+        yield procs
 
 
 async def seat_four(urls: list[str], rules: dict[str, Any]) -> tuple[list[Client], str]:
@@ -184,6 +194,28 @@ async def test_owner_killed_mid_turn_fails_over_with_every_acknowledged_decision
     for c in again:
         assert c.game_over
         await c.close()
+
+
+async def test_the_players_of_a_dead_process_are_played_for(
+        cluster_env: dict[str, str]) -> None:
+    # Bob and Dan are connected through the second process, which dies: the owner sees
+    # them gone (the disconnect grace starts) and the default player takes their seats,
+    # so Ana and Cleo finish the game. Without that, the table would wait for them forever.
+    async with processes({**cluster_env, "NIMMT_DISCONNECT_GRACE": "1"}) as three:
+        urls = [u for _, u in three]
+        players, _code = await seat_four(urls, {"preset": "classic", "players": 5,
+                                                "end": "rounds", "rounds": 1})
+        await asyncio.gather(*(play_until_key(c, "1.1.2.card", random.Random(i))
+                               for i, c in enumerate(players)))
+        edge, _ = three[1]
+        os.kill(edge.pid, signal.SIGKILL)
+        edge.wait(10)
+        left = [players[0], players[2]]
+        await asyncio.gather(*(c.play_until_over(random.Random(i), 60)
+                               for i, c in enumerate(left)))
+        assert all(c.game_over for c in left)
+        for c in players:
+            await c.close()
 
 
 async def test_a_stale_owners_write_is_refused(pg_url: str) -> None:
