@@ -261,7 +261,8 @@ async def test_a_stale_owners_write_is_refused(pg_url: str) -> None:
         await store.close()
 
 
-async def test_redis_needs_postgresql_and_workers_need_redis(tmp_path: Path) -> None:
+async def test_redis_needs_postgresql_and_workers_need_redis(tmp_path: Path,
+                                                             pg_url: str) -> None:
     env = {**os.environ, "NIMMT_DATA_DIR": str(tmp_path)}
 
     def serve(*args: str) -> subprocess.CompletedProcess[str]:
@@ -272,6 +273,10 @@ async def test_redis_needs_postgresql_and_workers_need_redis(tmp_path: Path) -> 
     assert out.returncode == 2 and "needs PostgreSQL" in out.stderr
     out = await asyncio.to_thread(serve, "--workers", "2")
     assert out.returncode == 2 and "needs --redis" in out.stderr
+    # A Redis that does not answer is said in one sentence, not a traceback.
+    out = await asyncio.to_thread(serve, "--db", pg_url, "--redis", "redis://127.0.0.1:1/0")
+    assert out.returncode == 1 and "Cannot use Redis at redis://127.0.0.1:1/0" in out.stderr
+    assert "Traceback" not in out.stderr
 
 
 

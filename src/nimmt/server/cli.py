@@ -149,3 +149,9 @@ def serve_command(
         typer.echo(f"Cannot serve on {settings.host}:{settings.port}: {exc.strerror or exc}",
                    err=True)
         raise typer.Exit(1) from None
+    except Exception as exc:
+        # redis is imported only with --redis: its errors are told apart by their module.
+        if not type(exc).__module__.startswith("redis"):
+            raise
+        typer.echo(f"Cannot use Redis at {settings.redis}: {exc}", err=True)
+        raise typer.Exit(1) from None
