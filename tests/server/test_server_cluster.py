@@ -322,3 +322,15 @@ async def test_workers_share_one_port_and_replace_a_dead_one(
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+async def test_processes_starting_at_once_migrate_one_at_a_time(pg_url: str) -> None:
+    # Every process of --workers (or of many machines) applies the migrations as it starts;
+    # on a new database they must not all create the schema at once.
+    stores = [Store(pg_url) for _ in range(4)]
+    try:
+        opened = await asyncio.gather(*(s.open() for s in stores), return_exceptions=True)
+        assert opened == [None] * 4
+    finally:
+        for s in stores:
+            await s.close()

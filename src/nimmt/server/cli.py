@@ -132,7 +132,8 @@ def serve_command(
             raise typer.Exit(1) from None
     try:
         if settings.workers > 1:
-            serve_workers(settings)
+            if not serve_workers(settings):
+                raise typer.Exit(1)
         else:
             with contextlib.suppress(KeyboardInterrupt):
                 asyncio.run(serve(settings))

@@ -361,6 +361,7 @@ class Cluster:
                 await self._renew_all()
                 await self._publish_lobby()
                 await self._sweep()
+                await self._dead_edges()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -399,7 +400,6 @@ class Cluster:
             node = int(raw)
             if node == self.node or await self.redis.exists(self.key("alive", node)):
                 continue
-            self._gone(node)
             owned = self.key("owned", node)
             left = False
             for raw_id in await self.redis.smembers(owned):
@@ -412,9 +412,17 @@ class Cluster:
             if not left:
                 await self.redis.srem(self.key("nodes"), node)
 
+    async def _dead_edges(self) -> None:
+        """The processes whose connections sit at the tables owned here and that stopped
+        beating: those connections are gone (the disconnect grace starts, then the default
+        player takes their seats). Each owner looks for itself: which process first sees a
+        process dead does not matter."""
+        for node in {p.node for p in self.peers.values()}:
+            if not await self.redis.exists(self.key("alive", node)):
+                self._gone(node)
+
     def _gone(self, node: int) -> None:
-        """Process ``node`` is dead: its connections at the tables owned here are gone
-        (so the disconnect grace starts and the default player takes their seats)."""
+        """Process ``node`` is dead: let its connections at the tables owned here go."""
         for peer in [p for p in self.peers.values() if p.node == node]:
             self.peers.pop(peer.id, None)
             if peer.table is not None:

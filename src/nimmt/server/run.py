@@ -143,11 +143,11 @@ def _worker(settings: Settings, ready: Any) -> None:
         asyncio.run(serve(settings, reuse_port=True, ready=ready))
 
 
-def serve_workers(settings: Settings) -> None:
+def serve_workers(settings: Settings) -> bool:
     """``settings.workers`` server processes on one port (``SO_REUSEPORT``: the kernel
     spreads the connections among them), joined by Redis. A worker that dies is started
     again; meanwhile its tables fail over to the others. Returns on SIGINT or SIGTERM,
-    after stopping every worker."""
+    after stopping every worker: False if one of them could not start."""
     # This socket holds the port (a free one for port 0) without listening, so the kernel
     # hands no connection to it: only to the workers' sockets of the same port.
     holder = _bind(settings.host, settings.port, reuse_port=True)
@@ -170,7 +170,8 @@ def serve_workers(settings: Settings) -> None:
         started = 0
         while started < len(procs) and not stop:
             if any(p.exitcode is not None for p in procs):
-                raise RuntimeError("a server process stopped while starting")
+                log.error("a server process stopped while starting (its error is above)")
+                return False
             with contextlib.suppress(Exception):
                 ready.get(timeout=0.2)
                 started += 1
@@ -183,6 +184,7 @@ def serve_workers(settings: Settings) -> None:
                     log.warning("server process %s ended (%s); starting another", proc.pid,
                                 proc.exitcode)
                     procs[i] = start()
+        return True
     finally:
         for proc in procs:
             if proc.pid is not None and proc.exitcode is None:

@@ -391,7 +391,16 @@ def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) ->
         fut.set_result(result)
 
 
+#: The PostgreSQL advisory lock that lets one process at a time migrate the schema: the
+#: processes of ``--workers`` (or of many machines) may all start at once on a new database.
+MIGRATION_LOCK = 0x6E696D6D74
+
+
 def _upgrade(conn: Connection) -> None:
+    if conn.dialect.name == "postgresql":
+        # Held to the end of this transaction, the migration's; the next process then finds
+        # the schema at its head.
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = conn
