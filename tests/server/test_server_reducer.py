@@ -400,7 +400,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
-    frame = h.fanout.state_frame(1, None, h.now)
+    frame = h.fanout.state_frame(1, "en", None, h.now)
     assert json.loads(frame)["prompt"]["seconds"] == 20.0
     # A timer fired for a deadline that is not the current one changes nothing.
     assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []

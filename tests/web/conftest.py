@@ -5,6 +5,8 @@ temporary folder; the browser is ``/usr/bin/chromium`` driven by Playwright
 (Playwright cannot download its own browsers on this machine; ``scripts/setup``
 installs Chromium). Every page records what its live regions say in
 ``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver.
+``new_page(pace=...)`` sets how long the page waits for a message to be spoken
+before the next (short by default, so games run fast).
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
     contexts = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
-             dark: bool = False) -> Any:
+             dark: bool = False, pace: int | None = 5) -> Any:
         ctx = browser.new_context(viewport={"width": width, "height": height},
                                   reduced_motion="reduce",
                                   color_scheme="dark" if dark else "light")
@@ -118,6 +120,10 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
         ctx.add_init_script(RECORDER)
         if lang:
             ctx.add_init_script(f"localStorage.setItem('nimmt.lang', {lang!r});")
+        if pace is not None:
+            # How long the page lets a message be spoken (ms a character) before the next:
+            # short, so games run at machine speed; None keeps the page's own default.
+            ctx.add_init_script(f"localStorage.setItem('nimmt.pace', '{pace}');")
         contexts.append(ctx)
         page = ctx.new_page()
         page.goto(f"{server}/play/")
