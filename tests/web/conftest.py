@@ -4,7 +4,8 @@ The server runs as a subprocess on a free loopback port with a SQLite file in a
 temporary folder; the browser is ``/usr/bin/chromium`` driven by Playwright
 (Playwright cannot download its own browsers on this machine; ``scripts/setup``
 installs Chromium). Every page records what its live regions say in
-``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver.
+``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver (and
+when, in ``window.__annAt``).
 ``new_page(pace=...)`` sets how long the page waits for a message to be spoken
 before the next (short by default, so games run fast).
 """
@@ -33,12 +34,14 @@ NewPage = Callable[..., Any]
 
 RECORDER = """
 window.__ann = [];
+window.__annAt = [];
 document.addEventListener("DOMContentLoaded", () => {
   for (const id of ["live-polite", "live-assertive"]) {
     const region = document.getElementById(id);
     new MutationObserver((muts) => {
       for (const m of muts) for (const n of m.addedNodes) {
         window.__ann.push([region.getAttribute("aria-live"), n.textContent]);
+        window.__annAt.push(performance.now());
       }
     }).observe(region, {childList: true});
   }
