@@ -53,7 +53,7 @@ export const S = {
   /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
   /** @type {(() => void)[]} */ onWelcome: [],
   /** What the current game step says, gathered until the frames that came together are in. */
-  step: { /** @type {string[]} */ texts: [], reveal: false },
+  step: { texts: /** @type {string[]} */ ([]), reveal: false },
   cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
   /** @type {HTMLElement | null} */ returnFocus: null,
   /** @type {string | null} */ shownOver: null,

@@ -66,6 +66,7 @@ function renderGame() {
   const v = /** @type {import("./state.js").View} */ (S.view);
   const ns = names();
   const p = S.prompt;
+  /** @type {(string | Node)[]} */
   let status;
   if (isOver()) status = [t("status.over")];
   else if (p) status = [t(`decision.${p.kind}`)];
