@@ -63,11 +63,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (it installs chromium)")
     data = tmp_path_factory.mktemp("web-server")
     # Every test's browser is a new player from 127.0.0.1: more than the default quota
-    # of new names per address and minute allows.
+    # of new names per address and minute allows, and more unstarted tables at once.
     env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
                NIMMT_RATE="1000", NIMMT_BURST="1000", NIMMT_NAMES_PER_MINUTE="1000",
                NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
-               NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000")
+               NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
+               NIMMT_TABLES_PER_ADDRESS="1000")
     proc = subprocess.Popen(
         [*_nimmt(), "serve", "--port", "0", "--db",
          f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],

@@ -12,6 +12,7 @@ from .helpers import (
     fresh_name,
     play_by_keyboard,
     set_name,
+    two_at_a_table,
     wait_turn,
 )
 
@@ -90,15 +91,7 @@ def test_turn_timer_warns_assertively(new_page: NewPage) -> None:
 
 def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
     """When time runs out the default bot plays; a button gives the seat back."""
-    ana = new_page()
-    set_name(ana, fresh_name("Late"))
-    code = create_table(ana, players=2, rounds=None, bots=0, timer="15", start=False)
-    bob = new_page(lang="sr")
-    set_name(bob, fresh_name("Quick"))
-    bob.locator("#join-code").fill(code)
-    bob.locator("#join-form button[type=submit]").click()
-    ana.wait_for_function("() => [...document.querySelectorAll('#seat-list li')]"
-                          ".every(li => !li.textContent.includes('empty'))")
+    ana, bob, _ = two_at_a_table(new_page, rounds=None, timer="15", guest_lang="sr")
     ana.locator("#start-game").click()
     wait_turn(bob, 0)
     bob.keyboard.press("Enter")  # Bob plays; Ana lets her time run out.

@@ -114,7 +114,7 @@ function onEvents(/** @type {any} */ msg) {
     } else if (item.kind === "chat") {
       const line = tn("chat.line", { name: isolate(item.name), text: isolate(item.text) });
       addLog(line, "chat");
-      if (!(item.seat === S.you && item.name === S.name)) S.step.texts.push(plain(line));
+      if (!(item.seat === S.you && item.name === S.name)) S.step.said.push(plain(line));
     }
   }
   const quiet = events.length > 0 && events.every(othersChoice);
@@ -148,6 +148,8 @@ function afterUpdate() {
   const texts = S.step.texts.splice(0);
   const reveal = S.step.reveal ? texts.join(" ") : "";
   S.step.reveal = false;
+  texts.forEach((text) => addLog(text, "event"));
+  texts.push(...S.step.said.splice(0));
   const turnKey = S.view ? `${S.code}.${S.view.round}.${S.view.turn}` : null;
   const asked = Boolean(p && p.key !== S.announcedKey);
   // Once a turn, when the others are done and you are not (the decision itself says so).
@@ -159,6 +161,7 @@ function afterUpdate() {
   if (p && asked) {
     S.announcedKey = p.key;
     const decision = S.sheet.decision || t(`decision.${p.kind}`);
+    addLog(decision, "urgent");
     cue("turn");
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row costs.

@@ -90,7 +90,7 @@ export async function createTable(/** @type {HTMLFormElement} */ form) {
   await send(msg);
 }
 
-/** A private table of four with three bots of the chosen strength, started at once. */
+/** A private table of four with three medium bots, started at once. */
 export async function quickGame() {
   if (!needName(true)) return;
   S.announcedKey = null;
@@ -98,7 +98,7 @@ export async function quickGame() {
     rules: { preset: "classic", variants: [], players: 4, end: "classic" } });
   if (made.type !== "table_state") return;
   for (let i = 0; i < 3; i++) {
-    const added = await send({ type: "add_bot", strength: $("quick-strength").value });
+    const added = await send({ type: "add_bot", strength: "medium" });
     if (added.type === "error") return;
   }
   await send({ type: "start" });

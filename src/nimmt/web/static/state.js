@@ -52,8 +52,9 @@ export const S = {
   refs: 0,
   /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
   /** @type {(() => void)[]} */ onWelcome: [],
-  /** What the current game step says, gathered until the frames that came together are in. */
-  step: { texts: /** @type {string[]} */ ([]), reveal: false },
+  /** What the current game step says, gathered until the frames that came together are in
+   * (`said`: lines the log has already, chat). */
+  step: { texts: /** @type {string[]} */ ([]), said: /** @type {string[]} */ ([]), reveal: false },
   cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
   /** @type {HTMLElement | null} */ returnFocus: null,
   /** @type {string | null} */ shownOver: null,
