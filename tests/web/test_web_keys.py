@@ -142,6 +142,11 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     # The prompt (what each row costs) is said once the dialog is open, not before.
     page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive'"
                            " && a[1].startsWith('Choose the row for your joker'))")
+    # In the dialog too, 1–4 speak the rows and C the bullheads of the row focused.
+    assert _press(page, "1").startswith("Row 1: ")
+    focused_row = page.evaluate("document.activeElement.value")
+    assert _press(page, "c").startswith(f"Row {focused_row}: ")
+    assert page.evaluate("document.activeElement.type") == "radio"
     page.keyboard.press("ArrowDown")
     chosen = page.evaluate("document.activeElement.value")
     page.keyboard.press("Enter")

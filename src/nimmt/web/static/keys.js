@@ -63,9 +63,12 @@ export function digitOf(/** @type {KeyboardEvent} */ e) {
   return m ? m[1] : (/^\d$/.test(e.key) ? e.key : null);
 }
 
+/** Whether `el` takes typed text (a radio button or a checkbox does not). */
 export function isTyping(/** @type {Element | null} */ el) {
-  return Boolean(el && (/** @type {HTMLElement} */ (el).isContentEditable
-    || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)));
+  if (!el) return false;
+  if (el.tagName === "INPUT") return !["radio", "checkbox", "button", "submit"].includes(
+    /** @type {HTMLInputElement} */ (el).type);
+  return /** @type {HTMLElement} */ (el).isContentEditable || ["TEXTAREA", "SELECT"].includes(el.tagName);
 }
 
 /** Key H: every shortcut with its key. */

@@ -348,7 +348,10 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     }
     case "bullheads": {
       const el = /** @type {HTMLElement | null} */ (document.activeElement);
-      if (el && el.dataset.row) answer((sh.row_bullheads || [])[Number(el.dataset.row) - 1]);
+      // A row of the menu, or a row's radio button in the row dialog.
+      const row = el && (el.dataset.row
+        || (el.closest("#row-choices") ? /** @type {HTMLInputElement} */ (el).value : null));
+      if (el && row) answer((sh.row_bullheads || [])[Number(row) - 1]);
       else {
         const li = el && el.dataset.card ? el : $("hand").children[S.cursor];
         if (li) answer(cardSentence(Number(li.dataset.card)) || cardName(Number(li.dataset.card)));
@@ -437,6 +440,8 @@ export function wireTable() {
     if (li) { S.rowCursor = Number(li.dataset.row) - 1; li.focus(); }
   });
   $("game").addEventListener("keydown", onGameKey);
+  // The row dialog is part of the game area: 1–4, C, T, S, R and the history keys work there.
+  $("row-dialog").addEventListener("keydown", onGameKey);
   $("row-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); submitRow(); });
   $("row-choices").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     if (e.key === "Enter") { e.preventDefault(); submitRow(); }
