@@ -46,6 +46,9 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
             assert re.search(r"Choose a card to play: [\d, ]+\.$", text), text
         else:
             assert "Choose a row to take" in text, text
+    # About one message a turn: the reveal and the next decision together (the other
+    # seats' choices are not said one by one).
+    assert len(ann) <= len(steps) + 6, ann
     # No message is said twice.
     texts = [t for _, t in ann]
     assert len(set(texts)) == len(texts), [t for t in texts if texts.count(t) > 1]

@@ -102,10 +102,13 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
     li.tabIndex = i === S.rowCursor ? 0 : -1;
     attr(li, "aria-label", (S.sheet.row && S.sheet.row[i]) || t("row.label", { row: i + 1 }));
     const cards = li.querySelector(".row-cards");
-    const shown = [...cards.querySelectorAll(".card")].map((c) => c.dataset.card).join(",");
-    if (shown !== row.join(",")) {
-      // The sixth place is marked: a card that lands there takes the row.
-      const slots = row.map((c) => cardEl(c));
+    /** @type {Map<string, HTMLElement>} */
+    const had = new Map([...cards.querySelectorAll(".card")].map((c) => [c.dataset.card, c]));
+    if ([...had.keys()].join(",") !== row.join(",")) {
+      // A card already in the row keeps its element; a new one is drawn landing (CSS,
+      // unless reduced motion is asked). The sixth place is marked: a card that lands
+      // there takes the row.
+      const slots = row.map((c) => had.get(String(c)) || landing(c));
       for (let k = row.length; k < limit; k++) {
         const slot = document.createElement("span");
         slot.className = k === limit - 1 ? "slot sixth" : "slot";
@@ -115,6 +118,12 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
     }
   });
   while (rows.children.length > v.rows.length) rows.lastElementChild.remove();
+}
+
+function landing(/** @type {number} */ card) {
+  const el = cardEl(card);
+  el.classList.add("landing");
+  return el;
 }
 
 function renderHand(/** @type {import("./state.js").View} */ v) {
