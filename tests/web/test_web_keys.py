@@ -100,6 +100,10 @@ def test_remap_and_turn_off(new_page: NewPage) -> None:
     page.locator("#settings-form button[type=submit]").click()
     saved = page.evaluate("JSON.parse(localStorage.getItem('nimmt.keys'))")
     assert saved["map"]["scores"] == "shift+p" and saved["on"] is True
+    # How long a message is let be spoken: a setting too.
+    page.locator("#set-pace").select_option("35")
+    page.locator("#settings-form button[type=submit]").click()
+    assert page.evaluate("localStorage.getItem('nimmt.pace')") == "35"
     page.goto(page.url.split("#")[0] + "#/")
     create_table(page, players=2, rounds=1, bots=1)
     page.wait_for_function("() => document.querySelectorAll('#players li.done').length >= 1")

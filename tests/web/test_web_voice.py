@@ -108,8 +108,9 @@ def test_the_hand_stays_in_place_and_focus_moves_once_a_turn(new_page: NewPage) 
         }""")
         assert state["same"] and state["size"] == 10 - played, state
         assert state["focus"] <= played + rows, state
-        assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
-    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+        assert page.evaluate("document.activeElement.getAttribute('role')") == "option", (
+            page.evaluate("document.activeElement.outerHTML.slice(0, 200)"), rows,
+            announcements(page)[-3:])
 
 
 def test_the_card_can_be_changed_until_the_reveal(new_page: NewPage) -> None:

@@ -7,7 +7,7 @@
 import { t, tn, isolate, plain, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
 import { $, S, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
-import { answer, cue, say, setSound, soundOn, urgent } from "./voice.js";
+import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
 import { connect, forgetTable, onServer, reconnect, saveSeq, send, setConn, welcomed } from "./net.js";
 import {
   closeRowDialog, focusHand, isOver, openRowDialog, renderTable, renderTimer, wireTable,
@@ -216,6 +216,9 @@ function renderHelp() {
 function renderSettings() {
   $("set-keys-on").checked = KEYS.on;
   $("set-sound").checked = soundOn;
+  // A pace not among the choices (set by hand) shows as the nearest one.
+  const paces = [...$("set-pace").options].map((/** @type {HTMLOptionElement} */ o) => Number(o.value));
+  $("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
   $("set-keys").replaceChildren(...ACTIONS.map((a) => {
     const div = document.createElement("div");
     div.className = "field";
@@ -238,6 +241,7 @@ function saveSettings() {
   for (const a of ACTIONS) map[a] = $(`key-${a}`).value.trim().toLowerCase();
   setKeys({ on: $("set-keys-on").checked, map });
   setSound($("set-sound").checked);
+  setPace(Number($("set-pace").value));
   answer(t("settings.saved"));
 }
 

@@ -95,6 +95,7 @@ export async function quickGame() {
   if (!needName(true)) return;
   S.announcedKey = null;
   const made = await send({ type: "create_table", private: true, rated: false,
+    name: t("quick.table"),
     rules: { preset: "classic", variants: [], players: 4, end: "classic" } });
   if (made.type !== "table_state") return;
   for (let i = 0; i < 3; i++) {

@@ -30,10 +30,16 @@ let busyUntil = 0;
 /** @type {number | undefined} */
 let pumpId;
 
-/** Milliseconds a character takes to be spoken (localStorage `nimmt.pace`, default 60). */
-function pace() {
-  const v = Number(localStorage.getItem("nimmt.pace"));
-  return Number.isFinite(v) && localStorage.getItem("nimmt.pace") !== null ? v : 60;
+/** Milliseconds a character takes to be spoken (localStorage `nimmt.pace`, default 60;
+ * Settings offer 90, 60, 35 and 0). */
+export function pace() {
+  const saved = localStorage.getItem("nimmt.pace");
+  const v = Number(saved);
+  return saved !== null && Number.isFinite(v) && v >= 0 ? v : 60;
+}
+
+export function setPace(/** @type {number} */ ms) {
+  localStorage.setItem("nimmt.pace", String(ms));
 }
 
 function region(/** @type {string} */ level) {
