@@ -164,3 +164,34 @@ def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> No
     assert ann[k + 1][0] == "assertive" and ann[k + 1][1].startswith("Choose the row"), ann[k:]
     assert opened - at[k] >= 0.9 * min(12000, 60 * len(reveal)), (opened - at[k], reveal)
     assert at[k + 1] >= opened
+
+
+def test_a_tap_selects_a_card_and_a_second_tap_plays_it(new_page: NewPage) -> None:
+    page = new_page(width=390, height=844)
+    set_name(page, fresh_name("Tap"))
+    create_table(page, players=3, rounds=1, bots=2)
+    cards = page.locator("#hand [role=option]")
+    second = cards.nth(1)
+    card = second.get_attribute("data-card")
+    second.click()
+    assert second.get_attribute("aria-selected") == "true"
+    assert page.locator("#play-card").inner_text() == f"Play {card}"
+    page.wait_for_timeout(300)
+    assert not any("You choose" in t for _, t in announcements(page))
+    seen = assertive_count(page)
+    second.click()
+    page.wait_for_function("c => window.__ann.some(a => a[1].includes(`You choose ${c}.`))",
+                           arg=card)
+    # Next turn (after a row choice, if one was asked): the Play button confirms the card
+    # selected.
+    kind = wait_turn(page, seen)
+    while kind == "row":
+        seen = assertive_count(page)
+        page.keyboard.press("Enter")
+        kind = wait_turn(page, seen)
+    first = page.locator("#hand [role=option]").first
+    card = first.get_attribute("data-card")
+    first.click()
+    page.locator("#play-card").click()
+    page.wait_for_function("c => window.__ann.some(a => a[1].includes(`You choose ${c}.`))",
+                           arg=card)

@@ -10,7 +10,9 @@
 //
 // The game log keeps every message for review; it is not a live region.
 
-const KEEP = 4;
+/** Paragraphs a live region keeps: only the newest, so nothing old is there to be read
+ * again when focus comes back from a dialog. */
+const KEEP = 1;
 const HISTORY = 50;
 /** The longest wait for one message, however long it is. */
 const MAX_WAIT = 12000;
