@@ -5,7 +5,7 @@
 // shortcuts that comes with each view, in the language this page said in `hello`),
 // never from these files.
 import { t, tn, isolate, plain, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
-import { $, S, local } from "./state.js";
+import { $, S, choice, dialog, field, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
 import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
 import { connect, forgetTable, onServer, reconnect, saveSeq, send, setConn, welcomed } from "./net.js";
@@ -189,7 +189,7 @@ function addLog(/** @type {string | (string | Node)[]} */ content, /** @type {st
   if (Array.isArray(content)) p.append(...content);
   else p.textContent = content;
   el.append(p);
-  while (el.childElementCount > 500) el.firstElementChild.remove();
+  while (el.childElementCount > 500) el.firstElementChild?.remove();
   el.scrollTop = el.scrollHeight;
 }
 
@@ -214,11 +214,11 @@ function renderHelp() {
 }
 
 function renderSettings() {
-  $("set-keys-on").checked = KEYS.on;
-  $("set-sound").checked = soundOn;
+  field("set-keys-on").checked = KEYS.on;
+  field("set-sound").checked = soundOn;
   // A pace not among the choices (set by hand) shows as the nearest one.
-  const paces = [...$("set-pace").options].map((/** @type {HTMLOptionElement} */ o) => Number(o.value));
-  $("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
+  const paces = [...choice("set-pace").options].map((o) => Number(o.value));
+  choice("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
   $("set-keys").replaceChildren(...ACTIONS.map((a) => {
     const div = document.createElement("div");
     div.className = "field";
@@ -238,10 +238,10 @@ function renderSettings() {
 function saveSettings() {
   /** @type {Record<string, string>} */
   const map = {};
-  for (const a of ACTIONS) map[a] = $(`key-${a}`).value.trim().toLowerCase();
-  setKeys({ on: $("set-keys-on").checked, map });
-  setSound($("set-sound").checked);
-  setPace(Number($("set-pace").value));
+  for (const a of ACTIONS) map[a] = field(`key-${a}`).value.trim().toLowerCase();
+  setKeys({ on: field("set-keys-on").checked, map });
+  setSound(field("set-sound").checked);
+  setPace(Number(choice("set-pace").value));
   answer(t("settings.saved"));
 }
 
@@ -293,7 +293,7 @@ async function route() {
     S.lobbyTimer = window.setInterval(loadTables, 10000);
     document.title = `${t("lobby.title")} — 6 nimmt!`;
   }
-  if (target && !$("row-dialog").open) target.focus();
+  if (target && !dialog("row-dialog").open) target.focus();
 }
 
 // ---------------------------------------------------------------- wiring
@@ -303,7 +303,7 @@ function wire() {
     const lang = /** @type {HTMLSelectElement} */ (e.target).value;
     local.set("lang", lang);
     await setLanguage(lang);
-    setConn($("conn").dataset.state);
+    setConn($("conn").dataset.state || "idle");
     renderMe();
     renderTable();
     // The new hello gets a table_state whose sheet is in the new language.
@@ -313,14 +313,14 @@ function wire() {
   $("tables-refresh").addEventListener("click", loadTables);
   $("join-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
-    const code = $("join-code").value.trim();
+    const code = field("join-code").value.trim();
     if (code) joinTable(code);
   });
   $("create-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     createTable(/** @type {HTMLFormElement} */ (e.target));
   });
-  $("add-bot").addEventListener("click", () => send({ type: "add_bot", strength: $("bot-strength").value }));
+  $("add-bot").addEventListener("click", () => send({ type: "add_bot", strength: choice("bot-strength").value }));
   $("start-game").addEventListener("click", () => { S.announcedKey = null; send({ type: "start" }); });
   $("sit-down").addEventListener("click", () => send({ type: "sit" }));
   $("take-over").addEventListener("click", () => send({ type: "take_over" }));
@@ -336,16 +336,16 @@ function wire() {
   });
   $("chat-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
-    const text = $("chat-text").value.trim();
+    const text = field("chat-text").value.trim();
     if (!text) return;
     send({ type: "chat", text });
-    $("chat-text").value = "";
+    field("chat-text").value = "";
   });
   wireTable();
   wireResults();
   $("history-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
-    const id = $("history-id").value;
+    const id = field("history-id").value;
     if (id) location.hash = `#/history/${id}`;
   });
   $("settings-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); saveSettings(); });
@@ -359,8 +359,8 @@ function wire() {
 
 async function main() {
   const lang = local.get("lang") || "en";
-  $("me-lang").value = LANGUAGES.includes(lang) ? lang : "en";
-  await setLanguage($("me-lang").value);
+  choice("me-lang").value = LANGUAGES.includes(lang) ? lang : "en";
+  await setLanguage(choice("me-lang").value);
   translatePage();
   setConn("idle");
   wire();

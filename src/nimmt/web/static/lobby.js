@@ -2,7 +2,7 @@
 // The lobby: who you are, the open tables, joining by code, a new table, and the quick
 // game against bots (one key from the lobby to the first decision).
 import { t, tn, isolate } from "./i18n.js";
-import { $, S } from "./state.js";
+import { $, S, field } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
 
@@ -50,7 +50,7 @@ export function renderTables(tables) {
 /** The name to say hello with; `guest`: make one up when none was typed (quick game). */
 function needName(guest = false) {
   if (S.token) return true;
-  let name = $("me-name").value.trim();
+  let name = field("me-name").value.trim();
   if (!name && guest) name = `${t("quick.guest")} ${Math.floor(10000 + Math.random() * 90000)}`;
   if (!name) {
     urgent(t("me.needname"));
@@ -82,8 +82,8 @@ export async function createTable(/** @type {HTMLFormElement} */ form) {
   if (data.get("limit")) rules.limit = Number(data.get("limit"));
   if (rules.end === "rounds") rules.rounds = Number(data.get("rounds"));
   /** @type {Record<string, unknown>} */
-  const msg = { type: "create_table", rules, rated: $("c-rated").checked,
-    private: $("c-private").checked };
+  const msg = { type: "create_table", rules, rated: field("c-rated").checked,
+    private: field("c-private").checked };
   if (data.get("timer")) msg.turn_timer = Number(data.get("timer"));
   if (data.get("tname")) msg.name = String(data.get("tname"));
   S.announcedKey = null;

@@ -2,7 +2,7 @@
 // The results of a game, and the history of finished games with the replay viewer
 // (each step told by the server's narration).
 import { t, tn, isolate, joined, language } from "./i18n.js";
-import { $, S } from "./state.js";
+import { $, S, button } from "./state.js";
 import { cardEl } from "./cards.js";
 import { isOver, names } from "./table.js";
 import { answer, urgent } from "./voice.js";
@@ -108,10 +108,10 @@ function renderStep(speak = true) {
     li.replaceChildren(...tn("player.score", { name: isolate(n), count: st.scores[i] }));
     return li;
   }));
-  $("replay-prev").disabled = R.step === 0;
-  $("replay-first").disabled = R.step === 0;
-  $("replay-next").disabled = R.step === d.steps.length - 1;
-  $("replay-last").disabled = R.step === d.steps.length - 1;
+  button("replay-prev").disabled = R.step === 0;
+  button("replay-first").disabled = R.step === 0;
+  button("replay-next").disabled = R.step === d.steps.length - 1;
+  button("replay-last").disabled = R.step === d.steps.length - 1;
   if (speak) answer(`${$("replay-pos").textContent} ${st.sentences.join(" ")}`);
 }
 

@@ -29,7 +29,17 @@ export const local = {
 };
 
 /** An element of index.html by id (they all exist from the start). */
-export const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+export const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** A form field of index.html by id (an input, or a select: both have `value`). */
+export const field = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ ($(id));
+/** The select of index.html with this id. */
+export const choice = (/** @type {string} */ id) => /** @type {HTMLSelectElement} */ ($(id));
+/** The dialog of index.html with this id. */
+export const dialog = (/** @type {string} */ id) => /** @type {HTMLDialogElement} */ ($(id));
+/** The button of index.html with this id. */
+export const button = (/** @type {string} */ id) => /** @type {HTMLButtonElement} */ ($(id));
+/** The element children of a list (cards, rows): all of them HTML elements. */
+export const items = (/** @type {Element} */ el) => /** @type {HTMLElement[]} */ ([...el.children]);
 
 export const S = {
   /** @type {WebSocket | null} */ ws: null,

@@ -3,7 +3,7 @@
 // row-choice dialog and the game area's keys. The hand is updated in place: a card
 // keeps its element while it stays in the hand, so focus never jumps on a redraw.
 import { t, tn, isolate, joined } from "./i18n.js";
-import { $, S, cardSentence } from "./state.js";
+import { $, S, button, cardSentence, dialog, items } from "./state.js";
 import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
 import { answer, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
@@ -84,7 +84,7 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
   const rows = $("rows");
   const limit = 6;
   v.rows.forEach((row, i) => {
-    let li = rows.children[i];
+    let li = items(rows)[i];
     if (!li) {
       li = document.createElement("li");
       li.setAttribute("role", "menuitem");
@@ -101,9 +101,10 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
     }
     li.tabIndex = i === S.rowCursor ? 0 : -1;
     attr(li, "aria-label", (S.sheet.row && S.sheet.row[i]) || t("row.label", { row: i + 1 }));
-    const cards = li.querySelector(".row-cards");
+    const cards = /** @type {HTMLElement} */ (li.querySelector(".row-cards"));
     /** @type {Map<string, HTMLElement>} */
-    const had = new Map([...cards.querySelectorAll(".card")].map((c) => [c.dataset.card, c]));
+    const had = new Map([...cards.querySelectorAll(".card")].map(
+      (c) => [/** @type {HTMLElement} */ (c).dataset.card || "", /** @type {HTMLElement} */ (c)]));
     if ([...had.keys()].join(",") !== row.join(",")) {
       // A card already in the row keeps its element; a new one is drawn landing (CSS,
       // unless reduced motion is asked). The sixth place is marked: a card that lands
@@ -117,7 +118,7 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
       cards.replaceChildren(...slots);
     }
   });
-  while (rows.children.length > v.rows.length) rows.lastElementChild.remove();
+  while (rows.children.length > v.rows.length) rows.lastElementChild?.remove();
 }
 
 function landing(/** @type {number} */ card) {
@@ -133,11 +134,11 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
   const hand = $("hand");
   const focusedLi = hand.contains(document.activeElement) ? document.activeElement : null;
   /** @type {Map<string, HTMLElement>} */
-  const have = new Map([...hand.children].map((li) => [li.dataset.card, li]));
+  const have = new Map(items(hand).map((li) => [li.dataset.card || "", li]));
   const want = new Set(cards.map(String));
   let lostAt = -1;
-  [...hand.children].forEach((li, i) => {
-    if (!want.has(li.dataset.card)) {
+  items(hand).forEach((li, i) => {
+    if (!want.has(li.dataset.card || "")) {
       if (li === focusedLi) lostAt = i;
       li.remove();
     }
@@ -157,23 +158,23 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
     attr(li, "aria-disabled", ok.has(c) ? null : "true");
     attr(li, "aria-label", chosen ? t("card.chosen", { name: cardName(c) }) : cardName(c));
   });
-  if (focusedLi && focusedLi.isConnected) S.cursor = [...hand.children].indexOf(focusedLi);
+  if (focusedLi && focusedLi.isConnected) S.cursor = items(hand).indexOf(/** @type {HTMLElement} */ (focusedLi));
   else if (lostAt >= 0) S.cursor = lostAt;
   S.cursor = Math.max(0, Math.min(S.cursor, cards.length - 1));
-  [...hand.children].forEach((li, k) => {
+  items(hand).forEach((li, k) => {
     li.tabIndex = k === S.cursor ? 0 : -1;
     attr(li, "aria-selected", k === S.cursor ? "true" : "false");
   });
   $("hand-h").textContent = drafting ? t("hand.pool") : t("hand.title");
-  hand.closest("section").hidden = cards.length === 0;
+  /** @type {HTMLElement} */ (hand.closest("section")).hidden = cards.length === 0;
   renderPlayButton();
   // The focused card left the hand (it was played): its neighbour takes focus, once.
-  if (lostAt >= 0 && cards.length) hand.children[S.cursor].focus();
+  if (lostAt >= 0 && cards.length) items(hand)[S.cursor].focus();
 }
 
 function renderPlayButton() {
-  const li = $("hand").children[S.cursor];
-  const btn = $("play-card");
+  const li = items($("hand"))[S.cursor];
+  const btn = button("play-card");
   const card = li ? Number(li.dataset.card) : null;
   btn.hidden = card === null || !playable().has(card);
   if (card !== null) btn.textContent = t("hand.play", { card: cardLabel(card) });
@@ -235,7 +236,7 @@ export function focusHand() {
   if (isTyping(active) && active?.closest("#chat-form")) return false;
   const hand = $("hand");
   if (hand.contains(active)) return false;
-  const opt = hand.children[S.cursor] || hand.firstElementChild;
+  const opt = items(hand)[S.cursor] || items(hand)[0];
   if (!opt) return false;
   opt.focus();
   return true;
@@ -246,16 +247,16 @@ function moveCursor(/** @type {number} */ i) {
   const n = hand.children.length;
   if (!n) return;
   S.cursor = Math.max(0, Math.min(n - 1, i));
-  [...hand.children].forEach((li, k) => {
+  items(hand).forEach((li, k) => {
     li.tabIndex = k === S.cursor ? 0 : -1;
     attr(li, "aria-selected", k === S.cursor ? "true" : "false");
   });
-  hand.children[S.cursor].focus();
+  items(hand)[S.cursor].focus();
   renderPlayButton();
 }
 
 function chooseCurrent() {
-  const li = $("hand").children[S.cursor];
+  const li = items($("hand"))[S.cursor];
   if (!li) return;
   const card = Number(li.dataset.card);
   if (!playable().has(card)) {
@@ -285,7 +286,7 @@ function onHandKey(/** @type {KeyboardEvent} */ e) {
       const now = Date.now();
       S.typed = now - S.typedAt > 1000 ? digit : S.typed + digit;
       S.typedAt = now;
-      const opts = [...$("hand").children];
+      const opts = items($("hand"));
       const num = (/** @type {HTMLElement} */ li) => {
         const c = Number(li.dataset.card);
         return c < 0 ? `0${c + 10}` : String(c);
@@ -304,9 +305,9 @@ function onHandKey(/** @type {KeyboardEvent} */ e) {
 function onHandClick(/** @type {MouseEvent} */ e) {
   const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=option]"));
   if (!li) return;
-  const i = [...$("hand").children].indexOf(li);
+  const i = items($("hand")).indexOf(li);
   if (i === S.cursor && li.dataset.tapped === "1") chooseCurrent();
-  for (const other of $("hand").children) delete other.dataset.tapped;
+  for (const other of items($("hand"))) delete other.dataset.tapped;
   li.dataset.tapped = "1";
   moveCursor(i);
 }
@@ -315,7 +316,7 @@ function onHandClick(/** @type {MouseEvent} */ e) {
 
 function focusRows() {
   const rows = $("rows");
-  const item = rows.children[S.rowCursor] || rows.firstElementChild;
+  const item = items(rows)[S.rowCursor] || items(rows)[0];
   if (item) item.focus();
 }
 
@@ -327,7 +328,7 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   else if (e.key === "ArrowUp" || e.key === "ArrowLeft") i = (i - 1 + n) % n;
   else if (e.key === "Home") i = 0;
   else if (e.key === "End") i = n - 1;
-  else if (e.key === "Escape") { e.preventDefault(); $("hand").children[S.cursor]?.focus(); return; }
+  else if (e.key === "Escape") { e.preventDefault(); items($("hand"))[S.cursor]?.focus(); return; }
   else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
     answer((S.sheet.row || [])[i]);
@@ -336,8 +337,8 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   e.preventDefault();
   e.stopPropagation();
   S.rowCursor = i;
-  [...rows.children].forEach((li, k) => { li.tabIndex = k === i ? 0 : -1; });
-  rows.children[i].focus();
+  items(rows).forEach((li, k) => { li.tabIndex = k === i ? 0 : -1; });
+  items(rows)[i].focus();
 }
 
 // ---------------------------------------------------------------- shortcuts
@@ -362,7 +363,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
         || (el.closest("#row-choices") ? /** @type {HTMLInputElement} */ (el).value : null));
       if (el && row) answer((sh.row_bullheads || [])[Number(row) - 1]);
       else {
-        const li = el && el.dataset.card ? el : $("hand").children[S.cursor];
+        const li = el && el.dataset.card ? el : items($("hand"))[S.cursor];
         if (li) answer(cardSentence(Number(li.dataset.card)) || cardName(Number(li.dataset.card)));
       }
       break;
@@ -381,7 +382,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
 
 /** Open the row choice (moves focus into it). */
 export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
-  const dlg = $("row-dialog");
+  const dlg = dialog("row-dialog");
   const v = /** @type {import("./state.js").View} */ (S.view);
   $("row-dialog-h").textContent = t(p.reason === "joker" ? "rowdlg.joker" : "rowdlg.title",
     { card: cardLabel(/** @type {number} */ (p.card)) });
@@ -404,7 +405,7 @@ export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
     S.returnFocus = /** @type {HTMLElement | null} */ (document.activeElement);
     dlg.showModal();
   }
-  box.querySelector("input:checked").focus();
+  /** @type {HTMLInputElement} */ (box.querySelector("input:checked")).focus();
   return true;
 }
 
@@ -419,7 +420,7 @@ function defaultRow(/** @type {number[][]} */ rows, /** @type {number[]} */ opti
 }
 
 export function closeRowDialog() {
-  const dlg = $("row-dialog");
+  const dlg = dialog("row-dialog");
   if (!dlg.open) return;
   dlg.close();
   const back = S.returnFocus;
@@ -427,11 +428,11 @@ export function closeRowDialog() {
   // Back to the hand's current card: the element focused before may have left the hand.
   const hand = $("hand");
   if (back && back.isConnected && !back.closest("dialog") && !hand.contains(back)) back.focus();
-  else hand.children[S.cursor]?.focus();
+  else items(hand)[S.cursor]?.focus();
 }
 
 function submitRow() {
-  const input = $("row-choices").querySelector("input:checked");
+  const input = /** @type {HTMLInputElement | null} */ ($("row-choices").querySelector("input:checked"));
   if (!input || !S.prompt || S.prompt.kind !== "row") return;
   send({ type: "take_row", row: Number(input.value) });
   closeRowDialog();
