@@ -35,7 +35,7 @@ onServer((msg) => {
   }
 });
 
-function onError(/** @type {any} */ msg) {
+function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
   if (msg.code === "bad_token") {
     // The server does not know this token (a new database): start again by name.
     S.token = null;
@@ -49,7 +49,7 @@ function onError(/** @type {any} */ msg) {
   urgent(known !== `error.${msg.code}` ? known : msg.message);
 }
 
-function onState(/** @type {any} */ msg) {
+function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   saveSeq(msg.seq);
   S.table = msg.table;
   S.you = msg.you;
@@ -68,7 +68,7 @@ function onState(/** @type {any} */ msg) {
 
 // A notice in the page's language from its machine-readable fields (notice, reason,
 // seat, name); the server's English sentence only when the catalog has no key for it.
-function noticeText(/** @type {any} */ item) {
+function noticeText(/** @type {import("./state.js").NoticeItem} */ item) {
   const seat = item.seat === null || item.seat === undefined ? "" : item.seat + 1;
   const params = { name: item.name || "", seat };
   const keys = [];
@@ -85,18 +85,18 @@ function noticeText(/** @type {any} */ item) {
 
 /** Another seat choosing its card: the log keeps it, the voice does not say it
  * (the step says once that all others have chosen). */
-function othersChoice(/** @type {any} */ item) {
+function othersChoice(/** @type {import("./state.js").Item} */ item) {
   return item.kind === "event" && item.event.type === "card_chosen" && item.event.player !== S.you
     && !item.event.face_up;
 }
 
-function onEvents(/** @type {any} */ msg) {
+function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   saveSeq(msg.seq);
   S.prompt = msg.prompt;
   if (msg.view) { S.view = msg.view; S.sheet = msg.sheet || {}; }
-  /** @type {any[]} */
   const items = msg.items || [];
-  const events = items.filter((i) => i.kind === "event");
+  const events = /** @type {import("./state.js").EventItem[]} */ (
+    items.filter((i) => i.kind === "event"));
   const first = events.length ? events[0].seq : Infinity;
   /** @type {string[]} */
   const before = [];
@@ -105,7 +105,7 @@ function onEvents(/** @type {any} */ msg) {
   for (const item of items) {
     // The default bot taking a seat over (or giving it back) comes as a notice only.
     if (item.kind === "notice" && S.table && (item.notice === "auto_on" || item.notice === "auto_off")
-        && S.table.seats[item.seat]) {
+        && item.seat !== null && S.table.seats[item.seat]) {
       S.table.seats[item.seat].auto = item.notice === "auto_on";
     }
     if (item.kind === "notice") {
