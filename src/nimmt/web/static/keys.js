@@ -7,7 +7,7 @@ import { local } from "./state.js";
 export const ACTIONS = ["rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores",
   "reveal", "older", "newer", "keys"];
 /** @type {Record<string, string>} */
-export const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
+const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
   bullheads: "c", chosen: "t", scores: "s", reveal: "r", older: "[", newer: "]", keys: "h" };
 
 /** @returns {{on: boolean, map: Record<string, string>}} */

@@ -115,7 +115,7 @@ function renderStep(speak = true) {
   if (speak) answer(`${$("replay-pos").textContent} ${st.sentences.join(" ")}`);
 }
 
-export function stepTo(/** @type {number} */ i) {
+function stepTo(/** @type {number} */ i) {
   if (!R.data) return;
   const n = R.data.steps.length;
   const next = Math.max(0, Math.min(n - 1, i));

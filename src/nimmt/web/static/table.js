@@ -52,7 +52,7 @@ export function renderTable() {
 
 /** The cards a click or Enter may choose now: the decision's options, or, once a card is
  * chosen, any card of the hand until the reveal (the choice may be changed). */
-export function playable() {
+function playable() {
   const p = S.prompt;
   const v = S.view;
   if (p && (p.kind === "card" || p.kind === "draft")) return new Set(p.options);

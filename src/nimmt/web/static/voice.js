@@ -124,9 +124,6 @@ export function heard() {
   }
 }
 
-/** Whether a message waits to be said. */
-export function busy() { return pending.length > 0 || pumpId !== undefined; }
-
 /** The last reveal said (key R). */
 export function lastRevealText() { return lastReveal; }
 
