@@ -33,7 +33,9 @@ def test_keymaps() -> None:
     assert moved.action("v") is None and moved.action("s") is None
     off = Keymap.parse("off")
     assert not off.on and off.action("v") is None
-    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s"):
+    assert Keymap.parse(None).action("?") == "keys" and Keymap.parse(None).action("h") == "hint"
+    assert Keymap.parse("keys=k,hint=?").action("?") == "hint"
+    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s", "rows=?"):
         with pytest.raises(KeymapError):
             Keymap.parse(bad)
 

@@ -71,7 +71,8 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
         probed["rows"] = driver.probe("v")
         probed["row2"] = driver.probe("v2")
         probed["card"] = driver.probe("c 55")
-        probed["help"] = driver.probe("h")
+        probed["help"] = driver.probe("?")
+        probed["hint"] = driver.probe("h")
         probed["again"] = driver.probe("")
 
     end = re.escape(labels("results.again"))
@@ -95,7 +96,11 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
     assert probed["row2"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")
                                         .split("{")[0] + "2")
     assert probed["card"] == [speak.bullheads_sentence(55)]
-    assert probed["help"][0] == labels("help.title") and len(probed["help"]) >= 10
+    assert probed["help"][0] == labels("help.title") and len(probed["help"]) >= 11
+    # One line, in the player's language: the advice on the card asked for.
+    (hint,) = probed["hint"]
+    play = speak._("Play {card}: it is the only card you can play.").split("{")[0]
+    assert hint.startswith(play), hint
     assert driver.is_decision(probed["again"][0])
 
 

@@ -94,7 +94,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert said(app) == sheet.row_bullheads[1]
         await pilot.press("3")
         assert said(app) == sheet.row[2]
-        await pilot.press("h")
+        await pilot.press("question_mark")
         assert said(app).startswith("Keys and commands")
         await pilot.press("escape")
         hand = app.query_one("#hand", OptionList)

@@ -293,6 +293,13 @@ class Session(ABC):
         """
 
     @abstractmethod
+    def hint(self) -> str:
+        """The expert's advice on the decision asked of the player, as one sentence, from
+        the player's view only. Takes up to a second (a search): faces that must stay
+        responsive call it from a thread. Raises :class:`Refused` with the sentence to
+        say when there is nothing to advise on or no hint may be had."""
+
+    @abstractmethod
     def command(self, name: str, arg: str = "") -> None:
         """A table command: ``start``, ``bot`` (strength), ``sit``, ``rematch``, ``say``
         (chat text), ``leave``. Raises :class:`Refused` with the sentence to say."""
