@@ -160,6 +160,13 @@ def test_simulate_to_stdout_and_schema() -> None:
     done = run("simulate", "--preset", "open", "--players", "3", "--seed", "4", "--out", "-")
     assert done.returncode == 0
     assert json.loads(done.stdout)["rules"]["variants"] == ["open"]
+    # '-' reads standard input too: a pipe from simulate into replay.
+    told = subprocess.run([_nimmt(), "replay", "--quiet", "-"], input=done.stdout,
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert told.returncode == 0 and told.stdout.startswith("Record verified: "), told.stderr
+    bad = subprocess.run([_nimmt(), "replay", "-"], input="{", capture_output=True,
+                         text=True, timeout=120, cwd=ROOT)
+    assert bad.returncode == 1 and bad.stderr.startswith("Record refused: file: not valid JSON")
     schema = run("schema")
     assert schema.stdout == (ROOT / "schemas" / "record.schema.json").read_text()
 

@@ -27,7 +27,15 @@ from .errors import RecordError, RulesError
 from .events import CardChosen, Event, RoundStarted, TurnStarted
 from .narrate import Narrator, UnknownLanguage, available_languages
 from .randomplay import simulate as simulate_game
-from .record import load_record, record_from_game, replay, schema_json, to_json
+from .record import (
+    Record,
+    load_record,
+    record_from_game,
+    record_from_json,
+    replay,
+    schema_json,
+    to_json,
+)
 from .rules import EndMode, Rules
 
 app = typer.Typer(
@@ -72,6 +80,14 @@ def _root(
         os.environ["NIMMT_PLAIN"] = "1"
 
 
+def _load(path: Path) -> Record:
+    """A record from ``path``, or from standard input for ``-`` (so that
+    ``nimmt simulate --out - | nimmt replay -`` works)."""
+    if str(path) == "-":
+        return record_from_json(sys.stdin.read())
+    return load_record(path)
+
+
 #: The ``--lang`` option of the commands that speak.
 Language = Annotated[
     str,
@@ -93,7 +109,8 @@ def _narrator(lang: str) -> Narrator:
 
 @app.command("replay")
 def replay_command(
-    record: Annotated[Path, typer.Argument(help="The record file (JSON) to verify and tell.")],
+    record: Annotated[Path, typer.Argument(
+        help="The record file (JSON) to verify and tell; - reads standard input.")],
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only verify; print one line.")
     ] = False,
@@ -106,7 +123,7 @@ def replay_command(
     """
     narrator = _narrator(lang)
     try:
-        rec = load_record(record)
+        rec = _load(record)
         game = replay(rec)
     except RecordError as exc:
         raise _fail(f"Record refused: {exc}") from None
@@ -201,7 +218,8 @@ def simulate_command(
 
 @app.command("analyse")
 def analyse_command(
-    record: Annotated[Path, typer.Argument(help="The record file (JSON) of a game.")],
+    record: Annotated[Path, typer.Argument(
+        help="The record file (JSON) of a game; - reads standard input.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole analysis as JSON.")
     ] = False,
@@ -228,7 +246,7 @@ def analyse_command(
 
     narrator = _narrator(lang)
     try:
-        rec = load_record(record)
+        rec = _load(record)
         review = analyse(rec, seed=seed, rollouts=rollouts or ANALYSIS_ROLLOUTS, top=top)
     except RecordError as exc:
         raise _fail(f"Record refused: {exc}") from None
