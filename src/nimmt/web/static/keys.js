@@ -1,5 +1,5 @@
 // @ts-check
-// The game area's single-key shortcuts (RULES.md §7 and the history keys), remappable
+// The game area's single-key shortcuts (docs/rules.md §9, and the history keys), remappable
 // in Settings and kept in localStorage as `nimmt.keys`.
 import { t } from "./i18n.js";
 import { local } from "./state.js";
