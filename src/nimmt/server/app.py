@@ -10,13 +10,15 @@ connection writes from its own queue, so a slow client never holds up a table.
 Routes: ``/`` (redirects to the web client at ``/play/``), ``/api`` (what this
 server speaks), ``/ws`` (the game), ``/protocol.json`` (the JSON Schema),
 ``/api/tables`` (the lobby), ``/api/tables/{code}`` (one table, for links),
-``/api/games/{id}`` (a game record),
+``/api/games/{id}`` (a game record), ``/api/games/{id}/analysis`` (the expert's
+review of a finished game),
 ``/api/players/{name}`` (a player's games and rating).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -24,7 +26,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -35,23 +37,29 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..advice import GameReview
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, narrator
 from ..rules import Rules
 from ..web import web_routes
 from . import protocol as P
 from .botpool import BotPool
+from .cluster import lobby_entry
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, table_code
 from .payloads import build, dump
 from .ratings import INITIAL
 from .settings import Settings
-from .store import Store, game_players, games, hash_token, players, tables
+from .store import LogEntry, Store, game_players, games, hash_token, players, tables
 from .table import TableActor
 from .text import check_name, clean_text, name_key
+from .tutor import Tutor, TutorBusy
 
-__all__ = ["Connection", "Hub", "create_app"]
+if TYPE_CHECKING:
+    from .cluster import Cluster, RemoteTable
+
+__all__ = ["Connection", "Hub", "create_app", "echo_ref"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -62,7 +70,7 @@ SEND_BACKLOG = 2000
 _CONNECTION_IDS = itertools.count(1)
 
 
-def _echo_ref(text: str) -> P.Ref:
+def echo_ref(text: str) -> P.Ref:
     """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it.
 
     Read with the parser's limits (at their ceiling, so whatever the settings let
@@ -92,6 +100,8 @@ class Connection:
         self.lang = "en"
         self.seq = 0
         self.table: TableActor | None = None
+        #: The table this connection is at when another server process owns it.
+        self.remote: RemoteTable | None = None
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
         self.gone = False
         self.bucket = Bucket(settings.rate, float(settings.burst))
@@ -105,6 +115,10 @@ class Connection:
         self.counted = False
         #: Whether the server is closing this connection (a last frame is on its way).
         self.closing = False
+        #: Whether a hint this connection asked for is being computed (one at a time).
+        self.hinting = False
+        #: The close code when the server closes (1008 policy; 1012 the table moved).
+        self.close_code = 1008
 
     def send(self, text: str) -> None:
         if self.gone:
@@ -120,7 +134,7 @@ class Connection:
             text = await self.out.get()
             if text is None:
                 with contextlib.suppress(Exception):
-                    await self.ws.close(code=1008, reason=self.close_reason)
+                    await self.ws.close(code=self.close_code, reason=self.close_reason)
                 return
             try:
                 await self.ws.send_text(text)
@@ -137,6 +151,14 @@ class Connection:
         self.error(code, message)
         self.close_reason = code
         self.closing = True
+        self.gone = True
+        self.out.put_nowait(None)
+
+    def drop(self) -> None:
+        """Close with 1012 (service restart): the table moved to another server process; the
+        client reconnects (through any process) and carries on from its last ``seq``."""
+        self.close_code = 1012
+        self.close_reason = "the table moved: reconnect"
         self.gone = True
         self.out.put_nowait(None)
 
@@ -168,47 +190,86 @@ class Hub:
         #: Where every table's bots think: worker processes, fair across tables.
         self.bots = BotPool(workers=settings.bot_workers, seconds=settings.bot_seconds,
                             grace=settings.bot_grace, extra=settings.bots)
+        #: Where hints and game analyses are computed: worker processes of their own.
+        self.tutor = Tutor(workers=settings.tutor_workers, queue=settings.tutor_queue)
+        #: Finished games' analyses, by game id (the newest ``analysis_cache``), and those
+        #: being computed, so a game asked for twice at once is analysed once.
+        self.analyses: collections.OrderedDict[int, GameReview] = collections.OrderedDict()
+        self.analysing: dict[int, asyncio.Future[GameReview]] = {}
+        #: Analyses not yet cached that each client address asked for, per minute.
+        self.new_analyses = WindowCounter(settings.analyses_per_minute, 60.0)
+        #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
+        self.cluster: Cluster | None = None
+        self._forgetting: set[asyncio.Task[None]] = set()
+        if settings.redis:
+            from .cluster import Cluster
+
+            self.cluster = Cluster(self)
 
     async def open(self) -> None:
         # First the operator's bots (a bad one stops the server before anything opens).
         await self.bots.start()
         await self.store.open()
+        if self.cluster is not None:
+            # Tables are taken over one by one, by whichever process gets each lease.
+            await self.cluster.open()
+            return
         for row, entries in await self.store.live_tables():
-            if row.status == "open":
-                # Nobody can be at an unstarted table after a restart: close it rather
-                # than bring back tables that anyone could have opened by the thousand.
-                await self.store.run(_close_table(int(row.id)))
-                continue
-            actor = self._actor(row)
-            try:
-                actor.replay(entries)
-            except Exception:
-                log.exception("table %s does not replay; it stays closed", row.code)
-                continue
-            self.tables[actor.code] = actor
-            actor.start()
-            actor.resume()
+            await self.resume_table(row, entries)
+
+    async def resume_table(self, row: Any, entries: list[LogEntry],
+                           token: int | None = None) -> TableActor | None:
+        """Bring table ``row`` back from its log (a restart, or a take-over with fencing
+        ``token``): its actor, running; None if it does not come back."""
+        if row.status == "open":
+            # Nobody can be at an unstarted table after a restart: close it rather
+            # than bring back tables that anyone could have opened by the thousand.
+            await self.store.run(_close_table(int(row.id)))
+            return None
+        actor = self._actor(row)
+        actor.token = token
+        try:
+            actor.replay(entries)
+        except Exception:
+            log.exception("table %s does not replay; it stays closed", row.code)
+            return None
+        self.tables[actor.code] = actor
+        actor.start()
+        actor.resume()
+        return actor
 
     async def close(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.close()
         for actor in list(self.tables.values()):
             await actor.stop()
         self.tables.clear()
         await self.store.close()
         await self.bots.close()
+        await self.tutor.close()
 
     def _actor(self, row: Any) -> TableActor:
         settings = json.loads(row.settings)
         return TableActor(
-            store=self.store, settings=self.settings, bots=self.bots,
-            on_close=self._forget, table_id=row.id, code=row.code, name=row.name,
+            store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
+            on_close=self.forget_table, table_id=row.id, code=row.code, name=row.name,
             host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
             turn_timer=settings["turn_timer"], rated=settings["rated"],
             private=settings["private"],
         )
 
-    def _forget(self, actor: TableActor) -> None:
+    def forget_table(self, actor: TableActor) -> None:
+        """``actor`` ended (closed, or owned by another process now)."""
         if self.tables.get(actor.code) is actor:
             del self.tables[actor.code]
+            if self.cluster is not None:
+                task = asyncio.create_task(self.cluster.forget(actor))
+                self._forgetting.add(task)
+                task.add_done_callback(self._forgetting.discard)
+
+    def drop(self, conn: Connection) -> None:
+        """Close ``conn``: its table moved to another process (it reconnects)."""
+        conn.drop()
 
     # -- frames ---------------------------------------------------------------------
 
@@ -269,7 +330,7 @@ class Hub:
             msg = P.parse_client(text, self.settings.max_depth)
             await self._dispatch(conn, msg)
         except P.ProtocolError as exc:
-            conn.error(exc.code, exc.message, _echo_ref(text))
+            conn.error(exc.code, exc.message, echo_ref(text))
 
     async def _dispatch(self, conn: Connection, msg: Any) -> None:
         t = msg.type
@@ -282,16 +343,31 @@ class Hub:
         if not conn.player_id:
             raise P.ProtocolError("not_authenticated", "send hello first")
         if t == "lobby":
-            conn.send(P.LobbyList(seq=conn.seq, tables=self.lobby(), ref=msg.ref)
+            conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(), ref=msg.ref)
                       .model_dump_json())
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
-            self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
+            await self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
+        elif conn.remote is not None:
+            conn.remote.message(conn, msg)
         elif conn.table is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
         else:
+            if t == "hint":
+                self.charge_hint(conn)
             conn.table.message(conn, msg)
+
+    def charge_hint(self, conn: Connection) -> None:
+        """A hint is a second of search: it costs ``hint_cost`` messages of the
+        connection's rate (the frame itself paid one)."""
+        extra = self.settings.hint_cost - 1.0
+        conn.bucket.refill(time.monotonic())
+        if conn.bucket.tokens < extra:
+            raise P.ProtocolError(
+                "rate_limited", f"a hint costs {self.settings.hint_cost:g} messages of your "
+                f"rate ({self.settings.rate:g} a second); ask again in a moment")
+        conn.bucket.tokens -= extra
 
     async def _hello(self, conn: Connection, msg: P.Hello) -> None:
         if msg.version != P.PROTOCOL_VERSION:
@@ -327,7 +403,7 @@ class Hub:
         conn.send(P.Welcome(seq=conn.seq, player=name, token=token, lang=lang, ref=msg.ref)
                   .model_dump_json())
         if msg.table is not None:
-            self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
+            await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _new_player(self, name: str, token: str) -> int:
         # Names are compared by their confusable skeleton (server/text.py): "Аna" with a
@@ -391,31 +467,42 @@ class Hub:
 
         table_id: int = await self.store.run(op)
         actor = TableActor(
-            store=self.store, settings=self.settings, bots=self.bots,
-            on_close=self._forget, table_id=table_id, code=code, name=name,
+            store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
+            on_close=self.forget_table, table_id=table_id, code=code, name=name,
             host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
             private=msg.private,
         )
         actor.address = conn.address
+        if self.cluster is not None:
+            await self.cluster.created(actor)
         self.tables[code] = actor
         actor.start()
         self._leave_current(conn)
         conn.table = actor
-        actor.create(conn, msg.ref)
+        actor.create(conn, msg.ref, msg.hints)
 
-    def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
-               ref: P.Ref) -> None:
-        actor = self.tables.get(code.strip().upper())
-        if actor is None:
+    async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
+                     ref: P.Ref) -> None:
+        code = code.strip().upper()
+        found: TableActor | RemoteTable | None = self.tables.get(code)
+        if found is None and self.cluster is not None:
+            found = await self.cluster.locate(code)
+        if found is None:
             raise P.ProtocolError("no_table", f"no open table has the code {code!r}")
         self._leave_current(conn)
-        conn.table = actor
-        actor.attach(conn, mode, last_seq, ref)
+        if isinstance(found, TableActor):
+            conn.table = found
+        else:
+            conn.remote = found
+        found.attach(conn, mode, last_seq, ref)
 
     def _leave_current(self, conn: Connection) -> None:
         if conn.table is not None:
             conn.table.detach(conn)
             conn.table = None
+        if conn.remote is not None:
+            conn.remote.detach(conn)
+            conn.remote = None
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a WebSocket from a page of ``origin`` may open, the server's ``host``.
@@ -461,17 +548,12 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
 
-    def lobby(self) -> list[P.LobbyTable]:
-        out = []
-        for a in self.tables.values():
-            if a.private or a.status not in ("open", "playing"):
-                continue
-            out.append(P.LobbyTable(
-                code=a.code, name=a.name, host=a.info().host, rules_name=a.rules.name,
-                seats=len(a.seats), taken=sum(1 for s in a.seats if s is not None),
-                status=a.status,
-            ))
-        return out
+    async def lobby(self) -> list[P.LobbyTable]:
+        """The public tables not over: of the whole cluster with Redis (as each owner last
+        published them, at most a heartbeat ago)."""
+        if self.cluster is not None:
+            return await self.cluster.lobby()
+        return [e for e in map(lobby_entry, self.tables.values()) if e is not None]
 
     # -- the JSON API ------------------------------------------------------------------
 
@@ -496,6 +578,61 @@ class Hub:
         result: dict[str, Any] | None = await self.store.read(q)
         return result
 
+    async def analysis(self, game_id: int, address: str) -> GameReview:
+        """The expert's review of finished game ``game_id``: from memory, or computed once
+        in the tutor's workers (a game asked for by many at once is analysed once).
+
+        Raises :class:`AnalysisRefused` with the HTTP status to answer: 404 (no such game),
+        409 (not finished), 429 (this address asked for too many new analyses), 503 (the
+        workers are busy).
+        """
+        cached = self.analyses.get(game_id)
+        if cached is not None:
+            self.analyses.move_to_end(game_id)
+            return cached
+        running = self.analysing.get(game_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        row = await self.store.read(_finished_record(game_id))
+        if row is None:
+            raise AnalysisRefused(404, f"no game {game_id}")
+        finished, record = row
+        if not finished:
+            raise AnalysisRefused(409, f"game {game_id} was not finished: only finished "
+                                  "games are analysed")
+        if self.new_analyses.full(address):
+            raise AnalysisRefused(429, f"at most {self.settings.analyses_per_minute} new "
+                                  "analyses a minute from one address; ask again later")
+        running = self.analysing.get(game_id)  # asked for while the store was read
+        if running is not None:
+            return await asyncio.shield(running)
+        self.new_analyses.add(address)
+        future: asyncio.Future[GameReview] = asyncio.get_running_loop().create_future()
+        self.analysing[game_id] = future
+        refused: AnalysisRefused | None = None
+        try:
+            review = await self.tutor.analysis(record, 0, self.settings.analysis_rollouts)
+        except TutorBusy:
+            refused = AnalysisRefused(503, "the server is computing as many analyses as it "
+                                      "may; ask again in a minute")
+        except Exception:
+            log.exception("game %s: the analysis failed", game_id)
+            refused = AnalysisRefused(500, "the analysis failed")
+        except BaseException:
+            future.cancel()  # the server stops: whoever waits with it stops too
+            raise
+        finally:
+            del self.analysing[game_id]
+        if refused is not None:
+            future.set_exception(refused)
+            future.exception()  # those waiting get it; nobody need be waiting
+            raise refused
+        future.set_result(review)
+        self.analyses[game_id] = review
+        while len(self.analyses) > self.settings.analysis_cache:
+            self.analyses.popitem(last=False)
+        return review
+
     async def player(self, name: str) -> dict[str, Any] | None:
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
             row = (await c.execute(sa.select(players).where(players.c.name == name))).first()
@@ -519,6 +656,26 @@ class Hub:
 
         result: dict[str, Any] | None = await self.store.read(q)
         return result
+
+
+class AnalysisRefused(Exception):
+    """Why an analysis is not given, with the HTTP status that says it."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _finished_record(
+    game_id: int,
+) -> Callable[[AsyncConnection], Coroutine[Any, Any, tuple[bool, str] | None]]:
+    async def q(c: AsyncConnection) -> tuple[bool, str] | None:
+        row = (await c.execute(sa.select(games.c.finished, games.c.record)
+                               .where(games.c.id == game_id))).first()
+        return None if row is None else (bool(row.finished), str(row.record))
+
+    return q
 
 
 def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:
@@ -595,7 +752,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                              "tables": len(hub.tables)})
 
     async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": [t.model_dump() for t in hub.lobby()]})
+        return JSONResponse({"tables": [t.model_dump() for t in await hub.lobby()]})
 
     # Path values are checked (server/params.py) before anything is looked up: bad input
     # is answered 4xx, never passed to a database that would fail with it.
@@ -619,6 +776,26 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
         return JSONResponse(data)
 
+    async def analysis(request: Request) -> JSONResponse:
+        try:
+            game_id = row_id(request.path_params["game_id"], "game")
+        except BadParam as exc:
+            return refusal(exc)
+        try:
+            speaker = narrator(request.query_params.get("lang", "en")[:35])
+        except UnknownLanguage as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        address = address_key(request.client.host if request.client else None)
+        try:
+            review = await hub.analysis(game_id, address)
+        except AnalysisRefused as exc:
+            headers = {"Retry-After": "60"} if exc.status in (429, 503) else None
+            return JSONResponse({"error": exc.message}, status_code=exc.status,
+                                headers=headers)
+        data = {"game": game_id, "language": speaker.language,
+                "text": speaker.review_sentences(review), **review.to_dict()}
+        return JSONResponse(data)
+
     async def player(request: Request) -> JSONResponse:
         name = request.path_params["name"]
         try:
@@ -640,6 +817,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             Route("/api/tables", lobby),
             Route("/api/tables/{code}", table),
             Route("/api/games/{game_id}", game),
+            Route("/api/games/{game_id}/analysis", analysis),
             Route("/api/players/{name}", player),
             WebSocketRoute("/ws", ws_endpoint),
             # The web client: its pages under /play/ and its speech endpoints.

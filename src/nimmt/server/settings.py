@@ -66,6 +66,20 @@ class Settings(BaseSettings):
     #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,
     #: or ``nimmt serve --bot mine=pkg.mod:Mine``); hosts seat them by name.
     bots: dict[str, str] = Field(default_factory=dict)
+    #: Worker processes for hints and game analyses (a lane of their own, beside the bots').
+    tutor_workers: int = Field(default=1, ge=1, le=16)
+    #: Hints and analyses computed or waiting at once; more are refused (``busy``, HTTP 503).
+    tutor_queue: int = Field(default=8, ge=1, le=1000)
+    #: Rollouts of a hint's search (it stops at one second in any case).
+    hint_rollouts: int = Field(default=6000, ge=10, le=1_000_000)
+    #: Tokens of the connection's message bucket a hint costs (it is a second of search).
+    hint_cost: float = Field(default=10.0, ge=1)
+    #: Analyses of games not yet analysed that one client address may ask for per minute.
+    analyses_per_minute: int = Field(default=4, ge=1)
+    #: Analyses kept in memory (the most recently asked for).
+    analysis_cache: int = Field(default=256, ge=1)
+    #: Rollouts per decision of a game analysis (the search's budget).
+    analysis_rollouts: int = Field(default=2000, ge=10, le=100_000)
     #: Most tables open at once (a guard against abuse).
     max_tables: int = Field(default=5000, ge=1)
 
@@ -106,6 +120,21 @@ class Settings(BaseSettings):
     #: Reverse proxies whose ``X-Forwarded-For`` is believed (comma-separated addresses or
     #: networks); empty: the header is ignored and the peer's address counts.
     trusted_proxies: str = ""
+
+    # -- many processes (docs/scaling.md) ------------------------------------------------------
+    #: Redis URL (``redis://host:6379/0``): processes sharing it and one PostgreSQL store
+    #: serve the same tables. Empty: one process, on its own.
+    redis: str = ""
+    #: Prefix of every Redis key and channel, so several deployments can share one Redis.
+    redis_prefix: str = "nimmt:"
+    #: Seconds a table's lease lasts unless its owner renews it: how long a dead owner's
+    #: tables wait before another process takes them over.
+    lease_ttl: float = Field(default=3.0, ge=0.5, le=300)
+    #: Seconds between renewals of the leases (and looks for tables nobody owns).
+    heartbeat: float = Field(default=1.0, ge=0.05, le=100)
+    #: Server processes sharing the port (``nimmt serve --workers N``); more than one needs
+    #: ``redis``.
+    workers: int = Field(default=1, ge=1, le=256)
 
     def database_url(self) -> str:
         """The database URL, with the default SQLite file in the data directory."""
