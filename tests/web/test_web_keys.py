@@ -64,10 +64,10 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     for digit in target:
         page.keyboard.press(f"Shift+Digit{digit}")
     assert page.evaluate("document.activeElement.dataset.card") == target
-    # Before any reveal R says so; H lists every shortcut with its key.
+    # Before any reveal R says so; K lists every shortcut with its key (H asks for a hint).
     assert _press(page, "r") == "No cards have been revealed yet."
-    said = _press(page, "h")
-    for key in ("V:", "1:", "2:", "3:", "4:", "C:", "T:", "S:", "R:", "[:", "]:"):
+    said = _press(page, "k")
+    for key in ("V:", "1:", "2:", "3:", "4:", "C:", "T:", "S:", "R:", "[:", "]:", "H:"):
         assert key in said, said
     # After a turn, R repeats its reveal, from the hand.
     seen = len([a for a in announcements(page) if a[0] == "assertive"])

@@ -10,6 +10,7 @@ connection writes from its own queue, so a slow client never holds up a table.
 Routes: ``/`` (redirects to the web client at ``/play/``), ``/api`` (what this
 server speaks), ``/ws`` (the game), ``/protocol.json`` (the JSON Schema),
 ``/api/tables`` (the lobby), ``/api/tables/{code}`` (one table, for links),
+``/api/tables/{code}/games`` (the ids of its stored games),
 ``/api/games/{id}`` (a game record), ``/api/games/{id}/analysis`` (the expert's
 review of a finished game),
 ``/api/players/{name}`` (a player's games and rating).
@@ -557,6 +558,24 @@ class Hub:
 
     # -- the JSON API ------------------------------------------------------------------
 
+    async def table_games(self, code: str) -> list[dict[str, Any]] | None:
+        """The stored games of the newest table with ``code`` (a code is reused only once
+        its table closed), by game number: what a results page needs to find the game it
+        shows (its id for the record, the replay and the analysis)."""
+
+        async def q(c: AsyncConnection) -> list[dict[str, Any]] | None:
+            table_id = (await c.execute(sa.select(sa.func.max(tables.c.id)).where(
+                tables.c.code == code))).scalar()
+            if table_id is None:
+                return None
+            rows = await c.execute(sa.select(games.c.id, games.c.game_no, games.c.finished)
+                                   .where(games.c.table_id == table_id)
+                                   .order_by(games.c.game_no).limit(1000))
+            return [{"id": r.id, "game_no": r.game_no, "finished": r.finished} for r in rows]
+
+        result: list[dict[str, Any]] | None = await self.store.read(q)
+        return result
+
     async def game(self, game_id: int) -> dict[str, Any] | None:
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
             row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
@@ -766,6 +785,16 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return JSONResponse({"error": "no open table has that code"}, status_code=404)
         return JSONResponse(actor.info().model_dump(mode="json"))
 
+    async def table_games(request: Request) -> JSONResponse:
+        try:
+            code = table_code(request.path_params["code"])
+        except BadParam as exc:
+            return refusal(exc)
+        found = await hub.table_games(code)
+        if found is None:
+            return JSONResponse({"error": "no table has that code"}, status_code=404)
+        return JSONResponse({"table": code, "games": found})
+
     async def game(request: Request) -> JSONResponse:
         try:
             game_id = row_id(request.path_params["game_id"], "game")
@@ -816,6 +845,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             Route("/protocol.json", schema),
             Route("/api/tables", lobby),
             Route("/api/tables/{code}", table),
+            Route("/api/tables/{code}/games", table_games),
             Route("/api/games/{game_id}", game),
             Route("/api/games/{game_id}/analysis", analysis),
             Route("/api/players/{name}", player),

@@ -14,6 +14,7 @@ import {
 } from "./table.js";
 import { createTable, joinTable, loadTables, quickGame, renderMe, renderTables } from "./lobby.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
+import { wireTutor } from "./tutor.js";
 
 // ---------------------------------------------------------------- server messages
 
@@ -343,6 +344,7 @@ function wire() {
   });
   wireTable();
   wireResults();
+  wireTutor();
   $("history-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     const id = field("history-id").value;

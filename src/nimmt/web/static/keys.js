@@ -1,14 +1,15 @@
 // @ts-check
-// The game area's single-key shortcuts (docs/rules.md §9, and the history keys), remappable
-// in Settings and kept in localStorage as `nimmt.keys`.
+// The game area's single-key shortcuts (docs/rules.md §9, the history keys and the
+// hint), remappable in Settings and kept in localStorage as `nimmt.keys`.
 import { t } from "./i18n.js";
 import { local } from "./state.js";
 
 export const ACTIONS = ["rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores",
-  "reveal", "older", "newer", "keys"];
+  "reveal", "older", "newer", "hint", "keys"];
 /** @type {Record<string, string>} */
 const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
-  bullheads: "c", chosen: "t", scores: "s", reveal: "r", older: "[", newer: "]", keys: "h" };
+  bullheads: "c", chosen: "t", scores: "s", reveal: "r", older: "[", newer: "]", hint: "h",
+  keys: "k" };
 
 /** @returns {{on: boolean, map: Record<string, string>}} */
 function load() {
@@ -71,7 +72,7 @@ export function isTyping(/** @type {Element | null} */ el) {
   return /** @type {HTMLElement} */ (el).isContentEditable || ["TEXTAREA", "SELECT"].includes(el.tagName);
 }
 
-/** Key H: every shortcut with its key. */
+/** Key K: every shortcut with its key. */
 export function keysSummary() {
   if (!KEYS.on) return t("keys.off");
   return ACTIONS.filter((a) => KEYS.map[a])

@@ -83,7 +83,7 @@ export async function createTable(/** @type {HTMLFormElement} */ form) {
   if (rules.end === "rounds") rules.rounds = Number(data.get("rounds"));
   /** @type {Record<string, unknown>} */
   const msg = { type: "create_table", rules, rated: field("c-rated").checked,
-    private: field("c-private").checked };
+    private: field("c-private").checked, hints: field("c-hints").checked };
   if (data.get("timer")) msg.turn_timer = Number(data.get("timer"));
   if (data.get("tname")) msg.name = String(data.get("tname"));
   S.announcedKey = null;

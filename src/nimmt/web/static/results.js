@@ -6,6 +6,7 @@ import { $, S, button } from "./state.js";
 import { cardEl } from "./cards.js";
 import { isOver, names } from "./table.js";
 import { answer, urgent } from "./voice.js";
+import { analyseReplayed } from "./tutor.js";
 
 // ---------------------------------------------------------------- results
 
@@ -34,12 +35,17 @@ export function renderResults() {
     return tr;
   }));
   $("rematch").hidden = !(isOver() && tb.host === S.name);
+  const game = `${tb.code}/${tb.game_no}`;
+  if ($("analysis-box").dataset.game !== game) {  // another game: its own analysis
+    $("analysis-box").hidden = true;
+    $("analysis-box").dataset.game = game;
+  }
 }
 
 // ---------------------------------------------------------------- history and replay
 
-/** @type {{data: any, step: number}} */
-const R = { data: null, step: 0 };
+/** @type {{data: any, step: number, id: number}} */
+const R = { data: null, step: 0, id: 0 };
 
 export async function showHistory(/** @type {number | null} */ id) {
   $("replay").hidden = true;
@@ -76,6 +82,8 @@ async function openReplay(/** @type {number} */ id) {
   }
   R.data = await res.json();
   R.step = 0;
+  R.id = id;
+  $("replay-analysis-box").hidden = true;
   $("replay").hidden = false;
   $("replay-h").replaceChildren(...tn("replay.title",
     { id, players: joined(R.data.players.map((/** @type {string} */ n) => isolate(n))) }));
@@ -130,4 +138,5 @@ export function wireResults() {
   $("replay-prev").addEventListener("click", () => stepTo(R.step - 1));
   $("replay-next").addEventListener("click", () => stepTo(R.step + 1));
   $("replay-last").addEventListener("click", () => stepTo(Infinity));
+  $("replay-analyse").addEventListener("click", () => { analyseReplayed(R.id); });
 }

@@ -6,7 +6,8 @@
  * @typedef {{seat: number, name: string | null, kind: string, bot?: string | null,
  *   connected?: boolean, auto?: boolean}} Seat
  * @typedef {{code: string, name: string, host: string | null, rules_name: string,
- *   status: string, turn_timer: number | null, game_no: number, seats: Seat[]}} TableInfo
+ *   status: string, turn_timer: number | null, game_no: number, seats: Seat[],
+ *   rated: boolean, hints?: boolean}} TableInfo
  * @typedef {{kind: string, players: number[], card: number | null, reason: string | null}} Pending
  * @typedef {{player: number | null, phase: string, pending: Pending | null, round: number,
  *   turn: number, options: number[], hand: number[], my_choice: number | null,

@@ -8,6 +8,7 @@ import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
 import { answer, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
 import { send } from "./net.js";
+import { askHint, renderTutor } from "./tutor.js";
 
 export function isOver() {
   return Boolean(S.table && (S.table.status === "over" || (S.view && S.view.phase === "over")));
@@ -48,6 +49,7 @@ export function renderTable() {
   const mine = S.you !== null ? tb.seats[S.you] : null;
   $("auto-note").hidden = !(mine && mine.auto && !isOver());
   if (S.view) renderGame();
+  renderTutor();
 }
 
 /** The cards a click or Enter may choose now: the decision's options, or, once a card is
@@ -373,6 +375,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     case "reveal": answer(lastRevealText() || t("reveal.none")); break;
     case "older": answer(historyStep(-1) || t("history.empty")); break;
     case "newer": answer(historyStep(1) || t("history.empty")); break;
+    case "hint": askHint(); break;
     case "keys": answer(keysSummary()); break;
     default: break;
   }
