@@ -41,7 +41,8 @@ def pg_database() -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _pg_schema_url(database: str) -> str:
+def pg_schema_url(database: str) -> str:
+    """A URL of a new, empty schema in ``database`` (of the run's PostgreSQL database)."""
     schema = f"t_{uuid.uuid4().hex[:12]}"
     base = PG_HOST.rsplit("/", 1)[0]
     with psycopg.connect(f"{base}/{database}", autocommit=True) as conn:
@@ -54,7 +55,7 @@ def module_db_url(request: pytest.FixtureRequest, tmp: Path) -> str:
     """A database URL of the kind ``request.param`` names, for a module-scoped server."""
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp / 'nimmt.db'}"
-    return _pg_schema_url(request.getfixturevalue("pg_database"))
+    return pg_schema_url(request.getfixturevalue("pg_database"))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -63,7 +64,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}"
     database: str = request.getfixturevalue("pg_database")
-    return _pg_schema_url(database)
+    return pg_schema_url(database)
+
+
+@pytest.fixture
+def pg_url(pg_database: str) -> str:
+    """A fresh PostgreSQL schema for this test (the store of several server processes)."""
+    return pg_schema_url(pg_database)
 
 
 def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:

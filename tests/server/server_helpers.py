@@ -5,11 +5,54 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import subprocess
+import sys
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from nimmt.client import Client
 from nimmt.server.protocol import Error, TableState
+
+NIMMT = str(Path(sys.executable).parent / "nimmt")
+
+#: The environment that lifts the limits per player and per address for a server in its own
+#: process: every player of a test is on one address and plays at machine speed.
+LIFTED_LIMITS = {
+    "NIMMT_RATE": "10000", "NIMMT_BURST": "10000",
+    "NIMMT_PLAYER_RATE": "10000", "NIMMT_PLAYER_BURST": "10000",
+    "NIMMT_ADDRESS_RATE": "10000", "NIMMT_ADDRESS_BURST": "10000",
+    "NIMMT_ADDRESS_BYTES": "1e9", "NIMMT_ADDRESS_BYTES_BURST": "1000000000",
+    "NIMMT_NAMES_PER_MINUTE": "1000",
+}
+
+
+async def start_server(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """``nimmt serve`` in its own process on a free port; its address once it listens."""
+    proc = subprocess.Popen(
+        [NIMMT, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env,
+    )
+    assert proc.stdout is not None
+    line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)
+    assert "open http://" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
+    url = line.split("open ", 1)[1].split("/ ", 1)[0]
+    return proc, url
+
+
+async def play_until_key(client: Client, key: str, rng: random.Random) -> None:
+    """Answer every prompt (at random) until the prompt ``key`` is asked."""
+    answered: set[str] = set()
+    while True:
+        prompt = client.prompt
+        if prompt is not None and prompt.key == key:
+            return
+        if prompt is not None and prompt.key not in answered:
+            answered.add(prompt.key)
+            await client.answer(prompt, rng)
+            continue
+        client.inbox.append(await client.recv())
+
 
 RULE_SETS: list[dict[str, Any]] = [
     {"preset": "classic", "players": 3},

@@ -7,42 +7,15 @@ import os
 import random
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from server_helpers import LIFTED_LIMITS, play_until_key, start_server
 
 from nimmt.client import Client, ServerError
 from nimmt.server.protocol import TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(180)]
-
-NIMMT = str(Path(sys.executable).parent / "nimmt")
-
-
-async def start_server(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [NIMMT, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=env,
-    )
-    assert proc.stdout is not None
-    line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)
-    assert "open http://" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
-    url = line.split("open ", 1)[1].split("/ ", 1)[0]
-    return proc, url
-
-
-async def play_until_key(client: Client, key: str, rng: random.Random) -> None:
-    answered: set[str] = set()
-    while True:
-        prompt = client.prompt
-        if prompt is not None and prompt.key == key:
-            return
-        if prompt is not None and prompt.key not in answered:
-            answered.add(prompt.key)
-            await client.answer(prompt, rng)
-            continue
-        client.inbox.append(await client.recv())
 
 
 async def snapshot(client: Client, code: str) -> TableState:
@@ -51,13 +24,8 @@ async def snapshot(client: Client, code: str) -> TableState:
 
 
 async def test_sigkill_mid_round_resumes_exactly(db_url: str, tmp_path: Path) -> None:
-    env = {**os.environ, "NIMMT_DATA_DIR": str(tmp_path / "data"), "NIMMT_RATE": "10000",
-           "NIMMT_BURST": "10000", "NIMMT_DISCONNECT_GRACE": "60",
-           # Every player here is on one address and plays at machine speed.
-           "NIMMT_PLAYER_RATE": "10000", "NIMMT_PLAYER_BURST": "10000",
-           "NIMMT_ADDRESS_RATE": "10000", "NIMMT_ADDRESS_BURST": "10000",
-           "NIMMT_ADDRESS_BYTES": "1e9", "NIMMT_ADDRESS_BYTES_BURST": "1000000000",
-           "NIMMT_NAMES_PER_MINUTE": "1000"}
+    env = {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path / "data"),
+           "NIMMT_DISCONNECT_GRACE": "60"}
     args = [] if db_url.startswith("sqlite") else ["--db", db_url]
     proc, url = await start_server(args, env)
     try:

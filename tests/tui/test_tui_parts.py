@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from nimmt.tui.cli import wants_plain
+from nimmt.cli_output import wants_plain
 from nimmt.tui.commands import DEFAULT_KEYS, Keymap, KeymapError
 from nimmt.tui.labels import LABELS
 from nimmt.tui.remote import Target
@@ -54,6 +54,7 @@ def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
             return True
 
     monkeypatch.delenv("NIMMT_PLAIN", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     assert not wants_plain(False, Tty())
     assert wants_plain(True, Tty())
@@ -61,5 +62,10 @@ def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM", "dumb")
     assert wants_plain(False, Tty())
     monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("NO_COLOR", "")  # set but empty: no-color.org says it does not count
+    assert not wants_plain(False, Tty())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert wants_plain(False, Tty())
+    monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("NIMMT_PLAIN", "1")
     assert wants_plain(False, Tty())

@@ -124,7 +124,7 @@ def test_row_choice_refuses_a_row_that_is_not_there(spawn: Spawn) -> None:
 
 
 def test_plain_is_chosen_for_a_pipe_and_a_dumb_terminal(spawn: Spawn, tmp_path: Path) -> None:
-    done = subprocess.run([*nimmt_command(), "play", "--seed", "1"], input="h\n/quit\n",
+    done = subprocess.run([*nimmt_command(), "play", "--seed", "1"], input="?\n/quit\n",
                           capture_output=True, text=True, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "NIMMT_DATA_DIR": str(tmp_path),
                                "LANG": "C.UTF-8"})

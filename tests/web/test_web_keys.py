@@ -1,4 +1,4 @@
-"""The seed's shortcuts (V, 1–4, C, T, S), the row-choice dialog, and the key settings."""
+"""The Playroom's shortcuts (V, 1–4, C, T, S), the row-choice dialog, and the key settings."""
 
 from __future__ import annotations
 

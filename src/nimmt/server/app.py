@@ -26,7 +26,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -44,18 +44,22 @@ from ..rules import Rules
 from ..web import web_routes
 from . import protocol as P
 from .botpool import BotPool
+from .cluster import lobby_entry
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, table_code
 from .payloads import build, dump
 from .ratings import INITIAL
 from .settings import Settings
-from .store import Store, game_players, games, hash_token, players, tables
+from .store import LogEntry, Store, game_players, games, hash_token, players, tables
 from .table import TableActor
 from .text import check_name, clean_text, name_key
 from .tutor import Tutor, TutorBusy
 
-__all__ = ["Connection", "Hub", "create_app"]
+if TYPE_CHECKING:
+    from .cluster import Cluster, RemoteTable
+
+__all__ = ["Connection", "Hub", "create_app", "echo_ref"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -66,7 +70,7 @@ SEND_BACKLOG = 2000
 _CONNECTION_IDS = itertools.count(1)
 
 
-def _echo_ref(text: str) -> P.Ref:
+def echo_ref(text: str) -> P.Ref:
     """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it.
 
     Read with the parser's limits (at their ceiling, so whatever the settings let
@@ -96,6 +100,8 @@ class Connection:
         self.lang = "en"
         self.seq = 0
         self.table: TableActor | None = None
+        #: The table this connection is at when another server process owns it.
+        self.remote: RemoteTable | None = None
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
         self.gone = False
         self.bucket = Bucket(settings.rate, float(settings.burst))
@@ -111,6 +117,8 @@ class Connection:
         self.closing = False
         #: Whether a hint this connection asked for is being computed (one at a time).
         self.hinting = False
+        #: The close code when the server closes (1008 policy; 1012 the table moved).
+        self.close_code = 1008
 
     def send(self, text: str) -> None:
         if self.gone:
@@ -126,7 +134,7 @@ class Connection:
             text = await self.out.get()
             if text is None:
                 with contextlib.suppress(Exception):
-                    await self.ws.close(code=1008, reason=self.close_reason)
+                    await self.ws.close(code=self.close_code, reason=self.close_reason)
                 return
             try:
                 await self.ws.send_text(text)
@@ -143,6 +151,14 @@ class Connection:
         self.error(code, message)
         self.close_reason = code
         self.closing = True
+        self.gone = True
+        self.out.put_nowait(None)
+
+    def drop(self) -> None:
+        """Close with 1012 (service restart): the table moved to another server process; the
+        client reconnects (through any process) and carries on from its last ``seq``."""
+        self.close_code = 1012
+        self.close_reason = "the table moved: reconnect"
         self.gone = True
         self.out.put_nowait(None)
 
@@ -182,28 +198,49 @@ class Hub:
         self.analysing: dict[int, asyncio.Future[GameReview]] = {}
         #: Analyses not yet cached that each client address asked for, per minute.
         self.new_analyses = WindowCounter(settings.analyses_per_minute, 60.0)
+        #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
+        self.cluster: Cluster | None = None
+        self._forgetting: set[asyncio.Task[None]] = set()
+        if settings.redis:
+            from .cluster import Cluster
+
+            self.cluster = Cluster(self)
 
     async def open(self) -> None:
         # First the operator's bots (a bad one stops the server before anything opens).
         await self.bots.start()
         await self.store.open()
+        if self.cluster is not None:
+            # Tables are taken over one by one, by whichever process gets each lease.
+            await self.cluster.open()
+            return
         for row, entries in await self.store.live_tables():
-            if row.status == "open":
-                # Nobody can be at an unstarted table after a restart: close it rather
-                # than bring back tables that anyone could have opened by the thousand.
-                await self.store.run(_close_table(int(row.id)))
-                continue
-            actor = self._actor(row)
-            try:
-                actor.replay(entries)
-            except Exception:
-                log.exception("table %s does not replay; it stays closed", row.code)
-                continue
-            self.tables[actor.code] = actor
-            actor.start()
-            actor.resume()
+            await self.resume_table(row, entries)
+
+    async def resume_table(self, row: Any, entries: list[LogEntry],
+                           token: int | None = None) -> TableActor | None:
+        """Bring table ``row`` back from its log (a restart, or a take-over with fencing
+        ``token``): its actor, running; None if it does not come back."""
+        if row.status == "open":
+            # Nobody can be at an unstarted table after a restart: close it rather
+            # than bring back tables that anyone could have opened by the thousand.
+            await self.store.run(_close_table(int(row.id)))
+            return None
+        actor = self._actor(row)
+        actor.token = token
+        try:
+            actor.replay(entries)
+        except Exception:
+            log.exception("table %s does not replay; it stays closed", row.code)
+            return None
+        self.tables[actor.code] = actor
+        actor.start()
+        actor.resume()
+        return actor
 
     async def close(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.close()
         for actor in list(self.tables.values()):
             await actor.stop()
         self.tables.clear()
@@ -215,15 +252,24 @@ class Hub:
         settings = json.loads(row.settings)
         return TableActor(
             store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
-            on_close=self._forget, table_id=row.id, code=row.code, name=row.name,
+            on_close=self.forget_table, table_id=row.id, code=row.code, name=row.name,
             host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
             turn_timer=settings["turn_timer"], rated=settings["rated"],
             private=settings["private"],
         )
 
-    def _forget(self, actor: TableActor) -> None:
+    def forget_table(self, actor: TableActor) -> None:
+        """``actor`` ended (closed, or owned by another process now)."""
         if self.tables.get(actor.code) is actor:
             del self.tables[actor.code]
+            if self.cluster is not None:
+                task = asyncio.create_task(self.cluster.forget(actor))
+                self._forgetting.add(task)
+                task.add_done_callback(self._forgetting.discard)
+
+    def drop(self, conn: Connection) -> None:
+        """Close ``conn``: its table moved to another process (it reconnects)."""
+        conn.drop()
 
     # -- frames ---------------------------------------------------------------------
 
@@ -284,7 +330,7 @@ class Hub:
             msg = P.parse_client(text, self.settings.max_depth)
             await self._dispatch(conn, msg)
         except P.ProtocolError as exc:
-            conn.error(exc.code, exc.message, _echo_ref(text))
+            conn.error(exc.code, exc.message, echo_ref(text))
 
     async def _dispatch(self, conn: Connection, msg: Any) -> None:
         t = msg.type
@@ -297,12 +343,14 @@ class Hub:
         if not conn.player_id:
             raise P.ProtocolError("not_authenticated", "send hello first")
         if t == "lobby":
-            conn.send(P.LobbyList(seq=conn.seq, tables=self.lobby(), ref=msg.ref)
+            conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(), ref=msg.ref)
                       .model_dump_json())
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
-            self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
+            await self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
+        elif conn.remote is not None:
+            conn.remote.message(conn, msg)
         elif conn.table is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
         else:
@@ -355,7 +403,7 @@ class Hub:
         conn.send(P.Welcome(seq=conn.seq, player=name, token=token, lang=lang, ref=msg.ref)
                   .model_dump_json())
         if msg.table is not None:
-            self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
+            await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _new_player(self, name: str, token: str) -> int:
         # Names are compared by their confusable skeleton (server/text.py): "Аna" with a
@@ -420,30 +468,41 @@ class Hub:
         table_id: int = await self.store.run(op)
         actor = TableActor(
             store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
-            on_close=self._forget, table_id=table_id, code=code, name=name,
+            on_close=self.forget_table, table_id=table_id, code=code, name=name,
             host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
             private=msg.private,
         )
         actor.address = conn.address
+        if self.cluster is not None:
+            await self.cluster.created(actor)
         self.tables[code] = actor
         actor.start()
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
 
-    def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
-               ref: P.Ref) -> None:
-        actor = self.tables.get(code.strip().upper())
-        if actor is None:
+    async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
+                     ref: P.Ref) -> None:
+        code = code.strip().upper()
+        found: TableActor | RemoteTable | None = self.tables.get(code)
+        if found is None and self.cluster is not None:
+            found = await self.cluster.locate(code)
+        if found is None:
             raise P.ProtocolError("no_table", f"no open table has the code {code!r}")
         self._leave_current(conn)
-        conn.table = actor
-        actor.attach(conn, mode, last_seq, ref)
+        if isinstance(found, TableActor):
+            conn.table = found
+        else:
+            conn.remote = found
+        found.attach(conn, mode, last_seq, ref)
 
     def _leave_current(self, conn: Connection) -> None:
         if conn.table is not None:
             conn.table.detach(conn)
             conn.table = None
+        if conn.remote is not None:
+            conn.remote.detach(conn)
+            conn.remote = None
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a WebSocket from a page of ``origin`` may open, the server's ``host``.
@@ -489,17 +548,12 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
 
-    def lobby(self) -> list[P.LobbyTable]:
-        out = []
-        for a in self.tables.values():
-            if a.private or a.status not in ("open", "playing"):
-                continue
-            out.append(P.LobbyTable(
-                code=a.code, name=a.name, host=a.info().host, rules_name=a.rules.name,
-                seats=len(a.seats), taken=sum(1 for s in a.seats if s is not None),
-                status=a.status,
-            ))
-        return out
+    async def lobby(self) -> list[P.LobbyTable]:
+        """The public tables not over: of the whole cluster with Redis (as each owner last
+        published them, at most a heartbeat ago)."""
+        if self.cluster is not None:
+            return await self.cluster.lobby()
+        return [e for e in map(lobby_entry, self.tables.values()) if e is not None]
 
     # -- the JSON API ------------------------------------------------------------------
 
@@ -698,7 +752,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                              "tables": len(hub.tables)})
 
     async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": [t.model_dump() for t in hub.lobby()]})
+        return JSONResponse({"tables": [t.model_dump() for t in await hub.lobby()]})
 
     # Path values are checked (server/params.py) before anything is looked up: bad input
     # is answered 4xx, never passed to a database that would fail with it.

@@ -40,6 +40,17 @@ def parse_bot_flags(values: list[str]) -> dict[str, str]:
     return out
 
 
+def _cluster_problem(settings: Any) -> str | None:
+    """Why the settings cannot run many processes, if they ask to."""
+    if settings.workers > 1 and not settings.redis:
+        return ("--workers above 1 needs --redis: the processes share their tables through "
+                "Redis (and a PostgreSQL store)")
+    if settings.redis and not settings.database_url().startswith("postgresql"):
+        return ("--redis needs PostgreSQL as the store (--db postgresql+psycopg://USER@HOST/DB):"
+                " every process reads and writes the same tables")
+    return None
+
+
 def serve_command(
     host: Annotated[
         str | None, typer.Option(help="Address to listen on [env NIMMT_HOST; 127.0.0.1].")
@@ -55,6 +66,16 @@ def serve_command(
     data_dir: Annotated[
         Path | None, typer.Option(help="Data directory [NIMMT_DATA_DIR; ~/.local/share/nimmt].")
     ] = None,
+    redis: Annotated[
+        str | None,
+        typer.Option(help="Redis URL (redis://host:6379/0): run many server processes, on "
+                     "one machine or many, over one PostgreSQL store [NIMMT_REDIS]."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Server processes sharing the port on this machine; more than "
+                     "one needs --redis [NIMMT_WORKERS; 1]."),
+    ] = None,
     bot: Annotated[
         list[str] | None,
         typer.Option("--bot", metavar="NAME=pkg.mod:Class",
@@ -65,7 +86,8 @@ def serve_command(
 ) -> None:
     """Run the game server: tables for friends and bots, in the browser or the terminal."""
     changes: dict[str, Any] = {
-        k: v for k, v in {"host": host, "port": port, "db": db, "data_dir": data_dir}.items()
+        k: v for k, v in {"host": host, "port": port, "db": db, "data_dir": data_dir,
+                          "redis": redis, "workers": workers}.items()
         if v is not None
     }
     try:
@@ -73,7 +95,7 @@ def serve_command(
         from sqlalchemy.exc import ArgumentError, OperationalError
 
         from .botpool import check_bots
-        from .run import serve
+        from .run import serve, serve_workers
         from .settings import Settings
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
@@ -97,6 +119,10 @@ def serve_command(
     except BotError as exc:
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
+    problem = _cluster_problem(settings)
+    if problem:
+        typer.echo(problem, err=True)
+        raise typer.Exit(2)
     if not settings.db:
         try:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -105,8 +131,11 @@ def serve_command(
                        f"{exc.strerror or exc}", err=True)
             raise typer.Exit(1) from None
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(settings))
+        if settings.workers > 1:
+            serve_workers(settings)
+        else:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(serve(settings))
     except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None

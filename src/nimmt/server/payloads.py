@@ -75,7 +75,7 @@ class _Payload(BaseModel):
 
 
 class RulesInfo(_Payload):
-    """A table's rules, as :meth:`nimmt.Rules.to_dict` writes them (RULES.md)."""
+    """A table's rules, as :meth:`nimmt.Rules.to_dict` writes them (docs/rules.md)."""
 
     preset: str
     """The preset the rules start from: ``classic`` or ``category5``."""
@@ -159,7 +159,7 @@ class PendingInfo(_Payload):
 
 
 class ViewPayload(_Payload):
-    """One seat's view of the game (RULES.md §6): everything it may know, nothing more.
+    """One seat's view of the game (docs/rules.md §6): everything it may know, nothing more.
 
     A spectator's view (``player`` null) holds the public part only.
     """
@@ -715,7 +715,7 @@ def rules_info(rules: Rules) -> RulesInfo:
 def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
     """``view`` as its wire model, unvalidated (``rules``: its rules' model, when the
     caller keeps one). Only what the view holds goes out: the view is already the
-    seat's share of the game (RULES.md §6)."""
+    seat's share of the game (docs/rules.md §6)."""
     pending = view.pending
     return build(ViewPayload, {
         "player": view.player,

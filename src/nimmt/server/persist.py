@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .commands import GameResult, Persist, Status
 from .ratings import rate, rated_seats
-from .store import LogEntry, Store, game_players, games, players, table_log, tables
+from .store import LogEntry, Store, fence, game_players, games, players, table_log, tables
 from .tablelog import entry_to_row
 
 __all__ = ["persist"]
@@ -29,19 +29,24 @@ __all__ = ["persist"]
 Op = Callable[[AsyncConnection], Coroutine[Any, Any, None]]
 
 
-async def persist(store: Store, table_id: int, effect: Persist) -> None:
-    """Write ``effect`` for table ``table_id``; returns once it is committed."""
+async def persist(store: Store, table_id: int, effect: Persist,
+                  token: int | None = None) -> None:
+    """Write ``effect`` for table ``table_id``; returns once it is committed. With a
+    fencing ``token`` (many processes) it is refused, as a whole, when the table has seen
+    a newer owner (:class:`~.store.StaleOwner`)."""
     rows = [LogEntry(table_id, effect.first_n + i, *entry_to_row(entry))
             for i, entry in enumerate(effect.entries)]
     if effect.status is None and not effect.results:
-        await store.append_all(rows)
+        await store.append_all(rows, token)
     else:
-        await store.run(_transaction(rows, table_id, effect.status, effect.results))
+        await store.run(_transaction(rows, table_id, effect.status, effect.results, token))
 
 
 def _transaction(rows: list[LogEntry], table_id: int, status: Status | None,
-                 results: tuple[GameResult, ...]) -> Op:
+                 results: tuple[GameResult, ...], token: int | None) -> Op:
     async def op(conn: AsyncConnection) -> None:
+        if token is not None:
+            await fence(conn, table_id, token)
         await conn.execute(table_log.insert(), [
             {"table_id": e.table_id, "n": e.n, "kind": e.kind, "data": json.dumps(e.data)}
             for e in rows])

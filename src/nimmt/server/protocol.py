@@ -220,7 +220,7 @@ class RulesSpec(BaseModel):
     """``classic`` or ``category5``."""
     variants: Annotated[list[Annotated[str, Field(max_length=32)]], Field(max_length=8)] = []
     """Any of ``tactics``, ``logic``, ``professional``, ``open``, ``open-hands``, ``jokers``
-    (where RULES.md allows the combination)."""
+    (where docs/rules.md allows the combination)."""
     players: Annotated[int, Field(strict=True, ge=2, le=10)] = 4
     """Seats at the table."""
     limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
@@ -508,7 +508,7 @@ class Ack(_Server):
 
 
 class TableState(_Server):
-    """Everything you may know now: the table and your view of the game (RULES.md §6).
+    """Everything you may know now: the table and your view of the game (docs/rules.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
     first game starts.

@@ -1,4 +1,5 @@
-"""Running the server: uvicorn on one process, for ``nimmt serve`` and for tests.
+"""Running the server: uvicorn on one process, for ``nimmt serve`` and for tests; or
+``--workers N`` processes sharing one port (:func:`serve_workers`).
 
 uvicorn runs with the sans-I/O ``websockets`` implementation (the legacy one is
 deprecated). Frames larger than ``8 × max_frame`` are refused by the transport
@@ -11,7 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
+import multiprocessing
+import os
+import signal
 import socket
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -20,7 +26,10 @@ import uvicorn
 from .app import Hub, create_app
 from .settings import Settings
 
-__all__ = ["address", "proxy_options", "running_hub", "running_server", "serve"]
+__all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
+           "serve_workers"]
+
+log = logging.getLogger("nimmt.server")
 
 
 def address(host: str, port: int) -> str:
@@ -59,7 +68,8 @@ def proxy_options(settings: Settings) -> dict[str, Any]:
     return {"proxy_headers": bool(trusted), "forwarded_allow_ips": trusted or None}
 
 
-async def _start(settings: Settings) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
+async def _start(settings: Settings, reuse_port: bool = False
+                 ) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
     """Open the store (resuming every table), then listen; errors come out as exceptions."""
     hub = Hub(settings)
     try:
@@ -68,7 +78,7 @@ async def _start(settings: Settings) -> tuple[uvicorn.Server, asyncio.Task[None]
         await hub.close()
         raise
     try:
-        sock = _bind(settings.host, settings.port)
+        sock = _bind(settings.host, settings.port, reuse_port)
     except OSError:
         await hub.close()
         raise
@@ -103,22 +113,89 @@ async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Hub]]:
         await task
 
 
-async def serve(settings: Settings) -> None:
-    """Serve until interrupted; prints the address to open once listening."""
-    _server, task, port = await _start(settings)
+async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = None) -> None:
+    """Serve until interrupted; prints the address to open once listening (or, as one of
+    ``--workers``, puts its process id on the ``ready`` queue)."""
+    _server, task, port = await _start(settings, reuse_port)
     # What exists now (the modules, the protocol's validators and serializers, the tables
     # resumed) lives as long as the server: the cyclic collector need not go through it
     # again on every full collection, which would hold every table up for a moment each time.
     gc.freeze()
-    url = address(settings.host, port)
-    # The root redirects to the web client (/play/): that is the address people open.
-    print(f"nimmt server: open {url}/ in a browser (WebSocket "
-          f"{url.replace('http://', 'ws://', 1)}/ws; database {_safe_url(settings)})",
-          flush=True)
+    if ready is not None:
+        ready.put(os.getpid())
+        await task
+        return
+    _say_listening(settings, port)
     await task
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def _say_listening(settings: Settings, port: int, workers: int = 1) -> None:
+    url = address(settings.host, port)
+    # The root redirects to the web client (/play/): that is the address people open.
+    many = f"; {workers} processes" if workers > 1 else ""
+    print(f"nimmt server: open {url}/ in a browser (WebSocket "
+          f"{url.replace('http://', 'ws://', 1)}/ws; database {_safe_url(settings)}{many})",
+          flush=True)
+
+
+def _worker(settings: Settings, ready: Any) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(settings, reuse_port=True, ready=ready))
+
+
+def serve_workers(settings: Settings) -> None:
+    """``settings.workers`` server processes on one port (``SO_REUSEPORT``: the kernel
+    spreads the connections among them), joined by Redis. A worker that dies is started
+    again; meanwhile its tables fail over to the others. Returns on SIGINT or SIGTERM,
+    after stopping every worker."""
+    # This socket holds the port (a free one for port 0) without listening, so the kernel
+    # hands no connection to it: only to the workers' sockets of the same port.
+    holder = _bind(settings.host, settings.port, reuse_port=True)
+    port = int(holder.getsockname()[1])
+    child = settings.model_copy(update={"port": port, "workers": 1})
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Queue()
+
+    def start() -> multiprocessing.process.BaseProcess:
+        proc = ctx.Process(target=_worker, args=(child, ready), name="nimmt-server",
+                           daemon=False)
+        proc.start()
+        return proc
+
+    stop: list[int] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda n, _f: stop.append(n))
+    procs = [start() for _ in range(settings.workers)]
+    try:
+        started = 0
+        while started < len(procs) and not stop:
+            if any(p.exitcode is not None for p in procs):
+                raise RuntimeError("a server process stopped while starting")
+            with contextlib.suppress(Exception):
+                ready.get(timeout=0.2)
+                started += 1
+        if not stop:
+            _say_listening(settings, port, settings.workers)
+        while not stop:
+            time.sleep(0.2)
+            for i, proc in enumerate(procs):
+                if proc.exitcode is not None and not stop:
+                    log.warning("server process %s ended (%s); starting another", proc.pid,
+                                proc.exitcode)
+                    procs[i] = start()
+    finally:
+        for proc in procs:
+            if proc.pid is not None and proc.exitcode is None:
+                os.kill(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            proc.join(15)
+            if proc.exitcode is None:
+                proc.kill()
+                proc.join()
+        holder.close()
+
+
+def _bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     """Bind the listening socket here, so a port in use is a plain OSError.
 
     The protocol is named (``IPPROTO_TCP``, not 0): accepted connections inherit it, and
@@ -129,6 +206,9 @@ def _bind(host: str, port: int) -> socket.socket:
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        # --workers: every process binds the same port; the kernel balances between them.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError:

@@ -121,6 +121,21 @@ class Settings(BaseSettings):
     #: networks); empty: the header is ignored and the peer's address counts.
     trusted_proxies: str = ""
 
+    # -- many processes (docs/scaling.md) ------------------------------------------------------
+    #: Redis URL (``redis://host:6379/0``): processes sharing it and one PostgreSQL store
+    #: serve the same tables. Empty: one process, on its own.
+    redis: str = ""
+    #: Prefix of every Redis key and channel, so several deployments can share one Redis.
+    redis_prefix: str = "nimmt:"
+    #: Seconds a table's lease lasts unless its owner renews it: how long a dead owner's
+    #: tables wait before another process takes them over.
+    lease_ttl: float = Field(default=3.0, ge=0.5, le=300)
+    #: Seconds between renewals of the leases (and looks for tables nobody owns).
+    heartbeat: float = Field(default=1.0, ge=0.05, le=100)
+    #: Server processes sharing the port (``nimmt serve --workers N``); more than one needs
+    #: ``redis``.
+    workers: int = Field(default=1, ge=1, le=256)
+
     def database_url(self) -> str:
         """The database URL, with the default SQLite file in the data directory."""
         if self.db:

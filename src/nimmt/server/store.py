@@ -32,7 +32,7 @@ from alembic.config import Config
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-__all__ = ["LogEntry", "Store", "hash_token", "metadata"]
+__all__ = ["LogEntry", "StaleOwner", "Store", "fence", "hash_token", "metadata"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -65,6 +65,8 @@ tables = sa.Table(
     sa.Column("settings", sa.Text, nullable=False),
     sa.Column("status", sa.String(16), nullable=False, index=True),
     sa.Column("created", sa.Float, nullable=False),
+    # The newest owner's fencing token (many processes, docs/scaling.md; 0 for one process).
+    sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
 )
 
 table_log = sa.Table(
@@ -121,6 +123,30 @@ class LogEntry:
 Op = Callable[[AsyncConnection], Awaitable[Any]]
 
 
+class StaleOwner(Exception):
+    """A write with a fencing token older than the newest one the table has seen: its
+    process no longer owns the table, and another may have written since."""
+
+    def __init__(self, table_id: int, token: int) -> None:
+        super().__init__(f"table {table_id}: fencing token {token} is stale")
+        self.table_id = table_id
+        self.token = token
+
+
+async def fence(conn: AsyncConnection, table_id: int, token: int) -> None:
+    """Check and raise table ``table_id``'s fencing token to ``token`` in ``conn``'s
+    transaction, or raise :class:`StaleOwner` (the transaction then rolls back).
+
+    The row update takes the row's lock, so two owners' transactions on one table
+    run one after the other and the older token's always loses, whichever commits
+    first."""
+    res = await conn.execute(tables.update()
+                             .where(tables.c.id == table_id, tables.c.fence <= token)
+                             .values(fence=token))
+    if res.rowcount != 1:
+        raise StaleOwner(table_id, token)
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # WAL lets readers work beside the writer; NORMAL sync in WAL still survives a killed
     # process (only an OS crash may lose the last commits); busy_timeout waits for locks.
@@ -172,12 +198,13 @@ class Store:
 
     async def append(self, entry: LogEntry) -> None:
         """Store one log entry; returns once it is committed."""
-        await self._submit("log", [entry])
+        await self._submit("log", ([entry], None))
 
-    async def append_all(self, entries: list[LogEntry]) -> None:
+    async def append_all(self, entries: list[LogEntry], token: int | None = None) -> None:
         """Store log entries in one transaction (what one command logged); returns once
-        they are committed."""
-        await self._submit("log", entries)
+        they are committed. With a fencing ``token`` (many processes), the entries are
+        refused (:class:`StaleOwner`) if the table has seen a newer one."""
+        await self._submit("log", (entries, token))
 
     async def run(self, op: Op) -> Any:
         """Run ``op`` in the writer's next transaction; returns its result once committed."""
@@ -220,12 +247,21 @@ class Store:
     async def _commit(self, work: list[tuple[str, Any, asyncio.Future[Any]]]) -> list[Any]:
         results: list[Any] = [None] * len(work)
         async with self.engine.begin() as conn:
-            rows = [
-                {"table_id": e.table_id, "n": e.n, "kind": e.kind, "data": json.dumps(e.data)}
-                for kind, entries, _ in work
-                if kind == "log"
-                for e in entries
-            ]
+            rows: list[dict[str, Any]] = []
+            # One fencing check per table of the batch (many processes); the newest token
+            # of a table wins, which is its owner's: one process holds one lease a table.
+            fences: dict[int, int] = {}
+            for kind, payload, _ in work:
+                if kind != "log":
+                    continue
+                entries, token = payload
+                for e in entries:
+                    rows.append({"table_id": e.table_id, "n": e.n, "kind": e.kind,
+                                 "data": json.dumps(e.data)})
+                    if token is not None:
+                        fences[e.table_id] = max(token, fences.get(e.table_id, token))
+            for table_id, token in fences.items():
+                await fence(conn, table_id, token)
             if rows:
                 await conn.execute(table_log.insert(), rows)
             for i, (kind, payload, _) in enumerate(work):
@@ -279,6 +315,27 @@ class Store:
             return [(row, await _entries(conn, int(row.id))) for row in list(res)]
 
         result: list[tuple[sa.Row[Any], list[LogEntry]]] = await self.read(q)
+        return result
+
+    async def table_by_code(self, code: str) -> sa.Row[Any] | None:
+        """The table with ``code``, if it is not closed."""
+
+        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
+            res = await conn.execute(sa.select(tables).where(tables.c.code == code,
+                                                             tables.c.status != "closed"))
+            return res.first()
+
+        row: sa.Row[Any] | None = await self.read(q)
+        return row
+
+    async def table_with_log(self, table_id: int) -> tuple[sa.Row[Any] | None, list[LogEntry]]:
+        """Table ``table_id`` and its whole log, read together (to take it over)."""
+
+        async def q(conn: AsyncConnection) -> tuple[sa.Row[Any] | None, list[LogEntry]]:
+            row = (await conn.execute(sa.select(tables).where(tables.c.id == table_id))).first()
+            return row, ([] if row is None else await _entries(conn, table_id))
+
+        result: tuple[sa.Row[Any] | None, list[LogEntry]] = await self.read(q)
         return result
 
     async def table_entries(self, table_id: int) -> list[LogEntry]:

@@ -63,7 +63,7 @@ from .persist import persist
 from .reducer import Limits, Seat, StreamItem, Table, bot_priority, info, reduce, replay, trim
 from .schedule import Scheduler
 from .settings import Settings
-from .store import LogEntry, Store
+from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
 from .tutor import Tutor, TutorBusy
 
@@ -129,6 +129,11 @@ class TableActor:
         self.address: str | None = None
         #: The table closed: the loop ends once the commands queued are answered.
         self.closing = False
+        #: This process's fencing token for the table (many processes, docs/scaling.md):
+        #: every write carries it, and the store refuses it once a newer owner has written.
+        self.token: int | None = None
+        #: Another process owns the table now: the loop ends at once, answering nothing more.
+        self.lost = False
 
     # -- what the hub and the web routes read ------------------------------------------------
 
@@ -272,7 +277,7 @@ class TableActor:
                     self._queued[conn] = left
             self._release()
             trim(self.table, self.settings.stream_keep)
-            if self.closing and self.queue.empty():
+            if self.lost or (self.closing and self.queue.empty()):
                 self.on_close(self)
                 return
 
@@ -291,7 +296,12 @@ class TableActor:
             effects = self._halt(command)
         if effects and isinstance(effects[0], Persist):
             try:
-                await persist(self.store, self.table.id, effects[0])
+                await persist(self.store, self.table.id, effects[0], self.token)
+            except StaleOwner:
+                log.warning("table %s is owned by another process now; it stops here",
+                            self.code)
+                self.lose()
+                return
             except Exception:
                 log.exception("table %s: storing entries from %d failed; the table stops",
                               self.code, effects[0].first_n)
@@ -305,6 +315,13 @@ class TableActor:
                 self.fanout.send_items(effect.conn, effect.viewer, items, loop.time())
             else:
                 self.run_effect(effect, now)
+
+    def lose(self) -> None:
+        """Another process owns the table now: stop its timers and bots, answer nothing
+        more (what the store refused was never acknowledged); the hub sends its
+        connections on to the new owner."""
+        self.lost = True
+        self.scheduler.stop()
 
     def _halt(self, command: Command) -> list[Effect]:
         """The table changed in memory and the store does not have it: the table must not

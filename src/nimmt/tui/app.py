@@ -7,7 +7,7 @@ session says), a status line with the decision asked and the last shortcut's
 sentence, and a command line that takes everything the plain mode takes. A row
 choice opens a dialog; the end of the game opens the results with a rematch.
 
-Keyboard first: the seed's single keys (V, 1–4, C, T, S) plus R, H (hint) and ? act
+Keyboard first: the Playroom's single keys (V, 1–4, C, T, S) plus R, H (hint) and ? act
 while the focus is in the game area and never while typing in the command
 line; a :class:`~nimmt.tui.commands.Keymap` may move them or turn them off.
 The mouse works too. Nothing relies on colour alone: the focus and the
@@ -416,7 +416,7 @@ class NimmtApp(App[int]):
     # -- single keys ------------------------------------------------------------------------
 
     def on_key(self, event: Key) -> None:
-        """The seed's shortcuts, only while the focus is in the game area (not the command
+        """The Playroom's shortcuts, only while the focus is in the game area (not the command
         line); in the hand, digits type a card number to jump to."""
         if isinstance(self.focused, Input) or not event.character:
             return

@@ -1,6 +1,6 @@
 """Keys and typed commands, read the same way by both faces.
 
-The seed's shortcuts (RULES.md §7) — V rows, 1–4 one row, C bullheads, T who
+The Playroom's shortcuts (docs/rules.md §9) — V rows, 1–4 one row, C bullheads, T who
 has chosen, S scores — plus R (repeat the last announcement), H (a hint: the
 expert's advice on the decision asked) and ? (help) are *actions*. The Textual
 app binds them to single keys; the plain mode reads them as a letter typed and

@@ -6,7 +6,7 @@ a :class:`Session` and only shows what it says. A session keeps
 
 - a :class:`Snapshot` of the table (rows, hand, players, scores, who has
   chosen, the decision asked of you as an :class:`Ask`) with the
-  :class:`Sheet`, the sentences the shortcuts speak (RULES.md §7);
+  :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9);
 - a stream of :class:`Said` lines given to its listeners: the narration of
   every event (one line each), notices, chat, the decision asked (once per
   decision), refusals and connection troubles.

@@ -4,7 +4,7 @@ The pages never build game sentences themselves: every sentence comes from
 :class:`nimmt.narrate.Narrator`, so the web client, the terminal client and the
 live regions say the same thing. A page asks for a *speech sheet* after each
 batch of table items: the sentences of the new events, and the sentences its
-shortcuts speak (RULES.md §7: rows, one row, the bullheads of a row or a card,
+shortcuts speak (docs/rules.md §9: rows, one row, the bullheads of a row or a card,
 who has chosen, the scores) and the decision asked of the player.
 """
 
