@@ -33,6 +33,7 @@ from hypothesis.stateful import (
 
 from nimmt import Rules
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
+from nimmt.narrate import narrator
 from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
@@ -403,7 +404,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
-    frame = h.fanout.state_frame(1, None, h.now)
+    frame = h.fanout.state_frame(1, "en", None, h.now)
     assert json.loads(frame)["prompt"]["seconds"] == 20.0
     # A timer fired for a deadline that is not the current one changes nothing.
     assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []
@@ -833,3 +834,34 @@ def test_stored_entries_read_back(stored: tuple[str, dict[str, Any]]) -> None:
     entry = entry_from_row(*stored)
     kind, data = entry_to_row(entry)
     assert kind == stored[0] and entry_from_row(kind, data) == entry
+
+
+def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> None:
+    """A table_state, and an events frame holding a game event, bring the view's speech
+    sheet in the connection's language, so a client answers a key without asking."""
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.peers[bob.conn].lang = "sr"
+    h.run(StartGame(ana, None, 11))
+    for peer, rows_word in ((h.peers[ana.conn], "Row 1: "), (h.peers[bob.conn], "Skup 1: ")):
+        state = next(f for _, f in reversed(peer.frames) if f["type"] == "table_state")
+        sheet = state["sheet"]
+        assert sheet["row"][0].startswith(rows_word), sheet["row"]
+        assert [c for c, _ in sheet["cards"]] == state["view"]["hand"]
+        assert len(sheet["timer"]) == 10
+        assert sheet["decision"] is not None
+    # Bob chooses: the events frame brings his view (his choice in it) and its sheet.
+    assert h.table.game is not None
+    card = h.table.game.view(1).hand[0]
+    h.run(Decide(bob, None, P.PlayCard(type="play_card", card=card)))
+    events = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
+    assert events["view"]["my_choice"] == card
+    assert events["sheet"]["rows"].startswith("Skup 1: ")
+    game = h.table.game
+    assert game is not None
+    said = narrator("sr").chosen_sentence(game.view(1), h.table.names())
+    assert events["sheet"]["chosen"] == said
+    # A frame without a game event (a chat line) carries no view.
+    h.run(Say(ana, None, "hi"))
+    chat = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
+    assert chat["view"] is None and chat["sheet"] is None
