@@ -91,6 +91,9 @@ KNOWN_BAD = [
     ("/api/games/%D9%A1", 400), ("/api/games/%00", 400), ("/api/games/1%00", 400),
     ("/api/games/99999999999999999999999/replay", 404),
     ("/api/games/" + "9" * 5000 + "/replay", 404), ("/api/games/1%00/replay", 400),
+    ("/api/games/99999999999999999999999/analysis", 404), ("/api/games/-1/analysis", 400),
+    ("/api/games/1%00/analysis", 400), ("/api/games/1/analysis?lang=%00", 400),
+    ("/api/games/1/analysis?lang=" + "x" * 5000, 400),
     ("/api/players/%00x", 400), ("/api/players/x%00", 400), ("/api/players/%FF%FE", 404),
     ("/api/players/%ED%A0%80", 404), ("/api/players/" + "x" * 5000, 404),
     ("/api/players/%1B%5B31m", 400),
@@ -136,7 +139,8 @@ def test_a_tables_games_are_found_by_its_code(live: dict[str, Any]) -> None:
 
 # -- fuzzing ---------------------------------------------------------------------------
 
-TEMPLATES = ["/api/games/{}", "/api/games/{}/replay", "/api/players/{}", "/api/tables/{}",
+TEMPLATES = ["/api/games/{}", "/api/games/{}/replay", "/api/games/{}/analysis",
+             "/api/players/{}", "/api/tables/{}",
              "/api/speech/{}", "/play/{}", "/play/i18n/{}", "/{}", "/api/{}", "/api/games/1/{}",
              "/protocol.json{}", "/api/tables{}", "/api/tables/{}/games"]
 
@@ -205,7 +209,8 @@ def test_fuzz_the_http_api(live: dict[str, Any]) -> None:
 
 ROUTES = ["/", "/api", "/protocol.json", "/api/tables", "/api/tables/NOPE",
           "/api/tables/NOPE/games", "/api/games/1",
-          "/api/games/x", "/api/games/1/replay", "/api/players/Nobody", "/api/speech/NOPE",
+          "/api/games/x", "/api/games/1/replay", "/api/games/1/analysis",
+          "/api/players/Nobody", "/api/speech/NOPE",
           "/play", "/play/", "/play/index.html", "/play/app.js", "/play/i18n.js",
           "/play/style.css", "/play/i18n/en.json", "/play/missing.js", "/missing"]
 

@@ -39,7 +39,9 @@ from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
     Ack,
     AddBot,
+    Advise,
     AskBot,
+    AskHint,
     Attach,
     BotAnswered,
     Broadcast,
@@ -63,6 +65,7 @@ from nimmt.server.commands import (
     Say,
     SendMissed,
     SendState,
+    SetHints,
     SitDown,
     StartGame,
     StartTimer,
@@ -216,7 +219,7 @@ def snapshot(t: Table) -> dict[str, Any]:
         "game_seq": t.game_seq, "decisions": t.decisions, "watchers": dict(t.watchers),
         "timers": dict(t.timers), "asked": set(t.asked), "changes": dict(t.changes),
         "events": None if game is None else len(game.events),
-        "pending": None if game is None else game.pending,
+        "pending": None if game is None else game.pending, "hints": t.hints,
     }
 
 
@@ -229,7 +232,7 @@ def rebuilt(t: Table) -> dict[str, Any]:
         "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
                   for s in t.seats],
         "items": list(t.items), "kicked": t.kicked, "chats": t.chats, "game_seq": t.game_seq,
-        "decisions": t.decisions, "views": views,
+        "decisions": t.decisions, "views": views, "hints": t.hints,
         "events": None if game is None else game.events,
     }
 
@@ -570,13 +573,16 @@ class TableMachine(RuleBasedStateMachine):
                                  chat_per_game=st.integers(1, 4),
                                  games_per_table=st.integers(1, 3)),
                 timer=st.sampled_from([None, 20.0]), played=st.integers(0, 80) | st.none(),
-                people=st.integers(0, 3), seed=st.integers(0, 2**32))
+                people=st.integers(0, 3), seed=st.integers(0, 2**32), rated=st.booleans(),
+                hints=st.booleans())
     def open_table(self, rules: Rules, limits: Limits, timer: float | None,
-                   played: int | None, people: int, seed: int) -> None:
+                   played: int | None, people: int, seed: int, rated: bool,
+                   hints: bool) -> None:
         self.h = Harness(rules, limits, turn_timer=timer)
+        self.h.table.rated = rated
         host = self.h.connect(1)
         self.conns.append(host)
-        self.step(Create(host, None))
+        self.step(Create(host, None, hints))
         if played is not None:  # most examples begin with a game under way
             self.fill_and_start(people, seed)
             if played:
@@ -630,6 +636,23 @@ class TableMachine(RuleBasedStateMachine):
     @rule(data=st.data(), text=WORDS)
     def chat(self, data: st.DataObject, text: str) -> None:
         self.step(Say(self.pick(data), "c", text))
+
+    @rule(data=st.data())
+    def hint(self, data: st.DataObject) -> None:
+        who = self.pick(data)
+        self.step(AskHint(who, None))
+        for effect in self.h.effects:
+            if isinstance(effect, Advise):
+                # Only the asker's own seat, its pending decision, and its view alone.
+                t = self.h.table
+                assert t.hints_on and t.watchers[who.conn] == effect.seat
+                assert t.game is not None and effect.view == t.game.view(effect.seat)
+                assert t.game.pending is not None and effect.seat in t.game.pending.players
+                assert self.h.effects == [effect]
+
+    @rule(data=st.data(), on=st.booleans())
+    def set_hints(self, data: st.DataObject, on: bool) -> None:
+        self.step(SetHints(self.pick(data), None, on))
 
     @rule(data=st.data())
     def take_over(self, data: st.DataObject) -> None:

@@ -46,7 +46,9 @@ async def hub(tmp_path: Path) -> AsyncIterator[tuple[str, Hub]]:
 
 def http_status(url: str) -> tuple[int, dict[str, Any]]:
     try:
-        with urllib.request.urlopen(url, timeout=60) as resp:
+        # The first analysis starts the tutor's worker (the search kernel loads): on a busy
+        # machine that takes a while.
+        with urllib.request.urlopen(url, timeout=240) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read())
@@ -67,7 +69,7 @@ async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
         assert ana.prompt is not None or await ana.expect(lambda m: ana.prompt is not None)
         prompt = ana.prompt
         assert prompt is not None
-        hint = await ana.hint()
+        hint = await ana.hint(timeout=240)  # the first starts the tutor's worker
         assert isinstance(hint, Hint) and hint.key == prompt.key
         assert hint.advice.best in prompt.options and hint.advice.player == 0
         # Exactly what the expert says from seat 0's view with the decision's seed: the
@@ -111,7 +113,7 @@ async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) 
         await ana.send({"type": "hint", "ref": "b"})
         answers = {}
         while len(answers) < 2:
-            msg = await ana.expect(lambda m: getattr(m, "ref", None) in ("a", "b"))
+            msg = await ana.expect(lambda m: getattr(m, "ref", None) in ("a", "b"), 240)
             answers[msg.ref] = msg  # type: ignore[union-attr]
         assert answers["a"].type == "hint"
         assert answers["b"].type == "error" and answers["b"].code == "hint_pending"  # type: ignore[union-attr]
