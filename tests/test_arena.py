@@ -340,8 +340,11 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     ]  # fmt: skip
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert "dodger" in res.output and "per round" in res.output
-    assert "dodger - cheapest" in res.output
+    # Not a terminal: plain sentences on stdout; progress and "Wrote" lines on stderr.
+    assert "1. dodger: " in res.stdout and "bullheads per round" in res.stdout
+    assert "dodger against cheapest, over 4 deals" in res.stdout
+    assert "Played 12 of 12 tables." in res.stderr and "Played" not in res.stdout
+    assert f"Wrote {out_json}." in res.stderr
     data = json.loads(out_json.read_text())
     assert data["games"] == 4 and data["tables"] == 12 and data["single_round"]
     assert data["rules"]["variants"] == ["professional"] and data["rules"]["limit"] == 75
@@ -364,8 +367,30 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     assert first["seats"] == ["dodger", "cheapest", "cheapest"] and first["deal"] == 0
     assert sum(first["penalties"]) > 0
     assert data["specs"] == {"dodger": "dodger", "cheapest": "cheapest"}
-    # The table stays within 80 columns.
-    assert max(len(line) for line in res.output.splitlines()) <= 80
+    # On an 80-column terminal the tables keep their headers readable.
+    from rich.console import Console
+
+    from nimmt.arena_cli import render, render_pairs
+
+    screen = Console(width=80, file=io.StringIO(), force_terminal=True, color_system=None)
+    screen.print(render(direct))
+    screen.print(render_pairs(direct))
+    drawn = screen.file.getvalue()  # type: ignore[attr-defined]
+    assert max(len(line) for line in drawn.splitlines()) <= 80
+    assert "dodger" in drawn and "─" in drawn
+
+
+def test_cli_json_to_stdout_alone() -> None:
+    """``--json -`` puts the JSON, and nothing else, on standard output (a pipe into jq)."""
+    cmd = [sys.executable, "-m", "nimmt", "arena", "--bots", "dodger,cheapest", "--players", "3",
+           "--games", "2", "--single-round", "--workers", "1", "--json", "-"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["games"] == 2 and set(data["bots"]) == {"dodger", "cheapest"}
+    assert "Played 6 of 6 tables." in res.stderr and "Wrote" not in res.stderr
+    both = subprocess.run([*cmd, "--csv", "-"], capture_output=True, text=True, timeout=120)
+    assert both.returncode == 2 and "Only one of --json and --csv" in both.stderr
 
 
 def test_cli_plain_mode(test_bots: Any) -> None:

@@ -319,7 +319,7 @@ def test_driver_raises_a_fault_naming_the_bot() -> None:
             return 7
 
     rules = Rules.preset("classic", 3)
-    with pytest.raises(BotFault, match=r"bot 'bad-bot' \(seat 1.*illegal row decision row 7"):
+    with pytest.raises(BotFault, match=r"bot 'bad-bot' \(seat 2.*illegal row decision row 7"):
         # Seat 1 plays the lowest cards, so it soon has to choose a row.
         deal = Deal(
             rows=((50,), (60,), (70,), (80,)),

@@ -1,4 +1,4 @@
-"""Cards and bullheads (RULES.md §1): every card's value, jokers, labels and parsing."""
+"""Cards and bullheads (docs/rules.md §1): every card's value, jokers, labels and parsing."""
 
 from __future__ import annotations
 

@@ -121,7 +121,8 @@ def test_bad_record_exits_1_with_the_reason(tmp_path: Path) -> None:
     assert told.stdout == ""
     seat = data["rounds"][0]["decisions"][2][1]
     assert told.stderr.strip() == (
-        f"Record refused: round 1, decision 3: card 0.7 is not in player {seat}'s hand"
+        f"Record refused: round 1, decision 3: card 0.7 is not in the hand of player {seat} "
+        f"(seat {seat + 1})"
     )
 
     data["version"] = 7
@@ -159,6 +160,13 @@ def test_simulate_to_stdout_and_schema() -> None:
     done = run("simulate", "--preset", "open", "--players", "3", "--seed", "4", "--out", "-")
     assert done.returncode == 0
     assert json.loads(done.stdout)["rules"]["variants"] == ["open"]
+    # '-' reads standard input too: a pipe from simulate into replay.
+    told = subprocess.run([_nimmt(), "replay", "--quiet", "-"], input=done.stdout,
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert told.returncode == 0 and told.stdout.startswith("Record verified: "), told.stderr
+    bad = subprocess.run([_nimmt(), "replay", "-"], input="{", capture_output=True,
+                         text=True, timeout=120, cwd=ROOT)
+    assert bad.returncode == 1 and bad.stderr.startswith("Record refused: file: not valid JSON")
     schema = run("schema")
     assert schema.stdout == (ROOT / "schemas" / "record.schema.json").read_text()
 
@@ -181,7 +189,10 @@ def test_replay_speaks_the_language_asked_for() -> None:
         assert lines[0].startswith(rules) and turn in lines
         assert not any(line.startswith(("Turn ", "Cards revealed")) for line in lines)
         assert any("0," in line for line in lines)  # jokers with a decimal comma
-        assert lines[-1] == english[-1]  # the verification line is for logs, in English
+        # The verdict too, in the listener's language, with the same digest.
+        verdict = {"sr": "Zapis je proveren: ", "cs": "Záznam ověřen: "}[lang]
+        assert lines[-1].startswith(verdict) and lines[-1][-17:] == english[-1][-17:]
+        assert "rounds" not in lines[-1] and "decisions" not in lines[-1]
     told = run("replay", "--lang", "xx", golden)
     assert told.returncode == 2
     assert told.stderr.startswith("no catalog for language 'xx'; known: cs, en, ")
@@ -221,3 +232,48 @@ def test_a_users_mistake_is_one_sentence_and_an_exit_code(
     assert done.stderr.startswith(sentence), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def on_a_terminal(args: list[str], env: dict[str, str]) -> str:
+    """What ``nimmt ARGS`` writes when its standard output is a terminal (a pseudo-terminal
+    here), as a person at a terminal or a screen reader reading one would get it."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    full_env = {**os.environ, "COLUMNS": "100", "TERM": "xterm-256color", **env}
+    for name in ("NO_COLOR", "NIMMT_PLAIN"):
+        if name not in env:
+            full_env.pop(name, None)
+    proc = subprocess.Popen([_nimmt(), *args], stdout=follower, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, cwd=ROOT, env=full_env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the program ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=120) == 0
+    return b"".join(chunks).decode()
+
+
+BOXES = "─│┃━┏┓┗┛╭╮╰╯┡┩╇"
+
+
+def test_plain_output_on_a_terminal_has_no_escapes_and_no_boxes() -> None:
+    arena = ["arena", "--bots", "dodger,cheapest", "--players", "3", "--games", "2",
+             "--single-round", "--workers", "1", "--quiet"]
+    drawn = on_a_terminal(arena, {})
+    assert any(ch in drawn for ch in BOXES) and "\x1b[" in drawn  # a terminal gets tables
+    for args, env in (([*arena, "--plain"], {}), (["--plain", *arena], {}),
+                      (arena, {"NO_COLOR": "1"}), (arena, {"TERM": "dumb"}),
+                      (arena, {"NIMMT_PLAIN": "1"})):
+        told = on_a_terminal(args, env)
+        assert "\x1b" not in told, (args, env)
+        assert not any(ch in told for ch in BOXES), (args, env)
+        assert "1. dodger: " in told and "dodger against cheapest" in told, (args, env)

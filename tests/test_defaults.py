@@ -1,4 +1,4 @@
-"""The default row choice (RULES.md §5): fewest bullheads, then fewest cards, then lowest number."""
+"""The default row choice (docs/rules.md §5): fewest bullheads, fewest cards, lowest number."""
 
 from __future__ import annotations
 

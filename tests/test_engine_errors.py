@@ -122,42 +122,42 @@ CASES = [
         choosing,
         lambda g: g.play_card(1, 7),
         CardNotInHand,
-        "card 7 is not in player 1's hand",
+        "card 7 is not in the hand of player 1 (seat 2)",
     ),
     Case(
         "card on the table",
         choosing,
         lambda g: g.play_card(1, 9),
         CardNotInHand,
-        "card 9 is not in player 1's hand",
+        "card 9 is not in the hand of player 1 (seat 2)",
     ),
     Case(
         "card 0",
         choosing,
         lambda g: g.play_card(1, 0),
         CardNotInHand,
-        "card 0 is not in player 1's hand",
+        "card 0 is not in the hand of player 1 (seat 2)",
     ),
     Case(
         "card 105",
         choosing,
         lambda g: g.play_card(1, 105),
         CardNotInHand,
-        "card 105 is not in player 1's hand",
+        "card 105 is not in the hand of player 1 (seat 2)",
     ),
     Case(
         "a joker not held",
         jokers_next_turn,
         lambda g: g.play_card(0, joker(3)),
         CardNotInHand,
-        "card 0.3 is not in player 0's hand",
+        "card 0.3 is not in the hand of player 0 (seat 1)",
     ),
     Case(
         "a joker already played",
         jokers_next_turn,
         lambda g: g.play_card(0, joker(9)),
         CardNotInHand,
-        "card 0.9 is not in player 0's hand",
+        "card 0.9 is not in the hand of player 0 (seat 1)",
     ),
     Case(
         "draft a card not in the pool",
@@ -197,56 +197,58 @@ CASES = [
         row_pending,
         lambda g: g.take_row(1, 4),
         NotYourDecision,
-        "player 2 chooses the row for card 7, not 1",
+        "player 2 (seat 3) chooses the row for card 7, not player 1 (seat 2)",
     ),
     Case(
         "joker row by another player",
         jokers_row,
         lambda g: g.take_row(1, 1),
         NotYourDecision,
-        "player 0 chooses the row for card 0.9, not 1",
+        "player 0 (seat 1) chooses the row for card 0.9, not player 1 (seat 2)",
     ),
     Case(
         "card while a row choice is pending",
         row_pending,
         lambda g: g.play_card(2, 8),
         NotYourDecision,
-        "a row decision is pending (players [2]), not a card decision",
+        "a row decision is pending for player 2 (seat 3), not a card decision",
     ),
     Case(
         "row while cards are chosen",
         choosing,
         lambda g: g.take_row(1, 1),
         NotYourDecision,
-        "a card decision is pending (players [1, 2, 3]), not a row decision",
+        "a card decision is pending for players 1, 2 and 3 (seats 2, 3 and 4), "
+        "not a row decision",
     ),
     Case(
         "draft outside logic",
         choosing,
         lambda g: g.draft_card(1, 88),
         NotYourDecision,
-        "a card decision is pending (players [1, 2, 3]), not a draft decision",
+        "a card decision is pending for players 1, 2 and 3 (seats 2, 3 and 4), "
+        "not a draft decision",
     ),
     Case(
         "card during the draft",
         drafting,
         lambda g: g.play_card(1, 2),
         NotYourDecision,
-        "a draft decision is pending (players [1]), not a card decision",
+        "a draft decision is pending for player 1 (seat 2), not a card decision",
     ),
     Case(
         "draft out of turn",
         drafting,
         lambda g: g.draft_card(0, 2),
         NotYourDecision,
-        "it is player 1's turn to draft, not 0's",
+        "it is the turn of player 1 (seat 2) to draft, not of player 0 (seat 1)",
     ),
     Case(
         "eliminated player chooses",
         with_eliminated,
         lambda g: g.play_card(0, 41),
         NotYourDecision,
-        "player 0 is eliminated and has no cards",
+        "player 0 (seat 1) is eliminated and has no cards",
     ),
     *(
         Case(
@@ -277,14 +279,14 @@ CASES = [
         open_game,
         lambda g: g.play_card(2, 31),
         NotYourDecision,
-        "it is player 1's turn to choose, not 2's",
+        "it is the turn of player 1 (seat 2) to choose, not of player 2 (seat 3)",
     ),
     Case(
         "choose twice in open",
         open_game,
         lambda g: g.play_card(0, 12),
         NotYourDecision,
-        "it is player 1's turn to choose, not 0's",
+        "it is the turn of player 1 (seat 2) to choose, not of player 0 (seat 1)",
     ),
     Case(
         "deal while playing",
@@ -488,17 +490,17 @@ def test_starting_scores_must_be_ints() -> None:
         (
             RULES2,
             Deal(rows=ROWS4, hands=((0,), (1,))),
-            "deal: player 0's hand holds 0, which is not in this round's deck",
+            "deal: the hand of player 0 (seat 1) holds 0, which is not in this round's deck",
         ),
         (
             RULES2,
             Deal(rows=ROWS4, hands=((105,), (1,))),
-            "deal: player 0's hand holds 105, which is not in this round's deck",
+            "deal: the hand of player 0 (seat 1) holds 105, which is not in this round's deck",
         ),
         (
             RULES2,
             Deal(rows=ROWS4, hands=((joker(1),), (1,))),
-            "deal: player 0's hand holds 0.1, which is not in this round's deck",
+            "deal: the hand of player 0 (seat 1) holds 0.1, which is not in this round's deck",
         ),
         (
             RULES2,
@@ -541,8 +543,8 @@ def test_a_queued_deal_that_no_longer_fits_refuses_the_decision_first() -> None:
     before = snapshot(game)
     with pytest.raises(
         RulesError,
-        match=r"^round 2 deal: player 0 is eliminated and gets no cards; the decision is "
-        r"refused and the deal dropped: decide again, and the game waits for the round's "
+        match=r"^round 2 deal: player 0 \(seat 1\) is eliminated and gets no cards; the decision "
+        r"is refused and the deal dropped: decide again, and the game waits for the round's "
         r"deal \(Game.deal\)$",
     ):
         game.take_row(0, 1)

@@ -344,7 +344,7 @@ def row_value(row: list[int]) -> int:
 
 
 def check_against_reference(game: Game) -> None:
-    """Replay every turn's placement with a plain model of RULES.md §2 and §4 and compare
+    """Replay every turn's placement with a plain model of docs/rules.md §2 and §4 and compare
     it with the engine's events, event for event. Row choices are free, so the model
     takes the row each choice named; whether a choice is needed is for the model to say."""
     professional = game.rules.professional
@@ -366,7 +366,7 @@ def check_against_reference(game: Game) -> None:
             if c < 0:
                 reason = "joker"
             else:
-                # RULES.md §4: in professional a card fits before a higher first card,
+                # docs/rules.md §4: in professional a card fits before a higher first card,
                 # so one that fits nowhere fits at no end; else it is below every row.
                 fits_nowhere = "fits_no_end" if professional else "too_low"
                 v = c * 10

@@ -1,4 +1,4 @@
-"""Scenario tests: one explicit table for each rule and ruling of RULES.md §2–§4.
+"""Scenario tests: one explicit table for each rule and ruling of docs/rules.md §2–§4.
 
 Each test deals an exact table (``Deal(rows=..., hands=...)``), plays exact
 cards and asserts the exact events, rows and penalties, so that any change in
@@ -83,7 +83,7 @@ def play_lowest(game: Game, until_round: int | None = None) -> None:
             game.draft_card(p, game.legal(p)[0])
 
 
-# -- RULES.md §2: the round --------------------------------------------------------
+# -- docs/rules.md §2: the round --------------------------------------------------------
 
 WORKED_ROWS: Rows = ((9, 12, 21), (19, 24), (33, 42, 50, 57), (69, 72, 81))
 
@@ -243,7 +243,7 @@ def test_rows_may_start_with_one_to_five_cards() -> None:
     ]
 
 
-# -- RULES.md §3: the end of a game ------------------------------------------------
+# -- docs/rules.md §3: the end of a game ------------------------------------------------
 
 SIMPLE_ROWS: Rows = ((12,), (20,), (30,), (40,))
 
@@ -337,7 +337,8 @@ def test_elimination_one_out_others_play_on_with_a_smaller_tactics_deck() -> Non
     assert game.pending is not None and game.pending.players == (1, 2)
     assert game.legal(0) == ()
     assert game.view(0).hand == () and game.view(0).eliminated == (True, False, False)
-    with pytest.raises(NotYourDecision, match=r"^player 0 is eliminated and has no cards$"):
+    with pytest.raises(NotYourDecision,
+                       match=r"^player 0 \(seat 1\) is eliminated and has no cards$"):
         game.play_card(0, 24)
     play(game, {1: 1, 2: 24})
     events = game.take_row(1, 2)
@@ -403,7 +404,7 @@ def test_elimination_two_players_last_one_standing() -> None:
     assert game.events[-2:] == [PlayerEliminated(0, 66), GameOver((1,), (66, 0))]
 
 
-# -- RULES.md §4: presets and variants --------------------------------------------
+# -- docs/rules.md §4: presets and variants --------------------------------------------
 
 
 @pytest.mark.parametrize("players", range(2, 11))
@@ -570,7 +571,8 @@ def test_open_removes_card_1() -> None:
     assert game.events[0] == RoundStarted(1, tuple(range(9)), 103)
     deal = game.round_deals[0]
     assert 1 not in {c for h in deal.hands for c in h} | {c for r in deal.rows for c in r}
-    with pytest.raises(RulesError, match=r"^round 1 deal: player 1's hand holds 1, which is not"):
+    with pytest.raises(RulesError,
+                       match=r"^round 1 deal: the hand of player 1 \(seat 2\) holds 1, which is"):
         hands = tuple((c,) for c in (6, 1, 7, 8, 9, 10, 11, 12, 13))
         Game(game.rules, deals=[Deal(rows=((2,), (3,), (4,), (5,)), hands=hands)])
 
@@ -719,7 +721,8 @@ def test_jokers_refuses_a_deal_without_one_joker_each() -> None:
     rules = Rules.parse("jokers", players=2)
     deal = Deal(rows=((10,), (20,), (30,), (40,)), hands=((joker(1), 5), (6, 7)))
     with pytest.raises(
-        RulesError, match=r"^round 1 deal: with jokers, player 1 must hold exactly one joker$"
+        RulesError,
+        match=r"^round 1 deal: with jokers, player 1 \(seat 2\) must hold exactly one joker$",
     ):
         Game(rules, deals=[deal])
 

@@ -106,7 +106,7 @@ def test_edited_golden_records_are_refused_at_the_right_step() -> None:
     decision[2] = next(c for c in range(1, 105) if c not in held)
     error = _refusal(data)
     assert error.step == "round 2, decision 3"
-    assert "is not in player" in error.reason
+    assert f"is not in the hand of player {decision[1]}" in error.reason
 
     # A changed card in a deal: two hands swap a card, so a later decision is impossible.
     data = _golden("tactics.json")

@@ -103,7 +103,7 @@ def test_kernel_matches_engine_on_many_decks() -> None:
 
 
 def test_sixth_card_and_left_end_examples() -> None:
-    # The worked example of RULES.md §2: 7 too low takes row 4 (3 points), 88 takes 11.
+    # The worked example of docs/rules.md §2: 7 too low takes row 4 (3 points), 88 takes 11.
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     from nimmt.sim.world import encode_rows
 

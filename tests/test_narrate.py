@@ -189,7 +189,7 @@ def test_sentences_follow_views() -> None:
 # -- the Narrator: the viewer as "you", a whole resolution step, the shortcuts ------------
 
 SEED_NAMES = ["Alisa", "Bob", "Celia", "David"]
-#: Seed 000's worked example (RULES.md §2): Bob plays 88, so Bob takes the 11.
+#: The Playroom text's worked example (docs/rules.md §2): Bob plays 88, so Bob takes the 11.
 SEED_DEAL = Deal(
     rows=((9, 12, 21), (19, 24), (33, 42, 50, 57), (69, 72, 81)),
     hands=((23,), (88,), (7,), (64,)),

@@ -352,7 +352,8 @@ def test_card_not_in_hand(classic: Record) -> None:
     decisions[13][2] = foreign
     error = _refused(data)
     assert error.step == "round 2, decision 14"
-    assert f"card {foreign} is not in player {seat}'s hand" in error.reason
+    # The record's "player" index and the seat people count from one, as its names do.
+    assert f"card {foreign} is not in the hand of player {seat} (seat {seat + 1})" in error.reason
 
 
 def test_wrong_kind_of_decision(classic: Record) -> None:
@@ -377,7 +378,7 @@ def test_row_out_of_turn_and_no_such_row(classic: Record) -> None:
     data["rounds"][0]["decisions"][j - 1][1] = (seat + 1) % 4
     error = _refused(data)
     assert error.step == f"round 1, decision {j}"
-    assert f"player {seat} chooses the row" in error.reason
+    assert f"player {seat} (seat {seat + 1}) chooses the row" in error.reason
     data = _data(classic)
     data["rounds"][0]["decisions"][j - 1][2] = 5
     error = _refused(data)
@@ -392,7 +393,7 @@ def test_open_play_out_of_turn() -> None:
     decisions[0], decisions[1] = decisions[1], decisions[0]
     error = _refused(data)
     assert error.step == "round 1, decision 1"
-    assert "turn to choose" in error.reason
+    assert "the turn of player 0 (seat 1) to choose" in error.reason
 
 
 def test_draft_out_of_turn_and_not_in_pool() -> None:
@@ -401,7 +402,7 @@ def test_draft_out_of_turn_and_not_in_pool() -> None:
     data["rounds"][1]["decisions"][4][1] = (data["rounds"][1]["decisions"][4][1] + 1) % 3
     error = _refused(data)
     assert error.step == "round 2, decision 5"
-    assert "turn to draft" in error.reason
+    assert "the turn of player 2 (seat 3) to draft" in error.reason
     data = _data(record)
     data["rounds"][0]["decisions"][3][2] = data["rounds"][0]["decisions"][0][2]
     error = _refused(data)

@@ -1,4 +1,4 @@
-"""Views (RULES.md §6): what each player and a spectator may know, exactly.
+"""Views (docs/rules.md §6): what each player and a spectator may know, exactly.
 
 Random games checking that no view ever leaks a card are in
 ``test_engine_properties.py``; here each field is checked on known tables.

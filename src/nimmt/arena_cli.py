@@ -8,6 +8,7 @@ asked, and shows a progress bar with the time left while tables are played.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +20,7 @@ from rich.table import Table
 
 from .bots.base import Budget
 from .bots.registry import BotError, describe_bots
+from .cli_output import fail, is_stdout, wants_plain, write_output
 from .errors import RulesError
 from .rules import Rules
 from .sim.arena import ArenaResult, run_arena
@@ -207,10 +209,12 @@ def arena(
         typer.Option("--timeout", help="Fault a bot that thinks longer than this per decision."),
     ] = None,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the results as JSON here.")
+        Path | None,
+        typer.Option("--json", help="Write the results as JSON here ('-' for stdout)."),
     ] = None,
     csv_path: Annotated[
-        Path | None, typer.Option("--csv", help="Write one CSV line per bot here.")
+        Path | None,
+        typer.Option("--csv", help="Write one CSV line per bot here ('-' for stdout)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     plain: Annotated[
@@ -219,7 +223,8 @@ def arena(
             "--plain",
             help=(
                 "Plain sentences instead of tables and a progress bar (no box drawing, "
-                "no escape codes): for screen readers and logs."
+                "no escape codes): for screen readers and logs. Also chosen by "
+                "NIMMT_PLAIN, NO_COLOR, TERM=dumb or output to a file or pipe."
             ),
         ),
     ] = False,
@@ -239,16 +244,18 @@ def arena(
         for name, description in describe_bots():
             typer.echo(f"{name}: {description}")
         return
-    console = Console()
-    if not console.is_terminal:
-        # Files and pipes get the table at 80 columns, whatever the terminal.
-        console = Console(width=80)
     budget = None
     if rollouts is not None or seconds is not None:
         budget = Budget(rollouts=rollouts, seconds=seconds)
     names = [b.strip() for b in bots.split(",") if b.strip()]
+    plain = wants_plain(plain)
+    # Results go to standard output; progress, faults and notes to standard error, so
+    # that a pipe or a '-' file receives the results alone.
+    to_stdout = [p for p in (json_path, csv_path) if p is not None and is_stdout(p)]
+    if len(to_stdout) > 1:
+        raise fail("Only one of --json and --csv can be '-' (standard output).", 2)
     progress: bool | Callable[[int, int], None] = not quiet
-    if plain and not quiet:
+    if not quiet and (plain or not sys.stderr.isatty()):
         progress = _plain_progress()
     try:
         rules = Rules.parse(preset, players=players)
@@ -268,26 +275,25 @@ def arena(
     except (BotError, RulesError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    if plain:
-        for line in plain_lines(result):
-            typer.echo(line)
-    else:
-        console.print(render(result))
-        if result.pairs:
-            console.print(render_pairs(result))
+    if not to_stdout:
+        if plain:
+            for line in plain_lines(result):
+                typer.echo(line)
+        else:
+            console = Console()
+            console.print(render(result))
+            if result.pairs:
+                console.print(render_pairs(result))
     for f in result.fault_log[:10]:
         typer.echo(
             f"fault: bot {f['bot']!r} in deal {f['deal']}, rotation {f['rotation']}, "
-            f"seat {f['seat']}: {f['kind']}: {f['message']}",
+            f"seat {f['seat'] + 1}: {f['kind']}: {f['message']}",
             err=True,
         )
     if len(result.fault_log) > 10:
         typer.echo(f"... and {len(result.fault_log) - 10} more faults (see the JSON)", err=True)
-    if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(result.to_json(), encoding="utf-8")
-        typer.echo(f"Wrote {json_path}.")
-    if csv_path is not None:
-        csv_path.parent.mkdir(parents=True, exist_ok=True)
-        csv_path.write_text(result.to_csv(), encoding="utf-8")
-        typer.echo(f"Wrote {csv_path}.")
+    for path, text in ((json_path, result.to_json), (csv_path, result.to_csv)):
+        if path is not None:
+            write_output(path, text())
+            if not is_stdout(path):
+                typer.echo(f"Wrote {path}.", err=True)

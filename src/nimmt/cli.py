@@ -13,6 +13,7 @@ terminal screen reader as well as on screen.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -20,11 +21,21 @@ from typing import Annotated
 import typer
 
 from . import __version__
+from .cli_output import fail as _fail
+from .cli_output import write_output
 from .errors import RecordError, RulesError
 from .events import CardChosen, Event, RoundStarted, TurnStarted
 from .narrate import Narrator, UnknownLanguage, available_languages
 from .randomplay import simulate as simulate_game
-from .record import load_record, record_from_game, replay, schema_json, to_json
+from .record import (
+    Record,
+    load_record,
+    record_from_game,
+    record_from_json,
+    replay,
+    schema_json,
+    to_json,
+)
 from .rules import EndMode, Rules
 
 app = typer.Typer(
@@ -52,6 +63,12 @@ def _root(
         typer.Option("--version", "-V", callback=_version, is_eager=True,
                      help="Print the version and exit."),
     ] = False,
+    plain: Annotated[
+        bool,
+        typer.Option("--plain", help=(
+            "Plain lines for every command: no tables, boxes, colours or redraws "
+            "(also chosen by NIMMT_PLAIN, NO_COLOR, TERM=dumb or output to a file or pipe).")),
+    ] = False,
 ) -> None:
     """6 nimmt! (Take 6!, Category 5): play, simulate and replay games.
 
@@ -59,24 +76,16 @@ def _root(
     that cannot be written, a server that cannot start); 2 bad arguments; 3 an
     optional part is not installed (the message names the extra to install).
     """
+    if plain:  # every command reads it through nimmt.cli_output.wants_plain
+        os.environ["NIMMT_PLAIN"] = "1"
 
 
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(message, err=True)
-    return typer.Exit(code)
-
-
-def write_output(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (``-``: standard output), making its folder; a path that
-    cannot be written is one sentence and exit code 1, never a traceback."""
+def _load(path: Path) -> Record:
+    """A record from ``path``, or from standard input for ``-`` (so that
+    ``nimmt simulate --out - | nimmt replay -`` works)."""
     if str(path) == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise _fail(f"Cannot write {path}: {exc.strerror or exc}") from None
+        return record_from_json(sys.stdin.read())
+    return load_record(path)
 
 
 #: The ``--lang`` option of the commands that speak.
@@ -100,7 +109,8 @@ def _narrator(lang: str) -> Narrator:
 
 @app.command("replay")
 def replay_command(
-    record: Annotated[Path, typer.Argument(help="The record file (JSON) to verify and tell.")],
+    record: Annotated[Path, typer.Argument(
+        help="The record file (JSON) to verify and tell; - reads standard input.")],
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Only verify; print one line.")
     ] = False,
@@ -113,7 +123,7 @@ def replay_command(
     """
     narrator = _narrator(lang)
     try:
-        rec = load_record(record)
+        rec = _load(record)
         game = replay(rec)
     except RecordError as exc:
         raise _fail(f"Record refused: {exc}") from None
@@ -127,11 +137,8 @@ def replay_command(
             for sentence in narrator.narrate(block, names):
                 typer.echo(sentence)
         typer.echo("")
-    state = "finished" if game.is_over else "in progress"
-    typer.echo(
-        f"Record verified: {len(rec.rounds)} rounds, {decisions} decisions, game {state}, "
-        f"events sha256 {rec.events_sha256[:16]}."
-    )
+    typer.echo(narrator.record_verified(len(rec.rounds), decisions, game.is_over,
+                                        rec.events_sha256[:16]))
 
 
 def _turns(events: list[Event]) -> list[list[Event]]:
@@ -211,7 +218,8 @@ def simulate_command(
 
 @app.command("analyse")
 def analyse_command(
-    record: Annotated[Path, typer.Argument(help="The record file (JSON) of a game.")],
+    record: Annotated[Path, typer.Argument(
+        help="The record file (JSON) of a game; - reads standard input.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole analysis as JSON.")
     ] = False,
@@ -238,7 +246,7 @@ def analyse_command(
 
     narrator = _narrator(lang)
     try:
-        rec = load_record(record)
+        rec = _load(record)
         review = analyse(rec, seed=seed, rollouts=rollouts or ANALYSIS_ROLLOUTS, top=top)
     except RecordError as exc:
         raise _fail(f"Record refused: {exc}") from None

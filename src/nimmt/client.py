@@ -36,6 +36,7 @@ from .server.protocol import (
     Error,
     EventItem,
     Events,
+    Hint,
     LobbyList,
     NoticeItem,
     Prompt,
@@ -253,6 +254,17 @@ class Client:
 
     async def leave(self) -> Ack:
         return await self.act("leave")
+
+    async def hint(self, timeout: float = 30) -> Hint:
+        """The expert's advice on this player's pending decision (:class:`ServerError`
+        ``hints_off``, ``not_your_turn``, … when the server refuses)."""
+        msg = await self.request({"type": "hint"}, want="hint", timeout=timeout)
+        assert isinstance(msg, Hint)
+        return msg
+
+    async def set_hints(self, on: bool) -> Ack:
+        """Host: allow or forbid hints at the table."""
+        return await self.act("set_hints", hints=on)
 
     # -- playing --------------------------------------------------------------------------------
 

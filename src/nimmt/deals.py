@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, card_or_repr, is_card
-from .errors import RulesError
+from .errors import RulesError, seat_of
 from .rows import Rows
 from .rules import HAND_SIZE, ROW_CAPACITY, ROWS, Rules
 from .value import Value
@@ -98,7 +98,7 @@ def _nested(field: str, value: object) -> tuple[tuple[Card, ...], ...]:
 
 
 def random_deal(rules: Rules, active: tuple[int, ...], rng: random.Random) -> Deal:
-    """A shuffled deal for the seats in ``active`` (RULES.md §2 and the variants' decks)."""
+    """A shuffled deal for the seats in ``active`` (docs/rules.md §2 and the variants' decks)."""
     deck = list(rules.deck(len(active)))
     if rules.logic:
         return Deal(pool=tuple(deck))
@@ -166,9 +166,9 @@ def check_deal(rules: Rules, deal: Deal, active: tuple[int, ...]) -> None:
         raise RulesError(f"deal: every active hand must hold the same number (1 to {HAND_SIZE})")
     for p, hand in enumerate(deal.hands):
         if p not in active and hand:
-            raise RulesError(f"deal: player {p} is eliminated and gets no cards")
+            raise RulesError(f"deal: {seat_of(p)} is eliminated and gets no cards")
         if rules.jokers and p in active and sum(1 for c in hand if c < 0) != 1:
-            raise RulesError(f"deal: with jokers, player {p} must hold exactly one joker")
+            raise RulesError(f"deal: with jokers, {seat_of(p)} must hold exactly one joker")
         for c in hand:
-            use(c, f"player {p}'s hand")
+            use(c, f"the hand of {seat_of(p)}")
 

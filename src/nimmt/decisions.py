@@ -1,7 +1,7 @@
 """Decisions: the three things a player can be asked for, as typed values.
 
 A decision is a :class:`PlayCard`, a :class:`TakeRow` or a :class:`DraftCard`
-(RULES.md §5); :data:`Decision` is their union. The same values travel
+(docs/rules.md §5); :data:`Decision` is their union. The same values travel
 everywhere a decision goes: a bot's answer becomes one, the engine applies
 one (:meth:`~nimmt.engine.Game.decide`) and keeps it in its log
 (:attr:`~nimmt.engine.Game.decisions`), a record writes and reads them, and
@@ -42,7 +42,7 @@ __all__ = [
 
 
 class DecisionKind(StrEnum):
-    """The three kinds of decision a player can be asked for (RULES.md §5)."""
+    """The three kinds of decision a player can be asked for (docs/rules.md §5)."""
 
     CARD = "card"
     ROW = "row"

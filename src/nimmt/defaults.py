@@ -1,6 +1,6 @@
 """Default choices: what the table does for a player who does not answer.
 
-RULES.md §5: the default row is the one with the fewest bullheads, then the
+docs/rules.md §5: the default row is the one with the fewest bullheads, then the
 fewest cards, then the lowest number. It is a named function so that bots,
 clients and timers share it; the engine itself never applies it silently.
 

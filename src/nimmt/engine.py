@@ -31,7 +31,15 @@ from typing import Any, Final
 from .cards import Card, card_or_repr
 from .deals import Deal, check_deal, random_deal
 from .decisions import Decision, DecisionKind, DraftCard, Pending, PlayCard, TakeRow
-from .errors import CardNotInHand, GameOverError, NoSuchRow, NotYourDecision, RulesError
+from .errors import (
+    CardNotInHand,
+    GameOverError,
+    NoSuchRow,
+    NotYourDecision,
+    RulesError,
+    seat_of,
+    seats_of,
+)
 from .events import (
     CardChosen,
     CardDrafted,
@@ -333,13 +341,15 @@ class Game:
         if not 0 <= player < len(hands):
             raise NotYourDecision(f"there is no player {player!r} at this table")
         if self._eliminated[player]:
-            raise NotYourDecision(f"player {player} is eliminated and has no cards")
+            raise NotYourDecision(f"{seat_of(player)} is eliminated and has no cards")
         if card not in hands[player]:
-            raise CardNotInHand(f"card {card_or_repr(card)} is not in player {player}'s hand")
+            raise CardNotInHand(
+                f"card {card_or_repr(card)} is not in the hand of {seat_of(player)}")
         if self._open:
             expected = self._order[len(self._order) - self._unchosen]
             if player != expected:
-                raise NotYourDecision(f"it is player {expected}'s turn to choose, not {player}'s")
+                raise NotYourDecision(
+                    f"it is the turn of {seat_of(expected)} to choose, not of {seat_of(player)}")
         decision = PlayCard(player, card)
         if self._deals and self._may_end_round():
             self._try_first(decision)
@@ -357,7 +367,7 @@ class Game:
         p, card, _ = pend
         if player != p:
             raise NotYourDecision(
-                f"player {p} chooses the row for card {card_or_repr(card)}, not {player}"
+                f"{seat_of(p)} chooses the row for card {card_or_repr(card)}, not {seat_of(player)}"
             )
         if not 1 <= row <= _ROWS:
             raise NoSuchRow(f"there is no row {row!r}; rows are numbered 1 to {_ROWS}")
@@ -375,7 +385,8 @@ class Game:
         self._check_seat(player)
         expected = self._draft_order[self._draft_i]
         if player != expected:
-            raise NotYourDecision(f"it is player {expected}'s turn to draft, not {player}'s")
+            raise NotYourDecision(
+                f"it is the turn of {seat_of(expected)} to draft, not of {seat_of(player)}")
         if card not in self._draft_pool:
             raise CardNotInHand(f"card {card_or_repr(card)} is not in the pool")
         self._decisions[-1].append(DraftCard(player, card))
@@ -412,7 +423,7 @@ class Game:
     # -- views ----------------------------------------------------------------
 
     def view(self, player: int | None = None) -> View:
-        """What ``player`` (or a spectator, ``None``) may know now (RULES.md §6)."""
+        """What ``player`` (or a spectator, ``None``) may know now (docs/rules.md §6)."""
         table = self._table
         if table is None:
             table = self._table = self._make_table()
@@ -690,7 +701,7 @@ class Game:
         pending = self.pending
         assert pending is not None
         raise NotYourDecision(
-            f"a {pending.kind.value} decision is pending (players {list(pending.players)}), "
+            f"a {pending.kind.value} decision is pending for {seats_of(pending.players)}, "
             f"not a {kind.value} decision"
         )
 

@@ -18,7 +18,7 @@ named, and what the viewer may not see is not told. The calls:
   names, viewer)`` (a list of sentences; a row taken and the card starting it
   are one), ``announce(events, names, viewer)`` (one string: a resolution step
   as one announcement);
-- the table, for the seat's shortcuts (RULES.md §7): ``rows_sentence(view)``
+- the table, for the seat's shortcuts (docs/rules.md §9): ``rows_sentence(view)``
   (V), ``row_sentence(view, n)`` (1–4), ``bullheads_sentence(card_or_row,
   row)`` (C), ``chosen_sentence(view, names)`` (T), ``scores_sentence(view,
   names)`` (S), ``hand_sentence(view)``, ``your_decision_sentence(view)`` (what
@@ -448,6 +448,18 @@ class Narrator:
             end=end,
         )
 
+    def record_verified(self, rounds: int, decisions: int, finished: bool, digest: str) -> str:
+        """The last line of ``nimmt replay``: what the replay checked, so that a listener
+        hears the verdict in the language the game was told in."""
+        # TRANSLATORS: the end of a replayed game record; {digest} is a hexadecimal hash.
+        return self._("Record verified: {rounds}, {decisions}, {state}; events SHA-256 "
+                      "{digest}.").format(
+            rounds=self._n("{count} round", "{count} rounds", rounds),
+            decisions=self._n("{count} decision", "{count} decisions", decisions),
+            state=self._("the game is over") if finished else self._("the game goes on"),
+            digest=digest,
+        )
+
     # -- advice and reviews ------------------------------------------------------
 
     def about_bullheads(self, amount: float) -> str:
@@ -641,7 +653,7 @@ class Narrator:
     def timeout_sentence(
         self, seat: int, names: Sequence[str], viewer: int | None = None
     ) -> str:
-        """Time ran out and the table decides for ``seat`` with the default bot (RULES.md §5)."""
+        """Time ran out and the table decides for ``seat`` (docs/rules.md §5)."""
         if seat == viewer:
             return self._("Time is up: the table plays for you.")
         return self._("Time is up: the table plays for {name}.").format(

@@ -42,7 +42,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from .deals import Deal
 from .decisions import Decision, DecisionKind, make_decision
 from .engine import Game
-from .errors import IllegalMove, RecordError, RulesError
+from .errors import IllegalMove, RecordError, RulesError, seat_of, seats_of
 from .events import Event, RoundScored, event_to_dict
 from .rules import PRESETS, VARIANTS, EndMode, Rules
 from .views import Phase
@@ -433,8 +433,8 @@ def _replay_round(game: Game, i: int, rnd: RoundRecord, *, last: bool) -> None:
         if pending.kind is not decision.kind:
             raise RecordError(
                 step,
-                f"a {kind} decision by player {decision.player}, but a {pending.kind.value} "
-                f"decision is pending (players {list(pending.players)})",
+                f"a {kind} decision by {seat_of(decision.player)}, but a {pending.kind.value} "
+                f"decision is pending for {seats_of(pending.players)}",
             )
         try:
             game.decide(decision)
@@ -460,8 +460,8 @@ def _waiting(game: Game) -> str:
     pending = game.pending
     if pending is None:
         return "nothing pending"
-    who = ", ".join(str(p) for p in pending.players)
-    return f"waiting for the {pending.kind.value} decision of player {who}"
+    return f"waiting for the {pending.kind.value} decision of {seats_of(pending.players)}"
+
 
 
 def _check_result(game: Game, record: Record) -> None:

@@ -7,7 +7,7 @@ The numba kernel (:mod:`nimmt.sim.kernel`) keeps a compiled copy for speed,
 pinned to this one by differential tests.
 
 Values are in tenths of a card, so that a joker raising a row's end (87 then
-0.9 → 87.9, RULES.md §4 ``jokers``) stays an exact integer: 87 → 870, the
+0.9 → 87.9, docs/rules.md §4 ``jokers``) stays an exact integer: 87 → 870, the
 joker 0.9 → 9, that row's end → 879.
 
 >>> end_value((87, -1)), start_value((87, -1)), row_bullheads((55, 87, -1))
@@ -79,7 +79,7 @@ def end_value(row: Sequence[Card]) -> int:
 
     The last number card, raised by the decimal of every joker after it: a
     joker counts as the row's last card "with the row's last value raised by
-    its decimal" (RULES.md §4), so 87, 0.5, 0.9 ends at 87.5 + 0.9 = 88.4.
+    its decimal" (docs/rules.md §4), so 87, 0.5, 0.9 ends at 87.5 + 0.9 = 88.4.
     """
     value = 0
     for c in row:
@@ -117,7 +117,7 @@ def find_target(ends: list[int], starts: list[int], card: Card, professional: bo
 
     Answers the row index ``i`` for its right end, ``LEFT + i`` for its left
     end (``professional`` only), or :data:`NEEDS_CHOICE` for a joker and for
-    a card that fits at no end (RULES.md §2–§4). The right end wins with the
+    a card that fits at no end (docs/rules.md §2–§4). The right end wins with the
     smallest difference; in ``professional`` a left end wins only with a
     strictly smaller one (equal differences go right). This is the engine's
     own placement, on plain lists so that it costs little per card.
@@ -149,7 +149,7 @@ def place_at(row: Row, card: Card, left: bool) -> tuple[Row, Row]:
     """``row`` after ``card`` goes to one of its ends, and the cards its player takes.
 
     A card that would be the sixth takes the five and starts the row anew
-    (RULES.md §2; at either end in ``professional``).
+    (docs/rules.md §2; at either end in ``professional``).
     """
     if len(row) >= _CAPACITY:
         return (card,), row

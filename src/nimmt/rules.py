@@ -2,7 +2,7 @@
 
 ``Rules`` holds everything that decides how a game plays: the number of seats,
 the end mode and its limit, and the variants. Presets are named constructors;
-variants combine where RULES.md defines the combination and are refused with
+variants combine where docs/rules.md defines the combination and are refused with
 an error naming the pair where it does not. Every refusal is a
 :class:`~nimmt.errors.RulesError` that lists the valid values.
 
@@ -27,7 +27,7 @@ from .errors import RulesError
 
 
 class EndMode(StrEnum):
-    """How a game ends (RULES.md §3)."""
+    """How a game ends (docs/rules.md §3)."""
 
     CLASSIC = "classic"
     """After the round in which any total reaches the limit; fewest points win, ties share."""
@@ -37,7 +37,7 @@ class EndMode(StrEnum):
     """A fixed number of rounds; fewest points win."""
 
 
-#: The variants of RULES.md §4, in canonical order.
+#: The variants of docs/rules.md §4, in canonical order.
 VARIANTS: tuple[str, ...] = ("tactics", "logic", "professional", "open", "open-hands", "jokers")
 
 #: Presets: name → the limit they set. Every preset uses the classic end unless told otherwise.
@@ -52,7 +52,7 @@ VARIANT_HELP: dict[str, str] = {
     "jokers": "each player gets one joker 0.0-0.9 and 9 number cards; jokers go first, anywhere",
 }
 
-# Pairs that RULES.md leaves undefined, with the reason given to the user.
+# Pairs that docs/rules.md leaves undefined, with the reason given to the user.
 _REFUSED: dict[frozenset[str], str] = {
     frozenset({"open", "tactics"}): (
         "open takes card 1 out as the first-player marker, so a tactics deck of 10n+4 cards "

@@ -1,4 +1,4 @@
-"""Views: what one player may know (RULES.md §6), and nothing more.
+"""Views: what one player may know (docs/rules.md §6), and nothing more.
 
 :meth:`Game.view <nimmt.engine.Game.view>` answers a :class:`View` for a seat
 (or a spectator); bots, clients and the RL environment see the game only
@@ -109,7 +109,7 @@ class Table(Value):
 
 @dataclass(slots=True, init=False)
 class View(Value):
-    """Everything one player may know (RULES.md §6), and nothing more.
+    """Everything one player may know (docs/rules.md §6), and nothing more.
 
     ``player`` is ``None`` for a spectator, who sees only public information.
     ``table`` is the public part (its fields are also readable here directly:

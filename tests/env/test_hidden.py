@@ -1,4 +1,4 @@
-"""No observation carries what its seat may not know (RULES.md §6).
+"""No observation carries what its seat may not know (docs/rules.md §6).
 
 Two checks. Directly: in every observation of random games, no card of
 another seat's hand, no undealt card and no face-down choice of another seat

@@ -1,4 +1,4 @@
-"""No frame sent to a seat or a spectator ever holds a card it may not know (RULES.md §6).
+"""No frame sent to a seat or a spectator ever holds a card it may not know (docs/rules.md §6).
 
 Every frame one seat (and one spectator) receives over full games of every
 variant is recorded. Afterwards the stored record gives each round's deal, and

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,8 +64,9 @@ def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         box["loop"], box["stop"] = asyncio.get_running_loop(), stop
         async with running_server(make_settings(db, Path(tmp), names_per_minute=1000)) as url:
             rules = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
-            clients, _ = await seat_table(url, rules, humans=2, prefix="Http")
+            clients, code = await seat_table(url, rules, humans=2, prefix="Http")
             await play_out(clients)
+            box["played"] = code
             box["code"] = (await clients[0].create_table(rules=rules)).table.code
             box["player"] = clients[0].name
             box["url"] = url
@@ -89,6 +91,9 @@ KNOWN_BAD = [
     ("/api/games/%D9%A1", 400), ("/api/games/%00", 400), ("/api/games/1%00", 400),
     ("/api/games/99999999999999999999999/replay", 404),
     ("/api/games/" + "9" * 5000 + "/replay", 404), ("/api/games/1%00/replay", 400),
+    ("/api/games/99999999999999999999999/analysis", 404), ("/api/games/-1/analysis", 400),
+    ("/api/games/1%00/analysis", 400), ("/api/games/1/analysis?lang=%00", 400),
+    ("/api/games/1/analysis?lang=" + "x" * 5000, 400),
     ("/api/players/%00x", 400), ("/api/players/x%00", 400), ("/api/players/%FF%FE", 404),
     ("/api/players/%ED%A0%80", 404), ("/api/players/" + "x" * 5000, 404),
     ("/api/players/%1B%5B31m", 400),
@@ -116,11 +121,28 @@ def test_known_bad_input_is_4xx(live: dict[str, Any]) -> None:
     assert got == 200
 
 
+def test_a_tables_games_are_found_by_its_code(live: dict[str, Any]) -> None:
+    """A results page knows its table's code and game number: that finds the game's id."""
+    url = live["url"]
+    got, _, body = fetch(url, f"/api/tables/{live['played'].lower()}/games")
+    assert got == 200, body
+    data = json.loads(body)
+    assert data["table"] == live["played"]
+    (game,) = data["games"]
+    assert game["game_no"] == 1 and game["finished"]
+    got, _, body = fetch(url, f"/api/games/{game['id']}")
+    assert got == 200 and json.loads(body)["table"] == live["played"]
+    got, _, body = fetch(url, f"/api/tables/{live['code']}/games")  # open, nothing played
+    assert got == 200 and json.loads(body)["games"] == []
+    assert fetch(url, "/api/tables/NEVER1/games")[0] == 404
+
+
 # -- fuzzing ---------------------------------------------------------------------------
 
-TEMPLATES = ["/api/games/{}", "/api/games/{}/replay", "/api/players/{}", "/api/tables/{}",
+TEMPLATES = ["/api/games/{}", "/api/games/{}/replay", "/api/games/{}/analysis",
+             "/api/players/{}", "/api/tables/{}",
              "/api/speech/{}", "/play/{}", "/play/i18n/{}", "/{}", "/api/{}", "/api/games/1/{}",
-             "/protocol.json{}", "/api/tables{}"]
+             "/protocol.json{}", "/api/tables{}", "/api/tables/{}/games"]
 
 # Strings a stranger may send: any code point (surrogates and NUL included), long ones,
 # numbers past every range, and the odd bits of paths.
@@ -185,8 +207,10 @@ def test_fuzz_the_http_api(live: dict[str, Any]) -> None:
 
 # -- security headers -------------------------------------------------------------------
 
-ROUTES = ["/", "/api", "/protocol.json", "/api/tables", "/api/tables/NOPE", "/api/games/1",
-          "/api/games/x", "/api/games/1/replay", "/api/players/Nobody", "/api/speech/NOPE",
+ROUTES = ["/", "/api", "/protocol.json", "/api/tables", "/api/tables/NOPE",
+          "/api/tables/NOPE/games", "/api/games/1",
+          "/api/games/x", "/api/games/1/replay", "/api/games/1/analysis",
+          "/api/players/Nobody", "/api/speech/NOPE",
           "/play", "/play/", "/play/index.html", "/play/app.js", "/play/i18n.js",
           "/play/style.css", "/play/i18n/en.json", "/play/missing.js", "/missing"]
 
@@ -195,6 +219,7 @@ def test_security_headers_on_every_route(live: dict[str, Any]) -> None:
     url = live["url"]
     seen = set()
     for path in [*ROUTES, f"/api/tables/{live['code']}", f"/api/speech/{live['code']}",
+                 f"/api/tables/{live['code']}/games",
                  f"/api/players/{live['player']}"]:
         for method in ("GET", "HEAD", "POST"):
             status, headers, _ = fetch(url, path, method)

@@ -28,7 +28,7 @@ def doc_examples() -> list[dict[str, object]]:
 
 
 def test_every_message_and_code_is_documented() -> None:
-    assert len(CLIENT_TYPES) == 18 and len(SERVER_TYPES) == 7
+    assert len(CLIENT_TYPES) == 20 and len(SERVER_TYPES) == 8
     for t in CLIENT_TYPES + SERVER_TYPES:
         assert f"`{t}`" in DOC, t
     assert set(typing.get_args(P.ErrorCode)) == set(P.ERROR_CODES)
@@ -249,3 +249,15 @@ def test_the_fast_builder_makes_what_model_construct_makes() -> None:
         assert built.model_fields_set == constructed.model_fields_set, cls
         assert built.model_dump_json() == constructed.model_dump_json(), cls
         assert payloads.dump(built) == built.model_dump_json(), cls
+
+
+def test_the_analysis_example_of_the_docs_is_valid() -> None:
+    """The example of ``GET /api/games/{id}/analysis`` in docs/advice.md is what the model
+    (and so the schema in /protocol.json) describes."""
+    from nimmt.server.payloads import GameAnalysis
+
+    doc = (ROOT / "docs" / "advice.md").read_text()
+    (block,) = re.findall(r"```json\n(.*?)```", doc, flags=re.S)
+    example = json.loads(block)
+    GameAnalysis.model_validate(example)
+    jsonschema.validate(example, P.protocol_schema()["http"]["analysis"])

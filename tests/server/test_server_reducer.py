@@ -33,12 +33,15 @@ from hypothesis.stateful import (
 
 from nimmt import Rules
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
+from nimmt.narrate import narrator
 from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
     Ack,
     AddBot,
+    Advise,
     AskBot,
+    AskHint,
     Attach,
     BotAnswered,
     Broadcast,
@@ -62,6 +65,7 @@ from nimmt.server.commands import (
     Say,
     SendMissed,
     SendState,
+    SetHints,
     SitDown,
     StartGame,
     StartTimer,
@@ -215,7 +219,7 @@ def snapshot(t: Table) -> dict[str, Any]:
         "game_seq": t.game_seq, "decisions": t.decisions, "watchers": dict(t.watchers),
         "timers": dict(t.timers), "asked": set(t.asked), "changes": dict(t.changes),
         "events": None if game is None else len(game.events),
-        "pending": None if game is None else game.pending,
+        "pending": None if game is None else game.pending, "hints": t.hints,
     }
 
 
@@ -228,7 +232,7 @@ def rebuilt(t: Table) -> dict[str, Any]:
         "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
                   for s in t.seats],
         "items": list(t.items), "kicked": t.kicked, "chats": t.chats, "game_seq": t.game_seq,
-        "decisions": t.decisions, "views": views,
+        "decisions": t.decisions, "views": views, "hints": t.hints,
         "events": None if game is None else game.events,
     }
 
@@ -400,7 +404,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
-    frame = h.fanout.state_frame(1, None, h.now)
+    frame = h.fanout.state_frame(1, "en", None, h.now)
     assert json.loads(frame)["prompt"]["seconds"] == 20.0
     # A timer fired for a deadline that is not the current one changes nothing.
     assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []
@@ -569,13 +573,16 @@ class TableMachine(RuleBasedStateMachine):
                                  chat_per_game=st.integers(1, 4),
                                  games_per_table=st.integers(1, 3)),
                 timer=st.sampled_from([None, 20.0]), played=st.integers(0, 80) | st.none(),
-                people=st.integers(0, 3), seed=st.integers(0, 2**32))
+                people=st.integers(0, 3), seed=st.integers(0, 2**32), rated=st.booleans(),
+                hints=st.booleans())
     def open_table(self, rules: Rules, limits: Limits, timer: float | None,
-                   played: int | None, people: int, seed: int) -> None:
+                   played: int | None, people: int, seed: int, rated: bool,
+                   hints: bool) -> None:
         self.h = Harness(rules, limits, turn_timer=timer)
+        self.h.table.rated = rated
         host = self.h.connect(1)
         self.conns.append(host)
-        self.step(Create(host, None))
+        self.step(Create(host, None, hints))
         if played is not None:  # most examples begin with a game under way
             self.fill_and_start(people, seed)
             if played:
@@ -629,6 +636,23 @@ class TableMachine(RuleBasedStateMachine):
     @rule(data=st.data(), text=WORDS)
     def chat(self, data: st.DataObject, text: str) -> None:
         self.step(Say(self.pick(data), "c", text))
+
+    @rule(data=st.data())
+    def hint(self, data: st.DataObject) -> None:
+        who = self.pick(data)
+        self.step(AskHint(who, None))
+        for effect in self.h.effects:
+            if isinstance(effect, Advise):
+                # Only the asker's own seat, its pending decision, and its view alone.
+                t = self.h.table
+                assert t.hints_on and t.watchers[who.conn] == effect.seat
+                assert t.game is not None and effect.view == t.game.view(effect.seat)
+                assert t.game.pending is not None and effect.seat in t.game.pending.players
+                assert self.h.effects == [effect]
+
+    @rule(data=st.data(), on=st.booleans())
+    def set_hints(self, data: st.DataObject, on: bool) -> None:
+        self.step(SetHints(self.pick(data), None, on))
 
     @rule(data=st.data())
     def take_over(self, data: st.DataObject) -> None:
@@ -810,3 +834,34 @@ def test_stored_entries_read_back(stored: tuple[str, dict[str, Any]]) -> None:
     entry = entry_from_row(*stored)
     kind, data = entry_to_row(entry)
     assert kind == stored[0] and entry_from_row(kind, data) == entry
+
+
+def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> None:
+    """A table_state, and an events frame holding a game event, bring the view's speech
+    sheet in the connection's language, so a client answers a key without asking."""
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.peers[bob.conn].lang = "sr"
+    h.run(StartGame(ana, None, 11))
+    for peer, rows_word in ((h.peers[ana.conn], "Row 1: "), (h.peers[bob.conn], "Skup 1: ")):
+        state = next(f for _, f in reversed(peer.frames) if f["type"] == "table_state")
+        sheet = state["sheet"]
+        assert sheet["row"][0].startswith(rows_word), sheet["row"]
+        assert [c for c, _ in sheet["cards"]] == state["view"]["hand"]
+        assert len(sheet["timer"]) == 10
+        assert sheet["decision"] is not None
+    # Bob chooses: the events frame brings his view (his choice in it) and its sheet.
+    assert h.table.game is not None
+    card = h.table.game.view(1).hand[0]
+    h.run(Decide(bob, None, P.PlayCard(type="play_card", card=card)))
+    events = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
+    assert events["view"]["my_choice"] == card
+    assert events["sheet"]["rows"].startswith("Skup 1: ")
+    game = h.table.game
+    assert game is not None
+    said = narrator("sr").chosen_sentence(game.view(1), h.table.names())
+    assert events["sheet"]["chosen"] == said
+    # A frame without a game event (a chat line) carries no view.
+    h.run(Say(ana, None, "hi"))
+    chat = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
+    assert chat["view"] is None and chat["sheet"] is None

@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from nimmt.tui.cli import wants_plain
+from nimmt.cli_output import wants_plain
 from nimmt.tui.commands import DEFAULT_KEYS, Keymap, KeymapError
 from nimmt.tui.labels import LABELS
 from nimmt.tui.remote import Target
@@ -33,7 +33,9 @@ def test_keymaps() -> None:
     assert moved.action("v") is None and moved.action("s") is None
     off = Keymap.parse("off")
     assert not off.on and off.action("v") is None
-    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s"):
+    assert Keymap.parse(None).action("?") == "keys" and Keymap.parse(None).action("h") == "hint"
+    assert Keymap.parse("keys=k,hint=?").action("?") == "hint"
+    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s", "rows=?"):
         with pytest.raises(KeymapError):
             Keymap.parse(bad)
 
@@ -52,6 +54,7 @@ def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
             return True
 
     monkeypatch.delenv("NIMMT_PLAIN", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     assert not wants_plain(False, Tty())
     assert wants_plain(True, Tty())
@@ -59,5 +62,10 @@ def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM", "dumb")
     assert wants_plain(False, Tty())
     monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("NO_COLOR", "")  # set but empty: no-color.org says it does not count
+    assert not wants_plain(False, Tty())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert wants_plain(False, Tty())
+    monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("NIMMT_PLAIN", "1")
     assert wants_plain(False, Tty())

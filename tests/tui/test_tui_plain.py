@@ -71,7 +71,8 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
         probed["rows"] = driver.probe("v")
         probed["row2"] = driver.probe("v2")
         probed["card"] = driver.probe("c 55")
-        probed["help"] = driver.probe("h")
+        probed["help"] = driver.probe("?")
+        probed["hint"] = driver.probe("h")
         probed["again"] = driver.probe("")
 
     end = re.escape(labels("results.again"))
@@ -95,7 +96,11 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
     assert probed["row2"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")
                                         .split("{")[0] + "2")
     assert probed["card"] == [speak.bullheads_sentence(55)]
-    assert probed["help"][0] == labels("help.title") and len(probed["help"]) >= 10
+    assert probed["help"][0] == labels("help.title") and len(probed["help"]) >= 11
+    # One line, in the player's language: the advice on the card asked for.
+    (hint,) = probed["hint"]
+    play = speak._("Play {card}: it is the only card you can play.").split("{")[0]
+    assert hint.startswith(play), hint
     assert driver.is_decision(probed["again"][0])
 
 
@@ -119,7 +124,7 @@ def test_row_choice_refuses_a_row_that_is_not_there(spawn: Spawn) -> None:
 
 
 def test_plain_is_chosen_for_a_pipe_and_a_dumb_terminal(spawn: Spawn, tmp_path: Path) -> None:
-    done = subprocess.run([*nimmt_command(), "play", "--seed", "1"], input="h\n/quit\n",
+    done = subprocess.run([*nimmt_command(), "play", "--seed", "1"], input="?\n/quit\n",
                           capture_output=True, text=True, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "NIMMT_DATA_DIR": str(tmp_path),
                                "LANG": "C.UTF-8"})

@@ -2,7 +2,7 @@
 
 A whole local game is played by keyboard alone: Enter on the highlighted card
 of the hand, the row dialog at a row choice, the results dialog at the end and
-a rematch. On the way the seed's shortcuts are pressed and what they say is
+a rematch. On the way the Playroom's shortcuts are pressed and what they say is
 compared with the session's sheet (the narration's sentences). Every line the
 session said must be the narration of the game's record. Snapshots of the
 screens (SVG, and the screen's text) are written to ``build/tui-snapshots/``,
@@ -81,7 +81,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert sheet.row[0] in text
         assert said(app) == sheet.decision
 
-        # The seed's shortcuts, from the hand.
+        # The Playroom's shortcuts, from the hand.
         await pilot.press("s")
         assert said(app) == sheet.scores
         await pilot.press("t")
@@ -94,7 +94,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert said(app) == sheet.row_bullheads[1]
         await pilot.press("3")
         assert said(app) == sheet.row[2]
-        await pilot.press("h")
+        await pilot.press("question_mark")
         assert said(app).startswith("Keys and commands")
         await pilot.press("escape")
         hand = app.query_one("#hand", OptionList)

@@ -1,6 +1,6 @@
 """The bot protocol: three questions, each answered from a view.
 
-A bot sees only its :class:`~nimmt.engine.View` (RULES.md §6), never the game.
+A bot sees only its :class:`~nimmt.engine.View` (docs/rules.md §6), never the game.
 Bots are seeded and deterministic for a given seed and budget, so that arena
 results and tests are reproducible. Any object with these three methods can
 sit at any table: local, server, arena, or as an RL opponent.

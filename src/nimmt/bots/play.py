@@ -8,7 +8,7 @@ limit.
 A bot that raises, answers illegally or runs out of time is a *fault*, and
 every place that seats bots handles it the same way, through
 :func:`decide_safely`: the fault is reported with the bot's name, and the
-default player (:class:`~nimmt.bots.simple.DefaultPlayer`, RULES.md §5)
+default player (:class:`~nimmt.bots.simple.DefaultPlayer`, docs/rules.md §5)
 answers instead, so the game goes on. :func:`play_game` raises
 :class:`BotFault` at the first fault unless given ``on_fault``; with it, the
 default player plays that seat for the rest of the game.
@@ -71,7 +71,7 @@ class Fault:
     def describe(self) -> str:
         """A sentence naming the bot, for logs and error messages."""
         where = f"round {self.round}" + (f", turn {self.turn}" if self.turn else "")
-        return f"bot {self.bot!r} (seat {self.seat}, {where}): {self.message}"
+        return f"bot {self.bot!r} (seat {self.seat + 1}, {where}): {self.message}"
 
 
 class BotFault(BotError):

@@ -14,7 +14,7 @@ accepted (for a common constructor) and ignored.
   the sixth or of taking a row, and plays the cheapest expectation.
 
 :class:`DefaultPlayer` is not on the ladder: it is who plays for a seat whose
-bot failed or whose person is absent (RULES.md §5).
+bot failed or whose person is absent (docs/rules.md §5).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ class LowRiskBot(_Seeded):
 class DefaultPlayer(LowRiskBot):
     """The table's stand-in: plays a seat whose bot failed or whose person is absent.
 
-    RULES.md §5: when a player does not answer in time, leaves, or (a bot)
+    docs/rules.md §5: when a player does not answer in time, leaves, or (a bot)
     answers wrongly, the table plays for them with the default player, and
     says so. It must be fair to whoever it stands in for, so it does not play
     a random card: it plays the ``lowrisk`` rule of thumb (the card that lands

@@ -8,7 +8,7 @@ learned in one seat plays in any other. Cards have fixed *slots*: the jokers
 0.0..0.9 in slots 0..9, number card ``c`` in slot ``c + 9`` (slots 10..113).
 
 Everything is encoded from the engine's :class:`~nimmt.views.View` of the
-observer, which already holds only what that seat may know (RULES.md §6): no
+observer, which already holds only what that seat may know (docs/rules.md §6): no
 other hand (unless hands are public), no undealt card, no face-down choice of
 another seat. The encoder reads nothing else, so it cannot leak what the view
 hides.

@@ -8,7 +8,7 @@
   :mod:`.persist` (the store first), :mod:`.fanout` (frames filtered per seat),
   :mod:`.schedule` (timers and bots), with :mod:`.ratings`.
 - :mod:`.botpool`, :mod:`.botworker`, :mod:`.autoplay`: bots in worker processes, and the
-  default player.
+  default player; :mod:`.tutor`: hints and game analyses in worker processes of their own.
 - :mod:`.store`: the database (SQLAlchemy 2, Alembic migrations in ``migrations/``).
 - :mod:`.app`: the Starlette app and the hub of tables and connections.
 - :mod:`.run`, :mod:`.cli`, :mod:`.settings`: running it.

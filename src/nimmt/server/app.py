@@ -10,13 +10,16 @@ connection writes from its own queue, so a slow client never holds up a table.
 Routes: ``/`` (redirects to the web client at ``/play/``), ``/api`` (what this
 server speaks), ``/ws`` (the game), ``/protocol.json`` (the JSON Schema),
 ``/api/tables`` (the lobby), ``/api/tables/{code}`` (one table, for links),
-``/api/games/{id}`` (a game record),
+``/api/tables/{code}/games`` (the ids of its stored games),
+``/api/games/{id}`` (a game record), ``/api/games/{id}/analysis`` (the expert's
+review of a finished game),
 ``/api/players/{name}`` (a player's games and rating).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -35,6 +38,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..advice import GameReview
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, narrator
 from ..rules import Rules
@@ -51,6 +55,7 @@ from .settings import Settings
 from .store import LogEntry, Store, game_players, games, hash_token, players, tables
 from .table import TableActor
 from .text import check_name, clean_text, name_key
+from .tutor import Tutor, TutorBusy
 
 if TYPE_CHECKING:
     from .cluster import Cluster, RemoteTable
@@ -111,6 +116,8 @@ class Connection:
         self.counted = False
         #: Whether the server is closing this connection (a last frame is on its way).
         self.closing = False
+        #: Whether a hint this connection asked for is being computed (one at a time).
+        self.hinting = False
         #: The close code when the server closes (1008 policy; 1012 the table moved).
         self.close_code = 1008
 
@@ -184,6 +191,14 @@ class Hub:
         #: Where every table's bots think: worker processes, fair across tables.
         self.bots = BotPool(workers=settings.bot_workers, seconds=settings.bot_seconds,
                             grace=settings.bot_grace, extra=settings.bots)
+        #: Where hints and game analyses are computed: worker processes of their own.
+        self.tutor = Tutor(workers=settings.tutor_workers, queue=settings.tutor_queue)
+        #: Finished games' analyses, by game id (the newest ``analysis_cache``), and those
+        #: being computed, so a game asked for twice at once is analysed once.
+        self.analyses: collections.OrderedDict[int, GameReview] = collections.OrderedDict()
+        self.analysing: dict[int, asyncio.Future[GameReview]] = {}
+        #: Analyses not yet cached that each client address asked for, per minute.
+        self.new_analyses = WindowCounter(settings.analyses_per_minute, 60.0)
         #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
         self.cluster: Cluster | None = None
         self._forgetting: set[asyncio.Task[None]] = set()
@@ -232,11 +247,12 @@ class Hub:
         self.tables.clear()
         await self.store.close()
         await self.bots.close()
+        await self.tutor.close()
 
     def _actor(self, row: Any) -> TableActor:
         settings = json.loads(row.settings)
         return TableActor(
-            store=self.store, settings=self.settings, bots=self.bots,
+            store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
             on_close=self.forget_table, table_id=row.id, code=row.code, name=row.name,
             host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
             turn_timer=settings["turn_timer"], rated=settings["rated"],
@@ -349,12 +365,26 @@ class Hub:
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
             await self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
-        elif conn.remote is not None:
-            conn.remote.message(conn, msg)
-        elif conn.table is None:
+        elif conn.table is None and conn.remote is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
         else:
-            conn.table.message(conn, msg)
+            if t == "hint":
+                self.charge_hint(conn)  # at the connection's own process, wherever the table is
+            if conn.remote is not None:
+                conn.remote.message(conn, msg)
+            elif conn.table is not None:
+                conn.table.message(conn, msg)
+
+    def charge_hint(self, conn: Connection) -> None:
+        """A hint is a second of search: it costs ``hint_cost`` messages of the
+        connection's rate (the frame itself paid one)."""
+        extra = self.settings.hint_cost - 1.0
+        conn.bucket.refill(time.monotonic())
+        if conn.bucket.tokens < extra:
+            raise P.ProtocolError(
+                "rate_limited", f"a hint costs {self.settings.hint_cost:g} messages of your "
+                f"rate ({self.settings.rate:g} a second); ask again in a moment")
+        conn.bucket.tokens -= extra
 
     async def _hello(self, conn: Connection, msg: P.Hello) -> None:
         if msg.version != P.PROTOCOL_VERSION:
@@ -454,7 +484,7 @@ class Hub:
 
         table_id: int = await self.store.run(op)
         actor = TableActor(
-            store=self.store, settings=self.settings, bots=self.bots,
+            store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
             on_close=self.forget_table, table_id=table_id, code=code, name=name,
             host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
             private=msg.private,
@@ -466,7 +496,7 @@ class Hub:
         actor.start()
         self._leave_current(conn)
         conn.table = actor
-        actor.create(conn, msg.ref)
+        actor.create(conn, msg.ref, msg.hints)
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:
@@ -544,6 +574,24 @@ class Hub:
 
     # -- the JSON API ------------------------------------------------------------------
 
+    async def table_games(self, code: str) -> list[dict[str, Any]] | None:
+        """The stored games of the newest table with ``code`` (a code is reused only once
+        its table closed), by game number: what a results page needs to find the game it
+        shows (its id for the record, the replay and the analysis)."""
+
+        async def q(c: AsyncConnection) -> list[dict[str, Any]] | None:
+            table_id = (await c.execute(sa.select(sa.func.max(tables.c.id)).where(
+                tables.c.code == code))).scalar()
+            if table_id is None:
+                return None
+            rows = await c.execute(sa.select(games.c.id, games.c.game_no, games.c.finished)
+                                   .where(games.c.table_id == table_id)
+                                   .order_by(games.c.game_no).limit(1000))
+            return [{"id": r.id, "game_no": r.game_no, "finished": r.finished} for r in rows]
+
+        result: list[dict[str, Any]] | None = await self.store.read(q)
+        return result
+
     async def game(self, game_id: int) -> dict[str, Any] | None:
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
             row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
@@ -564,6 +612,61 @@ class Hub:
 
         result: dict[str, Any] | None = await self.store.read(q)
         return result
+
+    async def analysis(self, game_id: int, address: str) -> GameReview:
+        """The expert's review of finished game ``game_id``: from memory, or computed once
+        in the tutor's workers (a game asked for by many at once is analysed once).
+
+        Raises :class:`AnalysisRefused` with the HTTP status to answer: 404 (no such game),
+        409 (not finished), 429 (this address asked for too many new analyses), 503 (the
+        workers are busy).
+        """
+        cached = self.analyses.get(game_id)
+        if cached is not None:
+            self.analyses.move_to_end(game_id)
+            return cached
+        running = self.analysing.get(game_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        row = await self.store.read(_finished_record(game_id))
+        if row is None:
+            raise AnalysisRefused(404, f"no game {game_id}")
+        finished, record = row
+        if not finished:
+            raise AnalysisRefused(409, f"game {game_id} was not finished: only finished "
+                                  "games are analysed")
+        if self.new_analyses.full(address):
+            raise AnalysisRefused(429, f"at most {self.settings.analyses_per_minute} new "
+                                  "analyses a minute from one address; ask again later")
+        running = self.analysing.get(game_id)  # asked for while the store was read
+        if running is not None:
+            return await asyncio.shield(running)
+        self.new_analyses.add(address)
+        future: asyncio.Future[GameReview] = asyncio.get_running_loop().create_future()
+        self.analysing[game_id] = future
+        refused: AnalysisRefused | None = None
+        try:
+            review = await self.tutor.analysis(record, 0, self.settings.analysis_rollouts)
+        except TutorBusy:
+            refused = AnalysisRefused(503, "the server is computing as many analyses as it "
+                                      "may; ask again in a minute")
+        except Exception:
+            log.exception("game %s: the analysis failed", game_id)
+            refused = AnalysisRefused(500, "the analysis failed")
+        except BaseException:
+            future.cancel()  # the server stops: whoever waits with it stops too
+            raise
+        finally:
+            del self.analysing[game_id]
+        if refused is not None:
+            future.set_exception(refused)
+            future.exception()  # those waiting get it; nobody need be waiting
+            raise refused
+        future.set_result(review)
+        self.analyses[game_id] = review
+        while len(self.analyses) > self.settings.analysis_cache:
+            self.analyses.popitem(last=False)
+        return review
 
     async def player(self, name: str) -> dict[str, Any] | None:
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
@@ -588,6 +691,26 @@ class Hub:
 
         result: dict[str, Any] | None = await self.store.read(q)
         return result
+
+
+class AnalysisRefused(Exception):
+    """Why an analysis is not given, with the HTTP status that says it."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _finished_record(
+    game_id: int,
+) -> Callable[[AsyncConnection], Coroutine[Any, Any, tuple[bool, str] | None]]:
+    async def q(c: AsyncConnection) -> tuple[bool, str] | None:
+        row = (await c.execute(sa.select(games.c.finished, games.c.record)
+                               .where(games.c.id == game_id))).first()
+        return None if row is None else (bool(row.finished), str(row.record))
+
+    return q
 
 
 def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:
@@ -678,6 +801,16 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return JSONResponse({"error": "no open table has that code"}, status_code=404)
         return JSONResponse(actor.info().model_dump(mode="json"))
 
+    async def table_games(request: Request) -> JSONResponse:
+        try:
+            code = table_code(request.path_params["code"])
+        except BadParam as exc:
+            return refusal(exc)
+        found = await hub.table_games(code)
+        if found is None:
+            return JSONResponse({"error": "no table has that code"}, status_code=404)
+        return JSONResponse({"table": code, "games": found})
+
     async def game(request: Request) -> JSONResponse:
         try:
             game_id = row_id(request.path_params["game_id"], "game")
@@ -686,6 +819,26 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
         data = await hub.game(game_id)
         if data is None:
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        return JSONResponse(data)
+
+    async def analysis(request: Request) -> JSONResponse:
+        try:
+            game_id = row_id(request.path_params["game_id"], "game")
+        except BadParam as exc:
+            return refusal(exc)
+        try:
+            speaker = narrator(request.query_params.get("lang", "en")[:35])
+        except UnknownLanguage as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        address = address_key(request.client.host if request.client else None)
+        try:
+            review = await hub.analysis(game_id, address)
+        except AnalysisRefused as exc:
+            headers = {"Retry-After": "60"} if exc.status in (429, 503) else None
+            return JSONResponse({"error": exc.message}, status_code=exc.status,
+                                headers=headers)
+        data = {"game": game_id, "language": speaker.language,
+                "text": speaker.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)
 
     async def player(request: Request) -> JSONResponse:
@@ -708,7 +861,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             Route("/protocol.json", schema),
             Route("/api/tables", lobby),
             Route("/api/tables/{code}", table),
+            Route("/api/tables/{code}/games", table_games),
             Route("/api/games/{game_id}", game),
+            Route("/api/games/{game_id}/analysis", analysis),
             Route("/api/players/{name}", player),
             WebSocketRoute("/ws", ws_endpoint),
             # The web client: its pages under /play/ and its speech endpoints.

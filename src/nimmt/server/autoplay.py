@@ -4,7 +4,7 @@ Two kinds: the bot a host seated (a name the server offers, see
 :mod:`nimmt.server.botpool`), and the *default player*
 (:class:`~nimmt.bots.simple.DefaultPlayer`, the same one the arena uses) that
 the table uses for a person who ran out of time, left, or stayed disconnected
-(RULES.md §5). It is also what a seat plays when its bot faults (raises,
+(docs/rules.md §5). It is also what a seat plays when its bot faults (raises,
 answers illegally, runs past the deadline the server enforces): the one
 bot-fault policy of :func:`nimmt.bots.play.decide_safely`, shared with the
 arena.

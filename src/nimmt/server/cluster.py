@@ -113,6 +113,8 @@ class RemotePeer:
         self.name = name
         self.lang = lang
         self.seq = 0
+        #: A hint this connection asked for is being computed here (one at a time).
+        self.hinting = False
         self._table: TableActor | None = None
 
     def send(self, text: str) -> None:

@@ -30,7 +30,9 @@ from .tablelog import Entry
 __all__ = [
     "Ack",
     "AddBot",
+    "Advise",
     "AskBot",
+    "AskHint",
     "Attach",
     "Audience",
     "BotAnswered",
@@ -58,6 +60,7 @@ __all__ = [
     "Say",
     "SendMissed",
     "SendState",
+    "SetHints",
     "SitDown",
     "StartGame",
     "StartTimer",
@@ -171,6 +174,15 @@ class Decide:
 
 
 @dataclass(frozen=True, slots=True)
+class AskHint:
+    """A seated person asks the expert for advice on their pending decision (answered by
+    the tutor's workers, to that person only)."""
+
+    who: Who
+    ref: P.Ref
+
+
+@dataclass(frozen=True, slots=True)
 class TakeOver:
     """Take one's seat back from the default player."""
 
@@ -197,6 +209,15 @@ class Kick:
 
 
 @dataclass(frozen=True, slots=True)
+class SetHints:
+    """Host: allow or forbid hints at the table."""
+
+    who: Who
+    ref: P.Ref
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Leave:
     """Leave the table (during a game the default player keeps the seat)."""
 
@@ -207,6 +228,7 @@ class Leave:
 #: The commands made of a person's table messages: refused once the table is closed.
 Message: TypeAlias = (
     SitDown | AddBot | RemoveBot | StartGame | Rematch | Decide | TakeOver | Say | Kick | Leave
+    | AskHint | SetHints
 )
 
 # -- commands: connections, bots, timers, the actor ------------------------------------------------
@@ -214,10 +236,12 @@ Message: TypeAlias = (
 
 @dataclass(frozen=True, slots=True)
 class Create:
-    """The host's connection, right after the hub made the table: seat 0 is theirs."""
+    """The host's connection, right after the hub made the table: seat 0 is theirs.
+    ``hints``: whether the table allows hints (its ``create_table`` says)."""
 
     who: Who
     ref: P.Ref
+    hints: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +399,18 @@ class AskBot:
 
 
 @dataclass(frozen=True, slots=True)
+class Advise:
+    """Answer connection ``conn`` (its message ``ref``) with the expert's advice on seat
+    ``seat``'s decision ``key``, from ``view``: that seat's view and nothing more."""
+
+    conn: int
+    ref: P.Ref
+    seat: int
+    key: str
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
 class StartTimer:
     """Start ``timer``: ``seconds`` from now, at ``deadline`` on the command's clock."""
 
@@ -403,7 +439,7 @@ class CloseTable:
 
 Effect: TypeAlias = (
     Persist | Ack | Refuse | SendState | SendMissed | Broadcast | Presence | AskBot
-    | StartTimer | CancelTimer | WakeBots | CloseTable
+    | Advise | StartTimer | CancelTimer | WakeBots | CloseTable
 )
 
 
@@ -438,4 +474,8 @@ def from_message(
             return Kick(who, ref, seat)
         case P.Leave():
             return Leave(who, ref)
+        case P.AskHint():
+            return AskHint(who, ref)
+        case P.SetHints(hints=on):
+            return SetHints(who, ref, on)
     raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")

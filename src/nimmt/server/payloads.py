@@ -20,33 +20,41 @@ arrays); the models validate only what a client parses.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import events as E
 from ..decisions import DecisionKind
+from ..narrate import Narrator, narrator
 from ..rules import Rules
 from ..views import View
 
 __all__ = [
     "EVENT_MODELS",
+    "AdvicePayload",
     "ChatItem",
+    "DecisionReviewPayload",
     "EventItem",
     "EventPayload",
+    "GameAnalysis",
     "Item",
     "NoticeItem",
+    "OptionAdvice",
     "PendingInfo",
+    "PlayerReviewPayload",
     "Prompt",
     "RulesInfo",
     "SeatInfo",
+    "Sheet",
     "TableInfo",
     "ViewPayload",
     "build",
     "dump",
     "event_payload",
     "rules_info",
+    "sheet_payload",
     "view_payload",
 ]
 
@@ -70,7 +78,7 @@ class _Payload(BaseModel):
 
 
 class RulesInfo(_Payload):
-    """A table's rules, as :meth:`nimmt.Rules.to_dict` writes them (RULES.md)."""
+    """A table's rules, as :meth:`nimmt.Rules.to_dict` writes them (docs/rules.md)."""
 
     preset: str
     """The preset the rules start from: ``classic`` or ``category5``."""
@@ -132,6 +140,9 @@ class TableInfo(_Payload):
     rematch)."""
     spectators: int = 0
     """How many connections watch without a seat."""
+    hints: bool = True
+    """Whether a seated person may ask for a hint (``hint``): never in a rated game, and the
+    host may turn hints off (``set_hints``)."""
 
 
 # -- the view -----------------------------------------------------------------------------
@@ -151,7 +162,7 @@ class PendingInfo(_Payload):
 
 
 class ViewPayload(_Payload):
-    """One seat's view of the game (RULES.md §6): everything it may know, nothing more.
+    """One seat's view of the game (docs/rules.md §6): everything it may know, nothing more.
 
     A spectator's view (``player`` null) holds the public part only.
     """
@@ -208,6 +219,33 @@ class ViewPayload(_Payload):
     """``logic``: the face-up cards still to draft."""
     winners: tuple[int, ...]
     """The winning seats once the game is over; empty before."""
+
+
+class Sheet(_Payload):
+    """What a client's shortcuts say about the table as it is now (docs/rules.md §9), in the
+    language of the connection's ``hello``: sent with the view, so a key is answered at
+    once, without asking the server."""
+
+    rows: str
+    """Key V: every row."""
+    row: tuple[str, ...]
+    """Keys 1–4: each row, row 1 first."""
+    row_bullheads: tuple[str, ...]
+    """Key C on a row: its bullheads, row 1 first."""
+    cards: tuple[tuple[Card, str], ...]
+    """Key C on a card of the hand (or of the draft pool): ``[card, sentence]`` pairs."""
+    chosen: str
+    """Key T: who has chosen this turn's card and who has not."""
+    scores: str
+    """Key S: the scores."""
+    hand: str | None
+    """The hand, and the card chosen this turn; null for a spectator."""
+    decision: str | None
+    """The decision asked of this seat, with what each answer costs; null if none."""
+    timer: tuple[str, ...]
+    """The warning when 1..10 seconds are left: the first for 1 second, the last for 10."""
+    rules: str
+    """The rules in a sentence."""
 
 
 class Prompt(_Payload):
@@ -564,6 +602,138 @@ class ChatItem(_Payload):
 Item: TypeAlias = Annotated[EventItem | NoticeItem | ChatItem, Field(discriminator="kind")]
 
 
+# -- hints and analyses (nimmt.advice) --------------------------------------------------------
+
+ReasonName: TypeAlias = Literal[
+    "only", "decided", "sixth", "too_low", "later", "close", "game", "row", "rule",
+]
+
+
+class OptionAdvice(_Payload):
+    """One option as the expert's search rates it (``nimmt.advice.OptionValue``). Numbers
+    the search did not compute (a draft, a forced card) are null."""
+
+    option: int
+    """The card (jokers as −10..−1), or the row 1..4."""
+    bullheads: float | None
+    """Expected bullheads for the rest of the round with this option."""
+    sixth: float | None
+    """The part of them taken at once as a row's sixth card."""
+    too_low: float | None
+    """The part of them taken at once as a card too low for every row (or a joker)."""
+    later: float | None
+    """The part of them expected in the later turns of the round."""
+    win: float | None
+    """The chance to win the game with this option (0..1); null where only the round was
+    rated."""
+    value: float | None
+    """The search's score (higher is better; compare within one decision only)."""
+    rollouts: int
+    """Sampled games behind these numbers."""
+
+
+class AdvicePayload(_Payload):
+    """The expert's advice on one pending decision (``nimmt.advice.Advice``)."""
+
+    kind: DecisionKindName
+    """``card``, ``row`` or ``draft``."""
+    player: int
+    """The seat it advises."""
+    round: int
+    """The round (from 1)."""
+    turn: int
+    """The turn in the round."""
+    best: int
+    """The advised card, or row 1..4."""
+    card: Card | None
+    """For a row choice, the card waiting for its row; else null."""
+    reason: ReasonName
+    """What the hint sentence tells (docs/advice.md lists them)."""
+    alternative: int | None
+    """The option the reason speaks of (the next best, or the cheapest passed over)."""
+    risk: float | None
+    """That option's expected bullheads by the reason."""
+    cost: float | None
+    """The advised option's expected bullheads."""
+    decided: bool
+    """The round cannot change the game's result (the advice is the safest option)."""
+    options: list[OptionAdvice]
+    """Every legal option, best first."""
+
+
+class DecisionReviewPayload(_Payload):
+    """One decision of a finished game, as the expert rates it from the deciding seat's
+    view at that moment (``nimmt.advice.DecisionReview``)."""
+
+    index: int
+    """The decision's place in the record (rounds in order, decisions in order), from 0:
+    what a replay viewer jumps to."""
+    seat: int
+    """Who decided."""
+    round: int
+    """The round (from 1)."""
+    turn: int
+    """The turn in the round."""
+    kind: DecisionKindName
+    """``card`` or ``row`` (drafts are not reviewed)."""
+    played: int
+    """What the player chose."""
+    best: int
+    """What the expert would have chosen."""
+    loss: float | None
+    """What the choice gave away by the search's score (0 when it was the expert's)."""
+    extra: float | None
+    """Expected bullheads over the expert's choice."""
+    win_lost: float | None
+    """The win chance given away; null where only the round was rated."""
+    advice: AdvicePayload
+    """Every option with its numbers."""
+
+
+class PlayerReviewPayload(_Payload):
+    """One seat's game in a few numbers (``nimmt.advice.PlayerReview``)."""
+
+    seat: int
+    """The seat, from 0."""
+    name: str
+    """The player's name in the record."""
+    decisions: int
+    """Decisions reviewed."""
+    agreed: int
+    """Those where the player chose as the expert would."""
+    extra: float | None
+    """Expected bullheads given away over the game."""
+    total: int
+    """The final total."""
+
+
+class GameAnalysis(_Payload):
+    """``GET /api/games/{id}/analysis``: a finished game reviewed by the expert (the fields
+    of ``nimmt analyse --json``, with the game's id)."""
+
+    game: int
+    """The game's id (as in ``/api/games/{id}``)."""
+    language: str
+    """The language of ``text``."""
+    text: list[str]
+    """The analysis in a few sentences, short enough to listen to: one per player, then
+    the costliest decisions with what the expert would have played."""
+    names: list[str]
+    """The players' names by seat."""
+    winners: list[int]
+    """The winners' seats."""
+    seed: int
+    """The search's seed (the same record, seed and budget give the same analysis)."""
+    rollouts: int
+    """The search's budget per decision."""
+    players: list[PlayerReviewPayload]
+    """One summary per seat."""
+    costliest: list[int]
+    """The ``index`` of the decisions that gave away most, largest first."""
+    decisions: list[DecisionReviewPayload]
+    """Every reviewed decision, in the game's order."""
+
+
 # -- builders -----------------------------------------------------------------------------
 
 
@@ -575,7 +745,7 @@ def rules_info(rules: Rules) -> RulesInfo:
 def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
     """``view`` as its wire model, unvalidated (``rules``: its rules' model, when the
     caller keeps one). Only what the view holds goes out: the view is already the
-    seat's share of the game (RULES.md §6)."""
+    seat's share of the game (docs/rules.md §6)."""
     pending = view.pending
     return build(ViewPayload, {
         "player": view.player,
@@ -606,4 +776,23 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
         "marker": view.marker,
         "draft_pool": view.draft_pool,
         "winners": view.winners,
+    })
+
+
+def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator) -> Sheet:
+    """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
+    said by the narration in ``lang`` (a language code, or its narrator)."""
+    speak = lang if isinstance(lang, Narrator) else narrator(lang)
+    rows = view.rows
+    return build(Sheet, {
+        "rows": speak.rows_sentence(view),
+        "row": tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
+        "row_bullheads": tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)),
+        "cards": tuple((c, speak.bullheads_sentence(c)) for c in (*view.hand, *view.draft_pool)),
+        "chosen": speak.chosen_sentence(view, names),
+        "scores": speak.scores_sentence(view, names),
+        "hand": speak.hand_sentence(view) if view.player is not None else None,
+        "decision": speak.your_decision_sentence(view),
+        "timer": tuple(speak.timer_sentence(s) for s in range(1, 11)),
+        "rules": speak.rules_sentence(view.rules),
     })

@@ -28,12 +28,15 @@ from .. import decisions as D
 from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
 from ..decisions import Decision
 from .payloads import (
+    AdvicePayload,
     ChatItem,
     EventItem,
+    GameAnalysis,
     Item,
     NoticeItem,
     Prompt,
     SeatInfo,
+    Sheet,
     TableInfo,
     ViewPayload,
 )
@@ -106,6 +109,10 @@ ERROR_CODES: dict[str, str] = {
     "server_full": "the server holds as many tables or connections as it may",
     "quota": "a limit per player or address is reached (tables, new names, chat, games)",
     "too_many_changes": "the chosen card was changed too often this turn",
+    "hints_off": "hints are off at this table (always in rated games; the host may turn "
+                 "them off)",
+    "hint_pending": "a hint asked on this connection is still being computed",
+    "busy": "the server is computing as many hints and analyses as it may; ask again later",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -147,6 +154,9 @@ ErrorCode: TypeAlias = Literal[
     "server_full",
     "quota",
     "too_many_changes",
+    "hints_off",
+    "hint_pending",
+    "busy",
 ]
 
 
@@ -211,7 +221,7 @@ class RulesSpec(BaseModel):
     """``classic`` or ``category5``."""
     variants: Annotated[list[Annotated[str, Field(max_length=32)]], Field(max_length=8)] = []
     """Any of ``tactics``, ``logic``, ``professional``, ``open``, ``open-hands``, ``jokers``
-    (where RULES.md allows the combination)."""
+    (where docs/rules.md allows the combination)."""
     players: Annotated[int, Field(strict=True, ge=2, le=10)] = 4
     """Seats at the table."""
     limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
@@ -238,6 +248,8 @@ class CreateTable(_Client):
     """Whether to leave the table out of the lobby."""
     name: Annotated[str, Field(max_length=64)] | None = None
     """The table's name (plain text); null: after the host."""
+    hints: bool = True
+    """Whether seated people may ask for hints (never in a rated game)."""
 
 
 class Join(_Client):
@@ -369,6 +381,25 @@ class Rematch(_Client):
     """The message's name."""
 
 
+class AskHint(_Client):
+    """Ask the expert for advice on your pending decision. Answered, to you only, by a
+    ``hint`` (or an ``error``: ``hints_off``, ``not_your_turn``, ``hint_pending``,
+    ``busy``, …). One hint at a time per connection."""
+
+    type: Literal["hint"]
+    """The message's name."""
+
+
+class SetHints(_Client):
+    """Host: allow (``true``) or forbid (``false``) hints at this table. Rated tables never
+    allow them."""
+
+    type: Literal["set_hints"]
+    """The message's name."""
+    hints: bool
+    """Whether seated people may ask for hints."""
+
+
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
@@ -400,6 +431,8 @@ ClientMessage: TypeAlias = Annotated[
     | Chat
     | Kick
     | Rematch
+    | AskHint
+    | SetHints
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -476,7 +509,7 @@ class Ack(_Server):
 
 
 class TableState(_Server):
-    """Everything you may know now: the table and your view of the game (RULES.md §6).
+    """Everything you may know now: the table and your view of the game (docs/rules.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
     first game starts.
@@ -492,6 +525,8 @@ class TableState(_Server):
     """Your view of the game; null before the first game."""
     prompt: Prompt | None = None
     """The decision asked of you now; null if none."""
+    sheet: Sheet | None = None
+    """What the shortcuts say about ``view``, in your language; null with no view."""
     ref: Ref = None
     """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
     else null."""
@@ -513,6 +548,10 @@ class Events(_Server):
     """The decision asked of you now; null if none."""
     text: list[str] = []
     """The narration of the game events among the items: one entry per step."""
+    view: ViewPayload | None = None
+    """Your view of the game after these items, when they hold a game event; else null."""
+    sheet: Sheet | None = None
+    """What the shortcuts say about ``view``, in your language; null with no view."""
 
 
 class LobbyTable(BaseModel):
@@ -546,6 +585,24 @@ class LobbyList(_Server):
     """The ``ref`` of the ``lobby`` message."""
 
 
+class Hint(_Server):
+    """The expert's advice on your decision ``key`` (the ``key`` of the prompt it answers;
+    if your prompt's key has changed since, the advice is about a decision already
+    made). ``text`` is the hint in one or two short sentences in your language; ``advice``
+    the numbers behind it (to highlight the advised card or row)."""
+
+    type: Literal["hint"] = "hint"
+    """The message's name."""
+    key: str
+    """The decision it advises on (the prompt's ``key``)."""
+    text: str
+    """The hint, said in the language of your ``hello``."""
+    advice: AdvicePayload
+    """The advice as data."""
+    ref: Ref = None
+    """The ``ref`` of the ``hint`` message."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -556,7 +613,7 @@ class Pong(_Server):
 
 
 ServerMessage: TypeAlias = Annotated[
-    Welcome | Error | Ack | TableState | Events | LobbyList | Pong,
+    Welcome | Error | Ack | TableState | Events | LobbyList | Hint | Pong,
     Field(discriminator="type"),
 ]
 
@@ -695,4 +752,5 @@ def protocol_schema() -> dict[str, Any]:
         "client": _CLIENT.json_schema(),
         "server": _SERVER.json_schema(),
         "error_codes": ERROR_CODES,
+        "http": {"analysis": TypeAdapter(GameAnalysis).json_schema()},
     }

@@ -46,7 +46,9 @@ from .botworker import DEFAULT
 from .commands import (
     Ack,
     AddBot,
+    Advise,
     AskBot,
+    AskHint,
     Attach,
     Audience,
     BotAnswered,
@@ -74,6 +76,7 @@ from .commands import (
     Say,
     SendMissed,
     SendState,
+    SetHints,
     SitDown,
     StartGame,
     StartTimer,
@@ -95,6 +98,7 @@ from .tablelog import (
     Closed,
     Decided,
     Entry,
+    HintsSet,
     HostPassed,
     Sat,
     Started,
@@ -220,6 +224,8 @@ class Table:
     game_seq: int = 0
     #: Decisions applied (for the benchmark and tests).
     decisions: int = 0
+    #: Whether the host allows hints (rated tables never give them: :attr:`hints_on`).
+    hints: bool = True
     # -- what lives only while the server runs --
     #: Connections at the table, each with the seat it sees as (None: a spectator).
     watchers: dict[int, int | None] = field(default_factory=dict)
@@ -251,6 +257,12 @@ class Table:
     def names(self) -> list[str]:
         """The display names by seat, as the narration names them."""
         return [s.name if s is not None else f"{i + 1}" for i, s in enumerate(self.seats)]
+
+    @property
+    def hints_on(self) -> bool:
+        """Whether a seated person may ask for a hint: the host allows it, and the table
+        is not rated (a hint in a rated game would be help from outside the game)."""
+        return self.hints and not self.rated
 
     def audience(self, skip: int | None = None) -> Audience:
         """The connections at the table now (but ``skip``), with their seats."""
@@ -354,6 +366,10 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             t.chats += 1
             t.seq += 1
             t.items.append(StreamItem(t.seq, "chat", ChatLine(seat, name, text)))
+        case HintsSet(on):
+            # The table's info says it (a fresh table_state): no stream item, so clients
+            # that know no notice of it have nothing new to read.
+            t.hints = on
         case Closed():
             t.status = "closed"
             _notice(t, "closed", None, None, "The table is closed.")
@@ -445,7 +461,7 @@ def info(t: Table, audience: Audience | None = None) -> TableInfo:
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
         "rules_name": t.rules.name, "status": t.status, "turn_timer": t.turn_timer,
         "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
-        "spectators": sum(1 for _, v in watchers if v is None),
+        "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,
     })
 
 
@@ -532,8 +548,12 @@ class _Step:
                 self.decide(decision, "player", who, ref)
             case BotAnswered(seat, key, decision):
                 self.bot_answered(seat, key, decision)
-            case Create(who, ref):
+            case AskHint(who, ref):
+                self.hint(who, ref)
+            case Create(who, ref, hints):
                 self.log(Sat(0, who.player_id, who.name))
+                if not hints:
+                    self.log(HintsSet(False))
                 t.watchers[who.conn] = 0
                 self.out.append(SendState(who.conn, 0, ref))
             case Attach(who, ref, spectate, last_seq):
@@ -597,6 +617,14 @@ class _Step:
                         "quota", f"a table plays at most {t.limits.games_per_table} games; "
                         "open a new one")
                 self.change(Started(t.game_no + 1), who, ref, random.Random(seed))
+            case SetHints(who, ref, on):
+                self.host(who)
+                if on and t.rated:
+                    raise P.ProtocolError("hints_off", "a rated table gives no hints")
+                if on == t.hints:
+                    self.out.append(Ack(who.conn, ref))
+                else:
+                    self.change(HintsSet(on), who, ref)
             case Kick(who, ref, seat):
                 self.kick(who, ref, seat)
             case Leave(who, ref):
@@ -709,6 +737,26 @@ class _Step:
             self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
         self.out.append(Broadcast(mark, state, t.audience()))
+
+    def hint(self, who: Who, ref: P.Ref) -> None:
+        """A hint on the asker's own pending decision, made from their seat's view only:
+        the actor has it computed in a worker and answers that connection alone."""
+        t = self.t
+        seat = self.seated(who)
+        if t.rated:
+            raise P.ProtocolError("hints_off", "a rated game gives no hints")
+        if not t.hints:
+            raise P.ProtocolError("hints_off", "the host turned hints off at this table")
+        game = t.game
+        if game is None or t.status == "open":
+            raise P.ProtocolError("not_started", "the game has not started")
+        if t.status != "playing" or game.is_over:
+            raise P.ProtocolError("game_over", "the game is over")
+        pend = game.pending
+        if pend is None or seat not in pend.players or not game.legal(seat):
+            raise P.ProtocolError("not_your_turn", "nothing is asked of you now; a hint is "
+                                  "for your own pending decision")
+        self.out.append(Advise(who.conn, ref, seat, decision_key(t, seat), game.view(seat)))
 
     def say(self, who: Who, ref: P.Ref, raw: str) -> None:
         t = self.t

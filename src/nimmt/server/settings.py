@@ -66,6 +66,20 @@ class Settings(BaseSettings):
     #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,
     #: or ``nimmt serve --bot mine=pkg.mod:Mine``); hosts seat them by name.
     bots: dict[str, str] = Field(default_factory=dict)
+    #: Worker processes for hints and game analyses (a lane of their own, beside the bots').
+    tutor_workers: int = Field(default=1, ge=1, le=16)
+    #: Hints and analyses computed or waiting at once; more are refused (``busy``, HTTP 503).
+    tutor_queue: int = Field(default=8, ge=1, le=1000)
+    #: Rollouts of a hint's search (it stops at one second in any case).
+    hint_rollouts: int = Field(default=6000, ge=10, le=1_000_000)
+    #: Tokens of the connection's message bucket a hint costs (it is a second of search).
+    hint_cost: float = Field(default=10.0, ge=1)
+    #: Analyses of games not yet analysed that one client address may ask for per minute.
+    analyses_per_minute: int = Field(default=4, ge=1)
+    #: Analyses kept in memory (the most recently asked for).
+    analysis_cache: int = Field(default=256, ge=1)
+    #: Rollouts per decision of a game analysis (the search's budget).
+    analysis_rollouts: int = Field(default=2000, ge=10, le=100_000)
     #: Most tables open at once (a guard against abuse).
     max_tables: int = Field(default=5000, ge=1)
 

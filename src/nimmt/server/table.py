@@ -30,9 +30,10 @@ from ..engine import Game
 from ..rules import Rules
 from ..views import View
 from . import protocol as P
-from .botpool import BotPool
+from .botpool import BotPool, decision_seed
 from .commands import (
     Ack,
+    Advise,
     AskBot,
     Attach,
     Broadcast,
@@ -57,13 +58,14 @@ from .commands import (
 )
 from .fanout import Fanout, since
 from .fanout import Peer as Receiver
-from .payloads import TableInfo, view_payload
+from .payloads import AdvicePayload, TableInfo, build, dump, view_payload
 from .persist import persist
 from .reducer import Limits, Seat, StreamItem, Table, bot_priority, info, reduce, replay, trim
 from .schedule import Scheduler
 from .settings import Settings
 from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
+from .tutor import Tutor, TutorBusy
 
 __all__ = ["Peer", "Seat", "TableActor", "view_to_dict"]
 
@@ -71,9 +73,11 @@ log = logging.getLogger("nimmt.server")
 
 
 class Peer(Receiver, Protocol):
-    """A connection as its table knows it: it also says which table it is at."""
+    """A connection as its table knows it: it also says which table it is at, and whether
+    a hint it asked for is still being computed (one at a time per connection)."""
 
     table: TableActor | None
+    hinting: bool
 
 
 def view_to_dict(view: View) -> dict[str, Any]:
@@ -90,6 +94,7 @@ class TableActor:
         store: Store,
         settings: Settings,
         bots: BotPool,
+        tutor: Tutor,
         on_close: Callable[[TableActor], None],
         table_id: int,
         code: str,
@@ -104,6 +109,10 @@ class TableActor:
         self.settings = settings
         #: Where the bots of this table (and its default player) think.
         self.bots = bots
+        #: Where hints are computed (worker processes of their own).
+        self.tutor = tutor
+        #: Hints being computed, each answering one connection.
+        self.hints: set[asyncio.Task[None]] = set()
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
         self.table = Table(table_id, code, name, host_id, rules, turn_timer, rated, private,
@@ -201,10 +210,10 @@ class TableActor:
             self._queued[conn] = self._queued.get(conn, 0) + 1
         self.queue.put_nowait(command)
 
-    def create(self, peer: Peer, ref: P.Ref) -> None:
-        """``peer`` opened this table: it takes seat 0."""
+    def create(self, peer: Peer, ref: P.Ref, hints: bool = True) -> None:
+        """``peer`` opened this table: it takes seat 0. ``hints``: whether it allows hints."""
         self.peers[peer.id] = peer
-        self.post(Create(_who(peer), ref))
+        self.post(Create(_who(peer), ref, hints))
 
     def attach(self, peer: Peer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
         """``peer`` joins (``mode`` ``join``) or watches (``spectate``) this table."""
@@ -236,8 +245,11 @@ class TableActor:
         self.task = asyncio.create_task(self.run(), name=f"table-{self.code}")
 
     async def stop(self) -> None:
-        """Stop the loop and every timer (server shutdown; the log stays as it is)."""
+        """Stop the loop, every timer and every hint (server shutdown; the log stays as it
+        is)."""
         self.scheduler.stop()
+        for task in list(self.hints):
+            task.cancel()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -339,6 +351,8 @@ class TableActor:
                 fan.presence(audience, now)
             case AskBot():
                 self.scheduler.ask(effect)
+            case Advise():
+                self.advise(effect)
             case StartTimer():
                 self.scheduler.start(effect)
             case CancelTimer(timer):
@@ -350,6 +364,44 @@ class TableActor:
                 self.closing = True
             case Persist() | SendMissed():
                 raise AssertionError(f"{effect} goes through handle()")
+
+    def advise(self, effect: Advise) -> None:
+        """Have the hint the reducer allowed computed in the tutor's workers, and answer
+        the connection that asked (only it) when it is done; one hint at a time per
+        connection."""
+        peer = self.peers.get(effect.conn)
+        if peer is None:
+            return
+        if peer.hinting:
+            self.fanout.refuse(effect.conn, "hint_pending", "your last hint is still being "
+                               "computed; it comes in a moment", effect.ref)
+            return
+        peer.hinting = True
+        task = asyncio.create_task(self._hint(peer, effect), name=f"hint-{self.code}")
+        self.hints.add(task)
+        task.add_done_callback(self.hints.discard)
+
+    async def _hint(self, peer: Peer, effect: Advise) -> None:
+        # The seed is the decision's own, as a bot's would be: asking again gives the
+        # same advice, so asking many times gains nothing.
+        seed = decision_seed(self.table.id, effect.seat, effect.key)
+        try:
+            data, text = await self.tutor.hint(effect.view, seed, peer.lang,
+                                               self.settings.hint_rollouts)
+        except TutorBusy:
+            self.fanout.refuse(peer.id, "busy", "the server is computing as many hints as it "
+                               "may; ask again in a moment", effect.ref)
+            return
+        except Exception:
+            log.exception("table %s: a hint failed", self.code)
+            self.fanout.refuse(peer.id, "internal", "the hint could not be computed",
+                               effect.ref)
+            return
+        finally:
+            peer.hinting = False
+        peer.send(dump(build(P.Hint, {
+            "seq": peer.seq, "type": "hint", "key": effect.key, "text": text,
+            "advice": AdvicePayload.model_validate(data), "ref": effect.ref})))
 
     def _release(self) -> None:
         """Forget the connections no longer at the table (and with nothing on its queue);

@@ -36,6 +36,7 @@ __all__ = [
     "Closed",
     "Decided",
     "Entry",
+    "HintsSet",
     "HostPassed",
     "Sat",
     "Started",
@@ -125,12 +126,20 @@ class Chatted:
 
 
 @dataclass(frozen=True, slots=True)
+class HintsSet:
+    """The host allowed (``on``) or forbade hints at the table (or opened it without)."""
+
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Closed:
     """The table closed."""
 
 
 Entry: TypeAlias = (
-    Sat | BotSeated | Unseated | HostPassed | Started | Decided | AutoPlay | Chatted | Closed
+    Sat | BotSeated | Unseated | HostPassed | Started | Decided | AutoPlay | Chatted
+    | HintsSet | Closed
 )
 
 
@@ -174,6 +183,8 @@ def entry_to_row(entry: Entry) -> tuple[str, dict[str, Any]]:
             return "auto", {"seat": seat, "on": on, "reason": reason}
         case Chatted(seat, name, text):
             return "chat", {"seat": seat, "name": name, "text": text}
+        case HintsSet(on):
+            return "hints", {"on": on}
         case Closed():
             return "close", {}
 
@@ -209,6 +220,8 @@ def entry_from_row(kind: str, data: dict[str, Any]) -> Entry:
             return AutoPlay(data["seat"], data["on"], data["reason"])
         case "chat":
             return Chatted(data.get("seat"), data["name"], data["text"])
+        case "hints":
+            return HintsSet(bool(data["on"]))
         case "close":
             return Closed()
     raise ValueError(f"unknown log entry {kind!r}")

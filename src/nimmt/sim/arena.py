@@ -852,6 +852,7 @@ class _progress_bar:
             return advance
         if not self.show:
             return lambda k: None
+        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -868,6 +869,7 @@ class _progress_bar:
             TimeElapsedColumn(),
             TextColumn("left"),
             TimeRemainingColumn(),
+            console=Console(stderr=True),  # standard output is for the results
             transient=False,
         )
         self._bar.__enter__()

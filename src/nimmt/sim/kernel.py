@@ -271,7 +271,7 @@ def needs_row(st: IntArray, c: int) -> bool:
 
 @_jit
 def default_row(st: IntArray) -> int:
-    """RULES.md §5: fewest bullheads, then fewest cards, then the lowest row (0..3)."""
+    """docs/rules.md §5: fewest bullheads, then fewest cards, then the lowest row (0..3)."""
     best = 0
     for i in range(1, 4):
         if st[R_BULL + i] < st[R_BULL + best] or (
@@ -605,7 +605,7 @@ def simulate_rounds(
 # A search plays the rest of the round; what that round means for the game is said by
 # ``game_value``: the chance the seat wins the game given everyone's totals, the limit
 # and the end mode. Where the round ends the game the answer is exact (the engine's own
-# end-of-round rules, RULES.md section 3); where the game goes on, a model of the rounds to
+# end-of-round rules, docs/rules.md §3); where the game goes on, a model of the rounds to
 # come: each player's later rounds add a normal penalty with the player's own mean
 # (its rounds so far, shrunk to a prior) and a common spread, over the rounds the game
 # should still last. The model is smooth, so that one bullhead more or less always
@@ -727,7 +727,7 @@ def game_value(st: IntArray, me: int, ctx: FloatArray) -> tuple[float, float]:
     """``(win, ahead)`` for seat ``me`` at the end of the round in ``st``: its chance to win
     the game (a tied win shared) and the share of the other seats it finishes ahead of.
 
-    Exact when the round ends the game (RULES.md section 3, the engine's end of round);
+    Exact when the round ends the game (docs/rules.md §3, the engine's end of round);
     otherwise the model of the rounds to come described above.
     """
     n = st[NPLAYERS]

@@ -51,6 +51,13 @@ DEFAULT_BUDGET = Budget(seconds=1.0)
 
 # Time kept back from a seconds budget for sampling, encoding and answering.
 _MARGIN = 0.03
+#: The share of a seconds budget the search plans to use: the rest absorbs the last
+#: chunk's overrun on a busy machine (bench/decision_time.py: a one-second budget at ten
+#: players stays under a second with two cores shared by several busy processes).
+_SHARE = 0.85
+#: The longest a chunk of rollouts is planned to take (seconds), so a decision runs past
+#: its deadline by little even when other processes take the CPU mid-chunk.
+_SLICE = 0.025
 
 _warm = False
 
@@ -252,7 +259,10 @@ class _SearchBot:
                 if left <= 0:
                     break
                 rate = n / max(now - t0, 1e-6)
-                chunk = max(1, min(int(rate * left * 0.5), 1 << 16))
+                # Half the time left, but never more than a short slice: on a busy machine
+                # the rate can drop several times over within a chunk, and the deadline is
+                # only looked at between chunks.
+                chunk = max(1, min(int(rate * min(left * 0.5, _SLICE)), 1 << 16))
             else:
                 chunk = min(chunk * 2, 1 << 16)
         return done * per_step
@@ -274,7 +284,8 @@ class _SearchBot:
         start = time.perf_counter()
         limit = self.budget.rollouts
         seconds = self.budget.seconds
-        deadline = None if seconds is None else start + max(seconds - _MARGIN, seconds * 0.5)
+        deadline = None if seconds is None else start + max(
+            min(seconds - _MARGIN, seconds * _SHARE), seconds * 0.5)
         alive = np.arange(k, dtype=np.int64)
         phases = max(1, (k - 1).bit_length()) if self.halving else 1
         done = 0

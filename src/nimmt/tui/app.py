@@ -7,7 +7,7 @@ session says), a status line with the decision asked and the last shortcut's
 sentence, and a command line that takes everything the plain mode takes. A row
 choice opens a dialog; the end of the game opens the results with a rematch.
 
-Keyboard first: the seed's single keys (V, 1–4, C, T, S) plus R and H act
+Keyboard first: the Playroom's single keys (V, 1–4, C, T, S) plus R, H (hint) and ? act
 while the focus is in the game area and never while typing in the command
 line; a :class:`~nimmt.tui.commands.Keymap` may move them or turn them off.
 The mouse works too. Nothing relies on colour alone: the focus and the
@@ -416,7 +416,7 @@ class NimmtApp(App[int]):
     # -- single keys ------------------------------------------------------------------------
 
     def on_key(self, event: Key) -> None:
-        """The seed's shortcuts, only while the focus is in the game area (not the command
+        """The Playroom's shortcuts, only while the focus is in the game area (not the command
         line); in the hand, digits type a card number to jump to."""
         if isinstance(self.focused, Input) or not event.character:
             return
@@ -439,6 +439,17 @@ class NimmtApp(App[int]):
         if action == "keys":
             self.query_one("#log", RichLog).write(self.interpreter.help())
             self.query_one("#log", RichLog).write(self.labels("help.textual"))
+        if action == "hint":
+            # A search (or the server) takes up to a second: a worker waits for it.
+            def work() -> None:
+                try:
+                    text, urgent = self.interpreter.speak("hint"), False
+                except Refused as exc:
+                    text, urgent = str(exc), True
+                self.call_from_thread(self._outcome, text, urgent, False)
+
+            self.run_worker(work, thread=True, group="hint", exclusive=True)
+            return
         self._say(self.interpreter.speak(action))
 
     def _jump(self, digit: str) -> None:

@@ -4,8 +4,8 @@
 server address it opens a table there (``--bots`` seats bots; others join by
 its code), and with ``--join CODE`` or a table link it sits at that table
 (``--spectate CODE`` watches). The face is the full-screen Textual app, or the
-plain line mode when ``--plain`` is given, ``NIMMT_PLAIN=1`` is set, ``TERM`` is
-``dumb`` or standard output is not a terminal.
+plain line mode when :func:`nimmt.cli_output.wants_plain` says so (``--plain``,
+``NIMMT_PLAIN``, ``NO_COLOR``, ``TERM=dumb`` or a standard output that is not a terminal).
 
 Every refusal (rules that do not combine, a bot that cannot be built, a server
 that does not answer, a wrong code) is one sentence on standard error and a
@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from ..bots import BotError, make_bot
+from ..cli_output import wants_plain
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, available_languages, narrator
 from ..rules import EndMode, Rules
@@ -29,18 +30,7 @@ from .commands import Keymap, KeymapError
 from .local import LocalSession
 from .session import Session
 
-__all__ = ["choose_language", "play_command", "wants_plain"]
-
-
-def wants_plain(plain: bool, stdout: object = None) -> bool:
-    """The plain mode when asked for, or when a full screen cannot be drawn or read."""
-    out = sys.stdout if stdout is None else stdout
-    if plain or os.environ.get("NIMMT_PLAIN", "") not in ("", "0"):
-        return True
-    if os.environ.get("TERM", "") == "dumb":
-        return True
-    isatty = getattr(out, "isatty", None)
-    return not (callable(isatty) and isatty())
+__all__ = ["choose_language", "play_command"]
 
 
 def choose_language(lang: str | None) -> str:

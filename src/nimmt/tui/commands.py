@@ -1,9 +1,10 @@
 """Keys and typed commands, read the same way by both faces.
 
-The seed's shortcuts (RULES.md §7) — V rows, 1–4 one row, C bullheads, T who
-has chosen, S scores — plus R (repeat the last announcement) and H (help) are
-*actions*. The Textual app binds them to single keys; the plain mode reads them
-as a letter typed and Enter. Either way :class:`Interpreter` turns an action
+The Playroom's shortcuts (docs/rules.md §9) — V rows, 1–4 one row, C bullheads, T who
+has chosen, S scores — plus R (repeat the last announcement), H (a hint: the
+expert's advice on the decision asked) and ? (help) are *actions*. The Textual
+app binds them to single keys; the plain mode reads them as a letter typed and
+Enter. Either way :class:`Interpreter` turns an action
 into its sentence, taken from the session's sheet, so the two faces say the
 same thing for the same key. A :class:`Keymap` can move a shortcut to another
 key or turn the single keys off (``--keys``); the commands ``/rows``,
@@ -27,16 +28,17 @@ __all__ = ["ACTIONS", "DEFAULT_KEYS", "Interpreter", "Keymap", "KeymapError", "O
 
 #: The shortcut actions, in the order help lists them.
 ACTIONS = ("rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores", "repeat",
-           "keys")
+           "hint", "keys")
 
 DEFAULT_KEYS: Mapping[str, str] = {
     "rows": "v", "row1": "1", "row2": "2", "row3": "3", "row4": "4", "bullheads": "c",
-    "chosen": "t", "scores": "s", "repeat": "r", "keys": "h",
+    "chosen": "t", "scores": "s", "repeat": "r", "hint": "h", "keys": "?",
 }
 
 #: Commands by name (``/scores``) for every action, whatever the keymap says.
 _ACTION_COMMANDS = {"rows": "rows", "bullheads": "bullheads", "chosen": "chosen",
-                    "scores": "scores", "repeat": "repeat", "help": "keys", "keys": "keys"}
+                    "scores": "scores", "repeat": "repeat", "help": "keys", "keys": "keys",
+                    "hint": "hint"}
 _TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say")
 
 
@@ -54,7 +56,7 @@ class Keymap:
     @classmethod
     def parse(cls, spec: str | None) -> Keymap:
         """``None`` or ``""``: the defaults; ``off``: no single keys; ``rows=w,scores=p``:
-        those actions moved (each key one letter or digit, used once)."""
+        those actions moved (each key one letter, digit or ``?``, used once)."""
         keys = dict(DEFAULT_KEYS)
         if not spec:
             return cls(keys)
@@ -66,8 +68,8 @@ class Keymap:
             if not sep or action not in DEFAULT_KEYS:
                 raise KeymapError(f"{part.strip()!r}: write ACTION=KEY with an action among "
                                   f"{', '.join(ACTIONS)}")
-            if len(key) != 1 or not key.isalnum():
-                raise KeymapError(f"{part.strip()!r}: a key is one letter or digit")
+            if len(key) != 1 or not (key.isalnum() or key == "?"):
+                raise KeymapError(f"{part.strip()!r}: a key is one letter, digit or ?")
             keys[action] = key
         taken: dict[str, str] = {}
         for action, key in keys.items():
@@ -117,6 +119,8 @@ class Interpreter:
             return self.help()
         if action == "repeat":
             return s.last_said
+        if action == "hint":
+            return s.hint()
         if not snap.playing:
             return labels("no_game")
         if action == "rows":
@@ -160,6 +164,7 @@ class Interpreter:
                 labels("help.chosen", key=k["chosen"]),
                 labels("help.scores", key=k["scores"]),
                 labels("help.repeat", key=k["repeat"]),
+                labels("help.hint", key=k["hint"]),
                 labels("help.keys", key=k["keys"]),
             ]
         else:

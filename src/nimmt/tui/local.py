@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -181,6 +182,21 @@ class LocalSession(Session):
             else:
                 events = game.decide(DraftCard(0, value))
             self._tell(events + self._run_bots())
+
+    def hint(self) -> str:
+        with self.lock:
+            game = self.game
+            ask = self.snapshot.ask
+            if game is None or ask is None:
+                raise Refused(self.labels("nothing_asked"))
+            view = game.view(0)  # the player's view: a hint knows what they know
+        try:
+            from ..sim.advice import advise
+        except ImportError:  # no numpy/numba: no search
+            raise Refused(self.labels("hint.unavailable")) from None
+        # The decision's own seed: the same question gets the same answer.
+        advice = advise(view, seed=zlib.crc32(f"{self.seed}:{ask.key}".encode()))
+        return self.narrator.advice_sentence(advice)
 
     def command(self, name: str, arg: str = "") -> None:
         with self.lock:

@@ -40,6 +40,7 @@ from ..server.protocol import (
     Error,
     EventItem,
     Events,
+    Hint,
     NoticeItem,
     Prompt,
     TableState,
@@ -391,6 +392,22 @@ class RemoteSession(Session):
             raise Refused(self._refusal(exc)) from None
         except (ConnectionLost, TimeoutError):
             raise Refused(self.labels("online.lost")) from None
+
+    def hint(self) -> str:
+        """The server computes the hint from this seat's view and says it in this
+        session's language."""
+        if self.snapshot.ask is None:
+            raise Refused(self.labels("nothing_asked"))
+        client = self.client
+        assert client is not None
+        try:
+            msg = client.request({"type": "hint"}, want="hint")
+        except ServerError as exc:
+            raise Refused(self._refusal(exc)) from None
+        except (ConnectionLost, TimeoutError):
+            raise Refused(self.labels("online.lost")) from None
+        assert isinstance(msg, Hint)
+        return msg.text
 
     def command(self, name: str, arg: str = "") -> None:
         client = self.client

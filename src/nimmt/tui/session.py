@@ -6,7 +6,7 @@ a :class:`Session` and only shows what it says. A session keeps
 
 - a :class:`Snapshot` of the table (rows, hand, players, scores, who has
   chosen, the decision asked of you as an :class:`Ask`) with the
-  :class:`Sheet`, the sentences the shortcuts speak (RULES.md §7);
+  :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9);
 - a stream of :class:`Said` lines given to its listeners: the narration of
   every event (one line each), notices, chat, the decision asked (once per
   decision), refusals and connection troubles.
@@ -98,12 +98,12 @@ class Sheet:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
-        """The speech sheet the server sends (``GET /api/speech``)."""
+        """The speech sheet the server sends (``GET /api/speech``; ``cards`` as pairs)."""
         return cls(
             rows=data.get("rows") or "",
             row=tuple(data.get("row") or ()),
             row_bullheads=tuple(data.get("row_bullheads") or ()),
-            cards={int(k): v for k, v in (data.get("cards") or {}).items()},
+            cards={int(card): text for card, text in (data.get("cards") or ())},
             chosen=data.get("chosen") or "",
             scores=data.get("scores") or "",
             hand=data.get("hand"),
@@ -291,6 +291,13 @@ class Session(ABC):
 
         Raises :class:`Refused` with the sentence to say when it cannot be taken.
         """
+
+    @abstractmethod
+    def hint(self) -> str:
+        """The expert's advice on the decision asked of the player, as one sentence, from
+        the player's view only. Takes up to a second (a search): faces that must stay
+        responsive call it from a thread. Raises :class:`Refused` with the sentence to
+        say when there is nothing to advise on or no hint may be had."""
 
     @abstractmethod
     def command(self, name: str, arg: str = "") -> None:

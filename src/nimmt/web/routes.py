@@ -3,8 +3,9 @@
 ``GET /api/speech/{code}?lang=&after=&upto=`` (header ``X-Nimmt-Token``) gives
 a page, for the table ``code`` and the seat its player holds there (none for a
 spectator): the narration of the game events with ``after < seq <= upto``,
-filtered for that seat; the view as it is now (the WebSocket ``events`` message
-carries items, not the view); and the speech sheet of the shortcuts.
+filtered for that seat; the view as it is now; and the speech sheet of the
+shortcuts (the same :class:`~nimmt.server.payloads.Sheet` the WebSocket frames
+carry with each view). The terminal client asks it; the web pages need not.
 
 ``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
 (one per turn, round start and round end), each with its sentences and the rows
