@@ -62,7 +62,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
                NIMMT_RATE="1000", NIMMT_BURST="1000", NIMMT_NAMES_PER_MINUTE="1000",
                NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
-               NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000")
+               NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
+               NIMMT_REVEAL_PACE="0")
     proc = subprocess.Popen(
         [*_nimmt(), "serve", "--port", "0", "--db",
          f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],

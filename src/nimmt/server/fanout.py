@@ -16,8 +16,10 @@ seat, and an event every seat sees whole is built once per broadcast.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol, cast
 
+from ..decisions import DecisionKind
 from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
 from ..narrate import narrator
 from . import protocol as P
@@ -33,7 +35,7 @@ from .payloads import (
     rules_info,
     view_payload,
 )
-from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt
+from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt, seat_name
 
 __all__ = ["STEP_STARTS", "Fanout", "Peer", "narration", "seen", "since"]
 
@@ -57,10 +59,10 @@ class Peer(Protocol):
 
 
 def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
-              lang: str) -> list[str]:
+              lang: str, others_chosen: bool | None = None) -> list[str]:
     """The sentences of ``events`` (already filtered for ``viewer``: a spectator gets the
     public events, so no sentence tells what the viewer may not know), one entry per
-    resolution step, in ``lang``."""
+    resolution step, in ``lang``; ``others_chosen`` as :meth:`nimmt.Narrator.narrate`."""
     if not events:
         return []
     speak = narrator(lang)
@@ -68,23 +70,24 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
     step: list[Event] = []
     for ev in events:
         if step and isinstance(ev, STEP_STARTS):
-            out.append(speak.announce(step, names, viewer))
+            out.append(speak.announce(step, names, viewer, others_chosen))
             step = []
         step.append(ev)
     if step:
-        out.append(speak.announce(step, names, viewer))
+        out.append(speak.announce(step, names, viewer, others_chosen))
     return [text for text in out if text]
 
 
-def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any]
-         ) -> tuple[list[Any], list[Event]]:
+def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any],
+         shown: Mapping[str, str] | None = None) -> tuple[list[Any], list[Event]]:
     """``items`` as ``viewer`` may see them: their wire models, and the game events among
     them as the viewer may know them (for the narration).
 
     Each event is filtered for the viewer first (:func:`nimmt.events.for_viewer`) and
     only then looked up in ``cache``, which keeps the models built by seq and by what
     they hold, so a viewer gets the model of exactly its own version: the whole event,
-    or the one with the card hidden that every other seat gets too."""
+    or the one with the card hidden that every other seat gets too. ``shown`` names a
+    notice's bot as the reader's language does (stored name → name said)."""
     models: list[Any] = []
     events: list[Event] = []
     for seq, kind, payload in items:
@@ -101,9 +104,15 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
                 model = cache[key] = build(EventItem, {"seq": seq, "kind": "event",
                                                        "event": event_payload(ev)})
         else:
+            other = cast(Notice | ChatLine, payload)
+            if isinstance(other, Notice) and shown and other.name is not None:
+                said = shown.get(other.name)
+                if said is not None:
+                    other = replace(other, name=said)
+                    key = (seq, said)
             model = cache.get(key)
             if model is None:
-                model = cache[key] = _other_item(seq, cast(Notice | ChatLine, payload))
+                model = cache[key] = _other_item(seq, other)
         models.append(model)
     return models, events
 
@@ -128,13 +137,14 @@ class Fanout:
     # -- frames ---------------------------------------------------------------------------
 
     def state_frame(self, viewer: int | None, ref: P.Ref, now: float,
-                    audience: Audience | None = None) -> str:
-        """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it)."""
+                    audience: Audience | None = None, lang: str | None = None) -> str:
+        """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
+        bots named in ``lang``."""
         t = self.table
         game = t.game
         view = None if game is None else view_payload(game.view(viewer), self._rules)
         return dump(build(P.TableState, {
-            "seq": t.seq, "type": "table_state", "table": info(t, audience), "you": viewer,
+            "seq": t.seq, "type": "table_state", "table": info(t, audience, lang), "you": viewer,
             "view": view, "prompt": prompt(t, viewer, now), "ref": ref,
         }))
 
@@ -145,13 +155,14 @@ class Fanout:
         the prompt even when no item is for the viewer). ``names``: the seats' names, when
         the caller has them already."""
         t = self.table
-        models, events = seen(items, viewer, cache)
+        models, events = seen(items, viewer, cache, bot_names(t, lang))
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always):
             return None
         return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
-            "text": narration(events, names if names is not None else t.names(), viewer, lang),
+            "text": narration(events, names if names is not None else t.names(lang), viewer,
+                              lang, others_chosen(t, viewer)),
         }))
 
     # -- sending ----------------------------------------------------------------------------
@@ -171,7 +182,7 @@ class Fanout:
         peer = self.peers.get(conn)
         if peer is not None:
             peer.seq = self.table.seq
-            peer.send(self.state_frame(viewer, ref, now))
+            peer.send(self.state_frame(viewer, ref, now, lang=peer.lang))
 
     def send_items(self, conn: int, viewer: int | None, items: Sequence[StreamItem],
                    now: float) -> None:
@@ -188,7 +199,7 @@ class Fanout:
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
-                peer.send(self.state_frame(viewer, None, now))
+                peer.send(self.state_frame(viewer, None, now, lang=peer.lang))
 
     def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
         """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
@@ -196,22 +207,19 @@ class Fanout:
         t = self.table
         new = since(t.items, after)
         cache: dict[object, Any] = {}
-        names = t.names()
         groups: dict[tuple[int | None, str], list[Peer]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
                 groups.setdefault((viewer, peer.lang), []).append(peer)
-        states: dict[int | None, str] = {}
+        names = {lang: t.names(lang) for _, lang in groups}
         for (viewer, lang), peers in groups.items():
             text: str | None
             if state:
-                if viewer not in states:
-                    states[viewer] = self.state_frame(viewer, None, now, audience)
-                text = states[viewer]
+                text = self.state_frame(viewer, None, now, audience, lang)
             else:
                 text = self.events_frame(new, viewer, lang, now, cache, always=True,
-                                         names=names)
+                                         names=names[lang])
                 if text is None:
                     continue
             for peer in peers:
@@ -221,10 +229,29 @@ class Fanout:
             # Items that came with a state change still go out, for logs and narration.
             for (viewer, lang), peers in groups.items():
                 text = self.events_frame(new, viewer, lang, now, cache, always=False,
-                                         names=names)
+                                         names=names[lang])
                 if text is not None:
                     for peer in peers:
                         peer.send(text)
+
+
+def others_chosen(t: Table, viewer: int | None) -> bool:
+    """Whether the table waits for ``viewer``'s card alone: everyone else has chosen. The
+    others' choices are said as that one fact (a spectator hears none of them: the reveal
+    tells)."""
+    game = t.game
+    if game is None or viewer is None or game.pending is None:
+        return False
+    if game.pending.kind is not DecisionKind.CARD:
+        return False
+    view = game.view(viewer)
+    return not view.chosen[viewer] and all(
+        view.chosen[p] for p in view.active if p != viewer)
+
+
+def bot_names(t: Table, lang: str) -> dict[str, str]:
+    """The table's bots, stored name → the name a reader of ``lang`` hears."""
+    return {s.name: seat_name(s, lang) for s in t.seats if s is not None and s.kind == "bot"}
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:

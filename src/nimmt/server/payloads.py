@@ -519,7 +519,8 @@ NoticeName: TypeAlias = Literal[
     "sat", "bot_added", "left", "removed", "kicked", "host", "started", "auto_on",
     "auto_off", "closed",
 ]
-NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over"]
+NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over",
+                                  "returned"]
 
 
 class NoticeItem(_Payload):
@@ -537,7 +538,8 @@ class NoticeItem(_Payload):
     """What changed."""
     reason: NoticeReason | None = None
     """Why the default bot took a seat (``auto_on``: ``timeout``, ``left``, ``kicked``,
-    ``disconnected``) or gave it back (``auto_off``: ``took_over``); else null."""
+    ``disconnected``) or gave it back (``auto_off``: ``took_over`` when the person played,
+    ``returned`` after the one decision a timeout gave it); else null."""
     seat: int | None = None
     """The seat it concerns, if any."""
     name: str | None = None

@@ -43,6 +43,7 @@ def sheet(speak: Narrator, view: View | None, names: Sequence[str]) -> dict[str,
         "scores": speak.scores_sentence(view, names),
         "hand": speak.hand_sentence(view) if view.player is not None else None,
         "decision": speak.your_decision_sentence(view),
+        "decision_with_hand": speak.your_decision_sentence(view, hand=True),
         "timer": {str(s): speak.timer_sentence(s) for s in range(1, 11)},
         "rules": speak.rules_sentence(view.rules),
     }
