@@ -269,7 +269,7 @@ def play_out(h: Harness, people: list[Who]) -> None:
 def test_a_game_from_the_first_seat_to_its_record() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    assert h.table.seats[2] is not None and h.table.seats[2].name == "easy bot 1"
+    assert h.table.seats[2] is not None and h.table.seats[2].name == "Easy Bot 1"
     effects = h.run(StartGame(ana, "go", 42))
     assert isinstance(effects[0], Persist) and effects[0].status == "playing"
     assert Ack(ana.conn, "go") in effects

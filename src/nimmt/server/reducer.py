@@ -115,6 +115,7 @@ __all__ = [
     "StreamItem",
     "Table",
     "apply",
+    "bot_name",
     "bot_number",
     "bot_priority",
     "decision_key",
@@ -167,19 +168,26 @@ class Seat:
     auto_reason: AutoReason | None = None
 
 
+def bot_name(bot: str, number: int) -> str:
+    """The name a bot is seated with, as the log and records keep it: English
+    (``"Medium Bot 2"``); each reader hears it in their language (:func:`seat_name`)."""
+    return narrator(SOURCE_LANGUAGE).bot_name(bot, number)
+
+
 def bot_number(s: Seat) -> int | None:
-    """The number of a bot seated by ``add_bot`` (its name is ``"medium bot 2"``), else None."""
-    prefix = f"{s.bot} bot "
-    if s.kind != "bot" or not s.name.startswith(prefix):
+    """The number of a bot seated by ``add_bot`` (``"Medium Bot 2"``: 2), else None."""
+    if s.kind != "bot" or s.bot is None:
         return None
-    number = s.name[len(prefix):]
-    return int(number) if number.isdigit() else None
+    number = s.name.rsplit(" ", 1)[-1]
+    if not number.isdigit() or bot_name(s.bot, int(number)) != s.name:
+        return None
+    return int(number)
 
 
 def seat_name(s: Seat, lang: str | None) -> str:
     """Who sits in ``s`` as a reader of ``lang`` hears it: a person by their name, a bot by
     its strength and number in that language (``"Bot Srednji 2"``). The stored name (the
-    log, records, ``lang`` None) stays the English one."""
+    log, records, ``lang`` None) is the English one."""
     number = bot_number(s)
     if lang is None or number is None or s.bot is None:
         return s.name
@@ -804,9 +812,9 @@ class _Step:
         seat = self.free_seat(seat)
         names = {name_key(s.name) for s in t.seats if s is not None}
         k = 1
-        while name_key(f"{bot} bot {k}") in names:
+        while name_key(bot_name(bot, k)) in names:
             k += 1
-        self.change(BotSeated(seat, bot, f"{bot} bot {k}"), who, ref)
+        self.change(BotSeated(seat, bot, bot_name(bot, k)), who, ref)
 
     def kick(self, who: Who, ref: P.Ref, seat: int) -> None:
         t = self.t
