@@ -24,7 +24,7 @@ from typing import Any
 
 from .orca import Desktop
 
-__all__ = ["GameRun", "Shortcut", "Turn", "play_game"]
+__all__ = ["GameRun", "Shortcut", "Turn", "play_game", "quick_start"]
 
 #: The rules typed into the lobby: a short game (one round of ten turns, three players).
 PLAYERS = 3
@@ -95,13 +95,31 @@ class Player:
             "s => { const el = document.activeElement; return !!el && el.matches(s); }",
             selector))
 
-    def tab_to(self, selector: str, limit: int = 80) -> None:
-        """Press Tab until ``selector`` has focus, as a player tabs through a form."""
+    def tab_to(self, selector: str, limit: int = 80, back: bool = False) -> None:
+        """Press Tab (Shift+Tab: ``back``) until ``selector`` has focus, as a player tabs
+        through a form."""
         for _ in range(limit):
             if self.focused(selector):
                 return
-            self.d.key("Tab", pause=0.2)
+            self.d.key("shift+Tab" if back else "Tab", pause=0.2)
         raise AssertionError(f"{selector} never took focus by Tab")
+
+    def choose_language(self) -> None:
+        """Pick the page's language in the lobby's list, unless it speaks it already."""
+        d, page, lang = self.d, self.page, self.lang
+        if page.evaluate("() => document.documentElement.lang") == lang:
+            return
+        # A list box opens with Alt+Down; arrows then pick, Enter chooses (in browse mode
+        # Orca keeps the arrows for reading).
+        self.tab_to("#me-lang")
+        d.key("alt+Down")
+        options = page.evaluate(
+            "() => [...document.getElementById('me-lang').options].map(o => o.value)")
+        current = page.evaluate("() => document.getElementById('me-lang').value")
+        steps = options.index(lang) - options.index(current)
+        d.key(*(["Down"] * steps if steps > 0 else ["Up"] * -steps), "Return")
+        page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+        d.quiet(0.6)
 
     def oracle(self) -> dict[str, Any]:
         """The seat's view and the sentences of its shortcuts, as the server has them now."""
@@ -162,18 +180,7 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     page = d.open(f"{url}/play/")
     run.started = time.time()
     d.quiet(1.0)
-    if page.evaluate("() => document.documentElement.lang") != lang:
-        # A list box opens with Alt+Down; arrows then pick, Enter chooses (in browse mode
-        # Orca keeps the arrows for reading).
-        p.tab_to("#me-lang")
-        d.key("alt+Down")
-        options = page.evaluate(
-            "() => [...document.getElementById('me-lang').options].map(o => o.value)")
-        current = page.evaluate("() => document.getElementById('me-lang').value")
-        steps = options.index(lang) - options.index(current)
-        d.key(*(["Down"] * steps if steps > 0 else ["Up"] * -steps), "Return")
-        page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
-        d.quiet(0.6)
+    p.choose_language()
     run.in_language = time.time()
     if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
         p.tab_to("#me-name")
@@ -227,6 +234,34 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     return run
 
 
+def quick_start(d: Desktop, url: str, lang: str, name: str) -> tuple[int, int]:
+    """From the lobby (its language already chosen, as a returning player has it) to the
+    first card played by the quick game's path: the command keys pressed and the
+    characters typed (the name)."""
+    p = Player(d, url, lang)
+    page = d.open(f"{url}/play/")
+    d.quiet(1.0)
+    p.choose_language()
+    mark = len(d.keys)
+    if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
+        p.tab_to("#me-name")
+        d.type(name)
+    p.tab_to("#quick-play", back=True)
+    d.key("Return")
+    found = p.wait_decision(None)
+    assert found is not None and found[1]["view"]["pending"]["kind"] == "card"
+    d.quiet(0.6, timeout=6.0)
+    d.key("Return")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        data = p.oracle()
+        if data["view"]["chosen"][data["you"]]:
+            keys = d.keys[mark:]
+            return sum(1 for k in keys if not k.typed), sum(1 for k in keys if k.typed)
+        time.sleep(0.1)
+    raise AssertionError("Enter in the hand did not play a card")
+
+
 def press_shortcuts(p: Player, data: dict[str, Any]) -> list[Shortcut]:
     """Press the seed's shortcuts from the hand; what each should say and what was said."""
     sheet = data["sheet"]
@@ -242,7 +277,10 @@ def press_shortcuts(p: Player, data: dict[str, Any]) -> list[Shortcut]:
             n = int(want.split()[1])
             expected = sheet["row"][n - 1] if n <= len(sheet["row"]) else None
         elif want == "card":
-            expected = sheet["cards"].get(str(card)) if card is not None else None
+            cards = sheet["cards"]  # {card: sentence}, or [card, sentence] pairs
+            said = dict(cards) if isinstance(cards, list) else {int(k): v for k, v in
+                                                                   cards.items()}
+            expected = said.get(int(card)) if card is not None else None
         else:
             expected = sheet[want]
         since = time.time()

@@ -22,6 +22,7 @@ from .orca import Utterance, cut_off
 
 __all__ = [
     "MAX_KEYS_PER_TURN",
+    "MAX_KEYS_TO_FIRST_CARD",
     "MAX_UTTERANCES_PER_TURN",
     "OLD",
     "cut_reveals",
@@ -41,6 +42,8 @@ STATIC = Path(__file__).resolve().parents[2] / "src" / "nimmt" / "web" / "static
 #: focused) and this many key presses (the issue's aim: three).
 MAX_UTTERANCES_PER_TURN = 4
 MAX_KEYS_PER_TURN = 3
+#: From the lobby to the first card played by the quick game (the issue's aim).
+MAX_KEYS_TO_FIRST_CARD = 8
 #: A live message is "old" when the page put it in a live region this many seconds
 #: before Orca says it (a re-read, not news).
 OLD = 10.0

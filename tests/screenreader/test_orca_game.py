@@ -26,7 +26,7 @@ import pytest
 from tui.tui_helpers import Server
 
 from . import speech as S
-from .game import play_game
+from .game import play_game, quick_start
 from .orca import Desktop, missing_packages
 
 BUILD = Path(__file__).resolve().parents[2] / "build" / "screenreader"
@@ -92,3 +92,18 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
     failed = {k: v for k, v in failures.items() if v}
     assert not failed, f"{lang} (transcript: {out / 'transcript.txt'}):\n" + "\n".join(
         f"{k} ({len(v)}): " + "; ".join(v[:6]) for k, v in failed.items())
+
+
+def test_quick_game_to_the_first_card(server: str) -> None:
+    """From the lobby to the first card played by the quick game: at most
+    :data:`.speech.MAX_KEYS_TO_FIRST_CARD` key presses (the name typed apart)."""
+    out = BUILD / "quick"
+    with Desktop(out / "desktop", "sr") as d:
+        try:
+            keys, typed = quick_start(d, server, "sr", "Milica")
+        finally:
+            (out / "transcript.txt").write_text("\n".join(d.transcript()) + "\n")
+    (out / "figures.json").write_text(json.dumps({"keys_to_first_card": keys,
+                                                  "typed": typed}))
+    print(f"\nquick game: {keys} keys to the first card, {typed} characters typed")
+    assert keys <= S.MAX_KEYS_TO_FIRST_CARD, f"{keys} keys to the first card"

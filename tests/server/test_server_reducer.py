@@ -402,7 +402,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
-    frame = h.fanout.state_frame(1, None, h.now)
+    frame = h.fanout.state_frame(1, "en", None, h.now)
     assert json.loads(frame)["prompt"]["seconds"] == 20.0
     # A timer fired for a deadline that is not the current one changes nothing.
     assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []
@@ -452,7 +452,7 @@ def test_a_timeout_hands_over_that_decision_only() -> None:
     game = h.table.game
     assert game is not None and game.pending is not None and 1 in game.pending.players
     assert any(isinstance(k, TurnTimer) and k.seat == 1 for k in h.table.timers)
-    assert json.loads(h.fanout.state_frame(1, None, h.now))["prompt"] is not None
+    assert json.loads(h.fanout.state_frame(1, "en", None, h.now))["prompt"] is not None
     # The log rebuilds the same seat.
     again = replayed(h).seats[1]
     assert again is not None and not again.auto

@@ -4,7 +4,10 @@ The server runs as a subprocess on a free loopback port with a SQLite file in a
 temporary folder; the browser is ``/usr/bin/chromium`` driven by Playwright
 (Playwright cannot download its own browsers on this machine; ``scripts/setup``
 installs Chromium). Every page records what its live regions say in
-``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver.
+``window.__ann`` as ``[politeness, text]`` pairs, with a MutationObserver (and
+when, in ``window.__annAt``).
+``new_page(pace=...)`` sets how long the page waits for a message to be spoken
+before the next (short by default, so games run fast).
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ NewPage = Callable[..., Any]
 
 RECORDER = """
 window.__ann = [];
+window.__annAt = [];
 document.addEventListener("DOMContentLoaded", () => {
   for (const id of ["live-polite", "live-assertive"]) {
     const region = document.getElementById(id);
     new MutationObserver((muts) => {
       for (const m of muts) for (const n of m.addedNodes) {
         window.__ann.push([region.getAttribute("aria-live"), n.textContent]);
+        window.__annAt.push(performance.now());
       }
     }).observe(region, {childList: true});
   }
@@ -58,12 +63,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (it installs chromium)")
     data = tmp_path_factory.mktemp("web-server")
     # Every test's browser is a new player from 127.0.0.1: more than the default quota
-    # of new names per address and minute allows.
+    # of new names per address and minute allows, and more unstarted tables at once.
     env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
                NIMMT_RATE="1000", NIMMT_BURST="1000", NIMMT_NAMES_PER_MINUTE="1000",
                NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
                NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
-               NIMMT_REVEAL_PACE="0")
+               NIMMT_TABLES_PER_ADDRESS="1000", NIMMT_REVEAL_PACE="0")
     proc = subprocess.Popen(
         [*_nimmt(), "serve", "--port", "0", "--db",
          f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],
@@ -111,7 +116,7 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
     contexts = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
-             dark: bool = False) -> Any:
+             dark: bool = False, pace: int | None = 5) -> Any:
         ctx = browser.new_context(viewport={"width": width, "height": height},
                                   reduced_motion="reduce",
                                   color_scheme="dark" if dark else "light")
@@ -119,6 +124,10 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
         ctx.add_init_script(RECORDER)
         if lang:
             ctx.add_init_script(f"localStorage.setItem('nimmt.lang', {lang!r});")
+        if pace is not None:
+            # How long the page lets a message be spoken (ms a character) before the next:
+            # short, so games run at machine speed; None keeps the page's own default.
+            ctx.add_init_script(f"localStorage.setItem('nimmt.pace', '{pace}');")
         contexts.append(ctx)
         page = ctx.new_page()
         page.goto(f"{server}/play/")

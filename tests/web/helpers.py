@@ -54,6 +54,27 @@ def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: i
     return str(code)
 
 
+def join_by_code(host: Any, guest: Any, code: str) -> None:
+    """``guest`` joins ``host``'s table by its code; waits until the host sees every seat taken."""
+    guest.locator("#join-code").fill(code)
+    guest.locator("#join-form button[type=submit]").click()
+    host.wait_for_function("() => [...document.querySelectorAll('#seat-list li')]"
+                           ".every(li => !li.textContent.includes('empty'))")
+
+
+def two_at_a_table(new_page: Any, *, rounds: int | None = 1, timer: str = "",
+                   guest_lang: str | None = None) -> tuple[Any, Any, str]:
+    """Two browsers seated at a table of two (not started): the host's page, the
+    guest's page, the table's code."""
+    host = new_page()
+    set_name(host, fresh_name("Host"))
+    code = create_table(host, players=2, rounds=rounds, bots=0, timer=timer, start=False)
+    guest = new_page(lang=guest_lang)
+    set_name(guest, fresh_name("Guest"))
+    join_by_code(host, guest, code)
+    return host, guest, code
+
+
 def start_game(page: Any) -> None:
     page.locator("#start-game").focus()
     page.keyboard.press("Enter")

@@ -50,14 +50,39 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     # 1–4 from the rows menu: each row's sentence.
     for n in range(1, 5):
         assert _press(page, str(n)) == sheet_rows[n - 1]
-    # Escape goes back to the hand; R repeats the last announcement.
+    # Escape goes back to the hand, where 1–4 speak the rows too (focus stays on the card).
     page.keyboard.press("Escape")
     assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
-    assert _press(page, "r") == sheet_rows[3]
-    # H lists every shortcut with its key.
+    focused = page.evaluate("document.activeElement.dataset.card")
+    for n in range(1, 5):
+        assert _press(page, str(n)) == sheet_rows[n - 1]
+    assert page.evaluate("document.activeElement.dataset.card") == focused
+    # Shift and a card's number jump to it.
+    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+                          ".map(li => li.dataset.card)")
+    target = next(c for c in reversed(cards) if c != focused and not c.startswith("-"))
+    for digit in target:
+        page.keyboard.press(f"Shift+Digit{digit}")
+    assert page.evaluate("document.activeElement.dataset.card") == target
+    # Before any reveal R says so; H lists every shortcut with its key.
+    assert _press(page, "r") == "No cards have been revealed yet."
     said = _press(page, "h")
-    for key in ("V:", "1:", "2:", "3:", "4:", "C:", "T:", "S:", "R:"):
+    for key in ("V:", "1:", "2:", "3:", "4:", "C:", "T:", "S:", "R:", "[:", "]:"):
         assert key in said, said
+    # After a turn, R repeats its reveal, from the hand.
+    seen = len([a for a in announcements(page) if a[0] == "assertive"])
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => window.__ann.filter(a => a[0] === 'assertive').length > {seen}")
+    reveal = _press(page, "r")
+    assert "Cards revealed" in reveal and "Choose a card" not in reveal, reveal
+    # [ steps back through what was announced (the newest first), ] forward again.
+    decision = [t for lvl, t in announcements(page) if lvl == "assertive"][-1]
+    assert reveal in decision
+    assert _press(page, "[") == decision
+    older = _press(page, "[")
+    assert older != decision and older in [t for _, t in announcements(page)]
+    assert _press(page, "]") == decision
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
     # Shortcuts never act in chat.
     page.locator("#chat-text").focus()
     before = len(announcements(page))
@@ -114,8 +139,9 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
                           " dlg: !!document.activeElement.closest('dialog')})")
     assert focus == {"type": "radio", "name": "row", "dlg": True}
     assert page.locator("#row-choices").get_attribute("role") == "radiogroup"
-    assertive = [t for lvl, t in announcements(page) if lvl == "assertive"]
-    assert assertive[-1].startswith("Choose the row for your joker"), assertive[-1]
+    # The prompt (what each row costs) is said once the dialog is open, not before.
+    page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive'"
+                           " && a[1].startsWith('Choose the row for your joker'))")
     page.keyboard.press("ArrowDown")
     chosen = page.evaluate("document.activeElement.value")
     page.keyboard.press("Enter")

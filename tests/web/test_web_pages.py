@@ -22,6 +22,7 @@ from .helpers import (
     play_by_keyboard,
     set_name,
     start_game,
+    two_at_a_table,
     wait_turn,
 )
 
@@ -85,16 +86,8 @@ def test_axe_dark_scheme_and_phone(new_page: NewPage) -> None:
 
 
 def test_two_browsers_one_table(new_page: NewPage) -> None:
-    ana = new_page()
-    set_name(ana, fresh_name("Ana"))
-    code = create_table(ana, players=2, rounds=1, bots=0, start=False)
-    bob = new_page()
-    set_name(bob, fresh_name("Bob"))
-    bob.locator("#join-code").fill(code)
-    bob.locator("#join-form button[type=submit]").click()
+    ana, bob, _ = two_at_a_table(new_page)
     bob.wait_for_selector("#view-table:not([hidden])")
-    ana.wait_for_function("() => [...document.querySelectorAll('#seat-list li')]"
-                          ".every(li => !li.textContent.includes('empty'))")
     # Chat: typed letters stay in the field, and the other browser hears the line.
     bob.locator("#chat-text").fill("good luck, svima srećno")
     bob.locator("#chat-text").press("Enter")
@@ -206,13 +199,36 @@ def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple
 @pytest.mark.parametrize(("label", "width", "height"), [("phone", 390, 844),
                                                         ("desktop", 1280, 900)])
 def test_screenshots(new_page: NewPage, label: str, width: int, height: int) -> None:
+    """Mid-game, the rows and the hand fit one screen (a phone's too); the pictures are
+    saved to look at."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = new_page(width=width, height=height)
     page.screenshot(path=str(SHOTS / f"lobby-{label}.png"), full_page=True)
     set_name(page, fresh_name("Shot"))
     create_table(page, players=4, rounds=1, bots=3)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(SHOTS / f"table-{label}.png"), full_page=(label == "desktop"))
+    seen = 0
+    for _ in range(4):  # a few turns, so the rows hold cards
+        seen = assertive_count(page)
+        page.keyboard.press("Enter")
+        wait_turn(page, seen)
+    if page.evaluate("document.querySelector('#row-dialog').open"):
+        page.keyboard.press("Enter")
+        wait_turn(page, assertive_count(page))
+    page.wait_for_timeout(500)
+    page.evaluate("document.querySelector('#status').scrollIntoView()")
+    box = page.evaluate("""() => {
+        const r = (id) => document.getElementById(id).getBoundingClientRect();
+        return {rowsTop: r('rows').top, handBottom: r('hand').bottom, width: innerWidth,
+                height: innerHeight, scrollWidth: document.documentElement.scrollWidth};
+    }""")
+    assert box["rowsTop"] >= 0 and box["handBottom"] <= box["height"], box
+    assert box["scrollWidth"] <= box["width"], box  # nothing sticks out sideways
+    # Every card of a row shows its bullheads; each row marks its sixth place.
+    heads = page.evaluate("[...document.querySelectorAll('#rows .card')].every("
+                          "c => c.querySelectorAll('svg.bh').length === Number(c.dataset.bh))")
+    assert heads
+    assert page.locator("#rows .slot.sixth").count() == 4
+    page.screenshot(path=str(SHOTS / f"table-{label}.png"), full_page=False)
     assert (SHOTS / f"table-{label}.png").stat().st_size > 10_000
 
 

@@ -9,8 +9,9 @@ sent with the events (``text``) is made from those filtered events only, in
 the connection's language, so no sentence tells what the seat may not know.
 
 Work is shared where the result is the same: connections that see as the same
-seat in the same language get one frame, a ``table_state`` is built once per
-seat, and an event every seat sees whole is built once per broadcast.
+seat in the same language get one frame, and an event every seat sees whole is
+built once per broadcast. A frame that carries a view carries the sentences of
+the shortcuts for it too (``sheet``), in the connection's language.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .payloads import (
     dump,
     event_payload,
     rules_info,
+    sheet_payload,
     view_payload,
 )
 from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt, seat_name
@@ -136,16 +138,20 @@ class Fanout:
 
     # -- frames ---------------------------------------------------------------------------
 
-    def state_frame(self, viewer: int | None, ref: P.Ref, now: float,
-                    audience: Audience | None = None, lang: str | None = None) -> str:
+    def state_frame(self, viewer: int | None, lang: str, ref: P.Ref, now: float,
+                    audience: Audience | None = None) -> str:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
-        bots named in ``lang``."""
+        bots named and its shortcuts' sentences said in ``lang``."""
         t = self.table
         game = t.game
-        view = None if game is None else view_payload(game.view(viewer), self._rules)
+        seen_view = None if game is None else game.view(viewer)
         return dump(build(P.TableState, {
             "seq": t.seq, "type": "table_state", "table": info(t, audience, lang), "you": viewer,
-            "view": view, "prompt": prompt(t, viewer, now), "ref": ref,
+            "view": None if seen_view is None else view_payload(seen_view, self._rules),
+            "prompt": prompt(t, viewer, now),
+            "sheet": None if seen_view is None else sheet_payload(seen_view, t.names(lang),
+                                                                   lang),
+            "ref": ref,
         }))
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
@@ -159,10 +165,14 @@ class Fanout:
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always):
             return None
+        names = names if names is not None else t.names(lang)
+        # A game event changes the view: it comes along, with what the shortcuts now say.
+        seen_view = t.game.view(viewer) if events and t.game is not None else None
         return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
-            "text": narration(events, names if names is not None else t.names(lang), viewer,
-                              lang, others_chosen(t, viewer)),
+            "text": narration(events, names, viewer, lang, others_chosen(t, viewer)),
+            "view": None if seen_view is None else view_payload(seen_view, self._rules),
+            "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang),
         }))
 
     # -- sending ----------------------------------------------------------------------------
@@ -182,7 +192,7 @@ class Fanout:
         peer = self.peers.get(conn)
         if peer is not None:
             peer.seq = self.table.seq
-            peer.send(self.state_frame(viewer, ref, now, lang=peer.lang))
+            peer.send(self.state_frame(viewer, peer.lang, ref, now))
 
     def send_items(self, conn: int, viewer: int | None, items: Sequence[StreamItem],
                    now: float) -> None:
@@ -199,7 +209,7 @@ class Fanout:
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
-                peer.send(self.state_frame(viewer, None, now, lang=peer.lang))
+                peer.send(self.state_frame(viewer, peer.lang, None, now))
 
     def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
         """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
@@ -216,7 +226,7 @@ class Fanout:
         for (viewer, lang), peers in groups.items():
             text: str | None
             if state:
-                text = self.state_frame(viewer, None, now, audience, lang)
+                text = self.state_frame(viewer, lang, None, now, audience)
             else:
                 text = self.events_frame(new, viewer, lang, now, cache, always=True,
                                          names=names[lang])

@@ -20,13 +20,14 @@ arrays); the models validate only what a client parses.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import events as E
 from ..decisions import DecisionKind
+from ..narrate import Narrator, narrator
 from ..rules import Rules
 from ..views import View
 
@@ -41,12 +42,14 @@ __all__ = [
     "Prompt",
     "RulesInfo",
     "SeatInfo",
+    "Sheet",
     "TableInfo",
     "ViewPayload",
     "build",
     "dump",
     "event_payload",
     "rules_info",
+    "sheet_payload",
     "view_payload",
 ]
 
@@ -208,6 +211,37 @@ class ViewPayload(_Payload):
     """``logic``: the face-up cards still to draft."""
     winners: tuple[int, ...]
     """The winning seats once the game is over; empty before."""
+
+
+class Sheet(_Payload):
+    """What a client's shortcuts say about the table as it is now (RULES.md §7), in the
+    language of the connection's ``hello``: sent with the view, so a key is answered at
+    once, without asking the server."""
+
+    rows: str
+    """Key V: every row."""
+    row: tuple[str, ...]
+    """Keys 1–4: each row, row 1 first."""
+    row_bullheads: tuple[str, ...]
+    """Key C on a row: its bullheads, row 1 first."""
+    cards: tuple[tuple[Card, str], ...]
+    """Key C on a card of the hand (or of the draft pool): ``[card, sentence]`` pairs."""
+    chosen: str
+    """Key T: who has chosen this turn's card and who has not."""
+    scores: str
+    """Key S: the scores."""
+    hand: str | None
+    """The hand, and the card chosen this turn; null for a spectator."""
+    decision: str | None
+    """The decision asked of this seat, with what each answer costs; null if none. A card
+    choice does not list the hand (``hand`` says it, on demand)."""
+    decision_with_hand: str | None
+    """``decision`` with the hand listed for a card choice, for a reader who types the
+    card's number from the sentence (a line-mode terminal)."""
+    timer: tuple[str, ...]
+    """The warning when 1..10 seconds are left: the first for 1 second, the last for 10."""
+    rules: str
+    """The rules in a sentence."""
 
 
 class Prompt(_Payload):
@@ -608,4 +642,24 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
         "marker": view.marker,
         "draft_pool": view.draft_pool,
         "winners": view.winners,
+    })
+
+
+def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator) -> Sheet:
+    """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
+    said by the narration in ``lang`` (a language code, or its narrator)."""
+    speak = lang if isinstance(lang, Narrator) else narrator(lang)
+    rows = view.rows
+    return build(Sheet, {
+        "rows": speak.rows_sentence(view),
+        "row": tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
+        "row_bullheads": tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)),
+        "cards": tuple((c, speak.bullheads_sentence(c)) for c in (*view.hand, *view.draft_pool)),
+        "chosen": speak.chosen_sentence(view, names),
+        "scores": speak.scores_sentence(view, names),
+        "hand": speak.hand_sentence(view) if view.player is not None else None,
+        "decision": speak.your_decision_sentence(view),
+        "decision_with_hand": speak.your_decision_sentence(view, hand=True),
+        "timer": tuple(speak.timer_sentence(s) for s in range(1, 11)),
+        "rules": speak.rules_sentence(view.rules),
     })

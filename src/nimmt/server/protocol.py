@@ -34,6 +34,7 @@ from .payloads import (
     NoticeItem,
     Prompt,
     SeatInfo,
+    Sheet,
     TableInfo,
     ViewPayload,
 )
@@ -492,6 +493,8 @@ class TableState(_Server):
     """Your view of the game; null before the first game."""
     prompt: Prompt | None = None
     """The decision asked of you now; null if none."""
+    sheet: Sheet | None = None
+    """What the shortcuts say about ``view``, in your language; null with no view."""
     ref: Ref = None
     """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
     else null."""
@@ -513,6 +516,10 @@ class Events(_Server):
     """The decision asked of you now; null if none."""
     text: list[str] = []
     """The narration of the game events among the items: one entry per step."""
+    view: ViewPayload | None = None
+    """Your view of the game after these items, when they hold a game event; else null."""
+    sheet: Sheet | None = None
+    """What the shortcuts say about ``view``, in your language; null with no view."""
 
 
 class LobbyTable(BaseModel):

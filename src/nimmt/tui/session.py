@@ -98,12 +98,12 @@ class Sheet:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
-        """The speech sheet the server sends (``GET /api/speech``)."""
+        """The speech sheet the server sends (``GET /api/speech``; ``cards`` as pairs)."""
         return cls(
             rows=data.get("rows") or "",
             row=tuple(data.get("row") or ()),
             row_bullheads=tuple(data.get("row_bullheads") or ()),
-            cards={int(k): v for k, v in (data.get("cards") or {}).items()},
+            cards={int(card): text for card, text in (data.get("cards") or ())},
             chosen=data.get("chosen") or "",
             scores=data.get("scores") or "",
             hand=data.get("hand"),

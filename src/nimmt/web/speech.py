@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..narrate import Narrator, available_languages, narrator
+from ..server.payloads import sheet_payload
 from ..views import View
 
 __all__ = ["languages", "sheet", "speaker"]
@@ -30,20 +31,8 @@ def speaker(lang: str) -> Narrator:
 
 
 def sheet(speak: Narrator, view: View | None, names: Sequence[str]) -> dict[str, Any]:
-    """The sentences the page's shortcuts speak, for the table as it is now."""
+    """The sentences the page's shortcuts speak, for the table as it is now (the same
+    :class:`~nimmt.server.payloads.Sheet` the WebSocket frames carry)."""
     if view is None:
         return {}
-    rows = view.rows
-    return {
-        "rows": speak.rows_sentence(view),
-        "row": [speak.row_sentence(view, n) for n in range(1, len(rows) + 1)],
-        "row_bullheads": [speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)],
-        "cards": {str(c): speak.bullheads_sentence(c) for c in (*view.hand, *view.draft_pool)},
-        "chosen": speak.chosen_sentence(view, names),
-        "scores": speak.scores_sentence(view, names),
-        "hand": speak.hand_sentence(view) if view.player is not None else None,
-        "decision": speak.your_decision_sentence(view),
-        "decision_with_hand": speak.your_decision_sentence(view, hand=True),
-        "timer": {str(s): speak.timer_sentence(s) for s in range(1, 11)},
-        "rules": speak.rules_sentence(view.rules),
-    }
+    return sheet_payload(view, list(names), speak).model_dump()

@@ -1,19 +1,24 @@
+// @ts-check
 // UI strings: one JSON catalog per language in i18n/<lang>.json (see docs/translating.md).
 // A value is a string with {name} fields, or, for counts, an object keyed by the
 // CLDR plural category of the language (one, few, many, other).
 export const LANGUAGES = ["en", "sr", "cs"];
+/** @typedef {string | Record<string, string>} Entry */
+/** @typedef {Record<string, unknown>} Params */
+/** @type {Record<string, Entry>} */
 let catalog = {};
+/** @type {Record<string, Entry>} */
 let fallback = {};
 let lang = "en";
 let plural = new Intl.PluralRules("en");
 
-async function fetchCatalog(code) {
+async function fetchCatalog(/** @type {string} */ code) {
   const res = await fetch(`i18n/${code}.json`);
   if (!res.ok) throw new Error(`no catalog for ${code}`);
   return res.json();
 }
 
-export async function setLanguage(code) {
+export async function setLanguage(/** @type {string} */ code) {
   if (!LANGUAGES.includes(code)) code = "en";
   if (!Object.keys(fallback).length) fallback = await fetchCatalog("en");
   catalog = code === "en" ? fallback : await fetchCatalog(code);
@@ -25,11 +30,12 @@ export async function setLanguage(code) {
 
 export function language() { return lang; }
 
-function fill(text, params) {
-  return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+function fill(/** @type {string} */ text, /** @type {Params} */ params) {
+  return text.replace(/\{(\w+)\}/g, (/** @type {string} */ m, /** @type {string} */ k) => (k in params ? String(params[k]) : m));
 }
 
-function template(key, params) {
+/** @returns {string} */
+function template(/** @type {string} */ key, /** @type {Params} */ params) {
   let value = catalog[key] ?? fallback[key] ?? key;
   if (typeof value === "object") {
     const cat = plural.select(Number(params.count ?? 0));
@@ -39,28 +45,29 @@ function template(key, params) {
 }
 
 // t("key", {count: 3, ...}): the sentence in the current language.
-export function t(key, params = {}) {
+export function t(/** @type {string} */ key, /** @type {Params} */ params = {}) {
   return fill(template(key, params), params);
 }
 
 // Text that people typed (names, chat, table names) goes inside <bdi>: its direction
 // is worked out on its own, so a right-to-left name or a stray direction mark cannot
 // reorder the sentence around it (the server also removes bidi controls).
-export function isolate(text) {
+export function isolate(/** @type {unknown} */ text) {
   const el = document.createElement("bdi");
   el.textContent = String(text ?? "");
   return el;
 }
 
 // Nodes joined by a separator (names in a list: "Ana, Bob").
-export function joined(nodes, sep = ", ") {
-  return nodes.flatMap((n, i) => (i ? [sep, n] : [n]));
+export function joined(/** @type {(string | Node)[]} */ nodes, sep = ", ") {
+  return nodes.flatMap((n, /** @type {number} */ i) => (i ? [sep, n] : [n]));
 }
 
 // tn("key", {name: isolate(name), ...}): t()'s sentence as nodes for append() or
 // replaceChildren(). A param that is a Node, or an array of nodes and strings, goes in
 // as it is; any other value as text.
-export function tn(key, params = {}) {
+/** @returns {(string | Node)[]} */
+export function tn(/** @type {string} */ key, /** @type {Params} */ params = {}) {
   const text = template(key, params);
   const out = [];
   let last = 0;
@@ -77,14 +84,16 @@ export function tn(key, params = {}) {
 }
 
 // The text of nodes made by tn() (for the live regions, which take plain text).
-export function plain(nodes) {
+export function plain(/** @type {(string | Node)[]} */ nodes) {
   return nodes.map((n) => (typeof n === "string" ? n : n.textContent)).join("");
 }
 
 // Elements with data-i18n get their text; data-i18n-aria their aria-label.
-export function translatePage(root = document) {
-  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+export function translatePage(/** @type {ParentNode} */ root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) {
+    el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n || "");
+  }
   for (const el of root.querySelectorAll("[data-i18n-aria]")) {
-    el.setAttribute("aria-label", t(el.dataset.i18nAria));
+    el.setAttribute("aria-label", t(/** @type {HTMLElement} */ (el).dataset.i18nAria || ""));
   }
 }

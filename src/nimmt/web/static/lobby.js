@@ -1,0 +1,105 @@
+// @ts-check
+// The lobby: who you are, the open tables, joining by code, a new table, and the quick
+// game against bots (one key from the lobby to the first decision).
+import { t, tn, isolate } from "./i18n.js";
+import { $, S } from "./state.js";
+import { send } from "./net.js";
+import { urgent } from "./voice.js";
+
+export function renderMe() {
+  const known = Boolean(S.token && S.name);
+  $("me-known").hidden = !known;
+  $("me-known").replaceChildren(...(known ? tn("me.known", { name: isolate(S.name) }) : []));
+  $("me-name-field").hidden = known;
+}
+
+export async function loadTables() {
+  try {
+    const res = await fetch("/api/tables");
+    renderTables((await res.json()).tables);
+  } catch (_) {
+    renderTables([]);
+  }
+}
+
+/** @param {{code: string, name: string, rules_name: string, taken: number, seats: number,
+ *   status: string}[]} tables */
+export function renderTables(tables) {
+  const list = $("tables-list");
+  if (!tables.length) {
+    const li = document.createElement("li");
+    li.textContent = t("lobby.none");
+    list.replaceChildren(li);
+    return;
+  }
+  list.replaceChildren(...tables.map((tb) => {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_name,
+      taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
+    const b = document.createElement("button");
+    b.type = "button";
+    const full = tb.taken >= tb.seats || tb.status !== "open";
+    b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: isolate(tb.name) }));
+    b.addEventListener("click", () => joinTable(tb.code));
+    li.append(text, " ", b);
+    return li;
+  }));
+}
+
+/** The name to say hello with; `guest`: make one up when none was typed (quick game). */
+function needName(guest = false) {
+  if (S.token) return true;
+  let name = $("me-name").value.trim();
+  if (!name && guest) name = `${t("quick.guest")} ${Math.floor(10000 + Math.random() * 90000)}`;
+  if (!name) {
+    urgent(t("me.needname"));
+    $("me-name").focus();
+    return false;
+  }
+  S.name = name;
+  return true;
+}
+
+export async function joinTable(/** @type {string} */ code) {
+  if (!needName()) return;
+  const answer = await send({ type: "join", table: code.trim().toUpperCase() });
+  if (answer.type === "table_state" && answer.you === null && answer.table.status === "open") {
+    await send({ type: "sit" });
+  }
+}
+
+export async function createTable(/** @type {HTMLFormElement} */ form) {
+  if (!needName()) return;
+  const data = new FormData(form);
+  /** @type {Record<string, unknown>} */
+  const rules = {
+    preset: data.get("preset"),
+    variants: data.getAll("variant"),
+    players: Number(data.get("players")),
+    end: data.get("end"),
+  };
+  if (data.get("limit")) rules.limit = Number(data.get("limit"));
+  if (rules.end === "rounds") rules.rounds = Number(data.get("rounds"));
+  /** @type {Record<string, unknown>} */
+  const msg = { type: "create_table", rules, rated: $("c-rated").checked,
+    private: $("c-private").checked };
+  if (data.get("timer")) msg.turn_timer = Number(data.get("timer"));
+  if (data.get("tname")) msg.name = String(data.get("tname"));
+  S.announcedKey = null;
+  await send(msg);
+}
+
+/** A private table of four with three medium bots, started at once. */
+export async function quickGame() {
+  if (!needName(true)) return;
+  S.announcedKey = null;
+  const made = await send({ type: "create_table", private: true, rated: false,
+    rules: { preset: "classic", variants: [], players: 4, end: "classic" } });
+  if (made.type !== "table_state") return;
+  for (let i = 0; i < 3; i++) {
+    const added = await send({ type: "add_bot", strength: "medium" });
+    if (added.type === "error") return;
+  }
+  await send({ type: "start" });
+}

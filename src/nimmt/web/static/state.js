@@ -1,0 +1,67 @@
+// @ts-check
+// The page's one state store: everything the client knows about its connection, its
+// table and its game lives in `S`; the views read it and the handlers change it.
+
+/**
+ * @typedef {{seat: number, name: string | null, kind: string, bot?: string | null,
+ *   connected?: boolean, auto?: boolean}} Seat
+ * @typedef {{code: string, name: string, host: string | null, rules_name: string,
+ *   status: string, turn_timer: number | null, game_no: number, seats: Seat[]}} TableInfo
+ * @typedef {{kind: string, players: number[], card: number | null, reason: string | null}} Pending
+ * @typedef {{player: number | null, phase: string, pending: Pending | null, round: number,
+ *   turn: number, options: number[], hand: number[], my_choice: number | null,
+ *   rows: number[][], scores: number[], chosen: boolean[], eliminated: boolean[],
+ *   active: number[], draft_pool: number[], winners: number[]}} View
+ * @typedef {{kind: string, key: string, options: number[], card?: number | null,
+ *   reason?: string | null, seconds?: number | null}} Prompt
+ * @typedef {{rows?: string, row?: string[], row_bullheads?: string[],
+ *   cards?: [number, string][], chosen?: string, scores?: string, hand?: string | null,
+ *   decision?: string | null, timer?: string[], rules?: string}} Sheet
+ */
+
+/** localStorage under the `nimmt.` prefix. */
+export const local = {
+  /** @param {string} k */
+  get: (k) => localStorage.getItem(`nimmt.${k}`),
+  /** @param {string} k @param {unknown} v */
+  set: (k, v) => (v === null || v === undefined
+    ? localStorage.removeItem(`nimmt.${k}`) : localStorage.setItem(`nimmt.${k}`, String(v))),
+};
+
+/** An element of index.html by id (they all exist from the start). */
+export const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+
+export const S = {
+  /** @type {WebSocket | null} */ ws: null,
+  open: false, welcomed: false, retry: 0, closing: false,
+  token: local.get("token"), name: local.get("name"),
+  code: local.get("table"), seq: Number(local.get("seq") || 0),
+  /** @type {TableInfo | null} */ table: null,
+  /** @type {number | null} */ you: null,
+  /** @type {View | null} */ view: null,
+  /** @type {Prompt | null} */ prompt: null,
+  /** @type {Sheet} */ sheet: {},
+  /** @type {string | null} */ announcedKey: null,
+  /** @type {string | null} */ warnedKey: null,
+  /** @type {string | null} */ timerKey: null,
+  /** @type {string | null} */ chosenSaid: null,
+  /** @type {number | null} */ deadline: null,
+  /** @type {number | undefined} */ timerId: undefined,
+  /** @type {number | undefined} */ settleId: undefined,
+  /** @type {number | undefined} */ lobbyTimer: undefined,
+  refs: 0,
+  /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
+  /** @type {(() => void)[]} */ onWelcome: [],
+  /** What the current game step says, gathered until the frames that came together are in
+   * (`said`: lines the log has already, chat). */
+  step: { texts: /** @type {string[]} */ ([]), said: /** @type {string[]} */ ([]), reveal: false },
+  cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
+  /** @type {HTMLElement | null} */ returnFocus: null,
+  /** @type {string | null} */ shownOver: null,
+};
+
+/** The sheet's sentence for C on `card`, if the sheet has it. */
+export function cardSentence(/** @type {number} */ card) {
+  const pair = (S.sheet.cards || []).find(([c]) => c === card);
+  return pair ? pair[1] : null;
+}

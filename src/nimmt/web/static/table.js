@@ -1,0 +1,445 @@
+// @ts-check
+// The table: seats, the game area (status, rows, the hand, players), the turn timer, the
+// row-choice dialog and the game area's keys. The hand is updated in place: a card
+// keeps its element while it stays in the hand, so focus never jumps on a redraw.
+import { t, tn, isolate, joined } from "./i18n.js";
+import { $, S, cardSentence } from "./state.js";
+import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
+import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
+import { answer, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
+import { send } from "./net.js";
+
+export function isOver() {
+  return Boolean(S.table && (S.table.status === "over" || (S.view && S.view.phase === "over")));
+}
+
+/** The seats' names (an empty seat by its number). */
+export function names() {
+  return S.table ? S.table.seats.map((s) => s.name || t("seat.empty", { seat: s.seat + 1 })) : [];
+}
+
+/** Set an attribute only when it changes: a screen reader may speak a focused element's
+ * changed name. */
+function attr(/** @type {Element} */ el, /** @type {string} */ name, /** @type {string | null} */ value) {
+  if (value === null) { if (el.hasAttribute(name)) el.removeAttribute(name); }
+  else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+export function renderTable() {
+  const tb = S.table;
+  if (!tb) return;
+  $("table-h").replaceChildren(...tn("table.title", { name: isolate(tb.name), code: tb.code }));
+  $("table-rules").textContent = S.sheet.rules
+    || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
+  $("seat-list").replaceChildren(...tb.seats.map((s) => {
+    const li = document.createElement("li");
+    const parts = s.kind === "empty" ? [t("seat.empty", { seat: s.seat + 1 })]
+      : tn(s.kind === "bot" ? "seat.bot" : "seat.human", { seat: s.seat + 1, name: isolate(s.name) });
+    if (s.seat === S.you) parts.push(` (${t("you")})`);
+    li.replaceChildren(...parts);
+    return li;
+  }));
+  const host = tb.host === S.name;
+  const open = tb.status === "open";
+  $("seating").hidden = !open;
+  $("host-tools").hidden = !(open && host);
+  $("sit-down").hidden = !(open && S.you === null && tb.seats.some((s) => s.kind === "empty"));
+  $("game").hidden = !S.view || open;
+  const mine = S.you !== null ? tb.seats[S.you] : null;
+  $("auto-note").hidden = !(mine && mine.auto && !isOver());
+  if (S.view) renderGame();
+}
+
+/** The cards a click or Enter may choose now: the decision's options, or, once a card is
+ * chosen, any card of the hand until the reveal (the choice may be changed). */
+export function playable() {
+  const p = S.prompt;
+  const v = S.view;
+  if (p && (p.kind === "card" || p.kind === "draft")) return new Set(p.options);
+  if (v && v.my_choice !== null && v.phase === "choose" && v.pending && v.pending.kind === "card") {
+    return new Set(v.hand);
+  }
+  return new Set();
+}
+
+function renderGame() {
+  const v = /** @type {import("./state.js").View} */ (S.view);
+  const ns = names();
+  const p = S.prompt;
+  /** @type {(string | Node)[]} */
+  let status;
+  if (isOver()) status = [t("status.over")];
+  else if (p) status = [t(`decision.${p.kind}`)];
+  else if (v.pending) {
+    const who = joined(v.pending.players.map((i) => isolate(ns[i])));
+    status = tn("status.waiting", { who });
+  } else status = [];
+  $("status").replaceChildren(`${t("status.round", { round: v.round, turn: v.turn })} `, ...status);
+  renderRows(v);
+  renderHand(v);
+  renderPlayers(v, ns);
+}
+
+function renderRows(/** @type {import("./state.js").View} */ v) {
+  const rows = $("rows");
+  const limit = 6;
+  v.rows.forEach((row, i) => {
+    let li = rows.children[i];
+    if (!li) {
+      li = document.createElement("li");
+      li.setAttribute("role", "menuitem");
+      li.dataset.row = String(i + 1);
+      const label = document.createElement("span");
+      label.className = "row-no";
+      label.setAttribute("aria-hidden", "true");
+      label.textContent = `${i + 1}`;
+      const cards = document.createElement("span");
+      cards.className = "row-cards";
+      cards.setAttribute("aria-hidden", "true");
+      li.append(label, cards);
+      rows.append(li);
+    }
+    li.tabIndex = i === S.rowCursor ? 0 : -1;
+    attr(li, "aria-label", (S.sheet.row && S.sheet.row[i]) || t("row.label", { row: i + 1 }));
+    const cards = li.querySelector(".row-cards");
+    const shown = [...cards.querySelectorAll(".card")].map((c) => c.dataset.card).join(",");
+    if (shown !== row.join(",")) {
+      // The sixth place is marked: a card that lands there takes the row.
+      const slots = row.map((c) => cardEl(c));
+      for (let k = row.length; k < limit; k++) {
+        const slot = document.createElement("span");
+        slot.className = k === limit - 1 ? "slot sixth" : "slot";
+        slots.push(slot);
+      }
+      cards.replaceChildren(...slots);
+    }
+  });
+  while (rows.children.length > v.rows.length) rows.lastElementChild.remove();
+}
+
+function renderHand(/** @type {import("./state.js").View} */ v) {
+  const p = S.prompt;
+  const drafting = p && p.kind === "draft";
+  const cards = drafting ? v.draft_pool : v.hand;
+  const hand = $("hand");
+  const focusedLi = hand.contains(document.activeElement) ? document.activeElement : null;
+  /** @type {Map<string, HTMLElement>} */
+  const have = new Map([...hand.children].map((li) => [li.dataset.card, li]));
+  const want = new Set(cards.map(String));
+  let lostAt = -1;
+  [...hand.children].forEach((li, i) => {
+    if (!want.has(li.dataset.card)) {
+      if (li === focusedLi) lostAt = i;
+      li.remove();
+    }
+  });
+  const ok = playable();
+  cards.forEach((c, i) => {
+    let li = have.get(String(c));
+    if (!li) {
+      li = cardEl(c, "li");
+      li.setAttribute("role", "option");
+      li.id = `card-${c}`;
+      li.tabIndex = -1;
+    }
+    if (hand.children[i] !== li) hand.insertBefore(li, hand.children[i] || null);
+    const chosen = v.my_choice === c;
+    li.classList.toggle("chosen", chosen);
+    attr(li, "aria-disabled", ok.has(c) ? null : "true");
+    attr(li, "aria-label", chosen ? t("card.chosen", { name: cardName(c) }) : cardName(c));
+  });
+  if (focusedLi && focusedLi.isConnected) S.cursor = [...hand.children].indexOf(focusedLi);
+  else if (lostAt >= 0) S.cursor = lostAt;
+  S.cursor = Math.max(0, Math.min(S.cursor, cards.length - 1));
+  [...hand.children].forEach((li, k) => {
+    li.tabIndex = k === S.cursor ? 0 : -1;
+    attr(li, "aria-selected", k === S.cursor ? "true" : "false");
+  });
+  $("hand-h").textContent = drafting ? t("hand.pool") : t("hand.title");
+  hand.closest("section").hidden = cards.length === 0;
+  renderPlayButton();
+  // The focused card left the hand (it was played): its neighbour takes focus, once.
+  if (lostAt >= 0 && cards.length) hand.children[S.cursor].focus();
+}
+
+function renderPlayButton() {
+  const li = $("hand").children[S.cursor];
+  const btn = $("play-card");
+  const card = li ? Number(li.dataset.card) : null;
+  btn.hidden = card === null || !playable().has(card);
+  if (card !== null) btn.textContent = t("hand.play", { card: cardLabel(card) });
+}
+
+function renderPlayers(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
+  const tb = /** @type {import("./state.js").TableInfo} */ (S.table);
+  $("players").replaceChildren(...tb.seats.map((s, i) => {
+    const li = document.createElement("li");
+    const done = v.chosen && v.chosen[i];
+    const out = v.eliminated && v.eliminated[i];
+    li.className = done ? "done" : "";
+    const mark = out ? t("player.out") : (v.pending && v.pending.kind === "card"
+      ? (done ? t("player.chosen") : t("player.choosing")) : "");
+    const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
+    const more = [mark, s.auto ? t("player.auto") : "",
+      s.kind === "human" && !s.connected ? t("player.away") : ""].filter(Boolean);
+    li.replaceChildren(...tn("player.score", { name: who, count: v.scores[i] }),
+      ...more.map((m) => ` — ${m}`));
+    return li;
+  }));
+}
+
+// ---------------------------------------------------------------- turn timer
+
+export function renderTimer() {
+  const p = S.prompt;
+  window.clearInterval(S.timerId);
+  // A prompt sent before the server started its clock has no seconds: count the whole turn.
+  const seconds = p && (p.seconds ?? (S.table && S.table.turn_timer));
+  if (!p || seconds === null || seconds === undefined) {
+    $("timer").hidden = true;
+    S.deadline = null;
+    return;
+  }
+  if ((p.seconds !== null && p.seconds !== undefined) || S.timerKey !== p.key) {
+    S.deadline = Date.now() + seconds * 1000;
+  }
+  S.timerKey = p.key;
+  $("timer").hidden = false;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil(((S.deadline || 0) - Date.now()) / 1000));
+    $("timer-s").textContent = String(left);
+    if (left <= 10 && S.warnedKey !== p.key && left > 0) {
+      S.warnedKey = p.key;
+      urgent((S.sheet.timer || [])[left - 1] || t("timer.warn", { count: left }));
+      cue("warn");
+    }
+  };
+  tick();
+  S.timerId = window.setInterval(tick, 500);
+}
+
+// ---------------------------------------------------------------- the hand (listbox)
+
+/** Move focus to the hand, unless the player is typing in chat. Returns true if it moved. */
+export function focusHand() {
+  const active = document.activeElement;
+  if (isTyping(active) && active?.closest("#chat-form")) return false;
+  const hand = $("hand");
+  if (hand.contains(active)) return false;
+  const opt = hand.children[S.cursor] || hand.firstElementChild;
+  if (!opt) return false;
+  opt.focus();
+  return true;
+}
+
+function moveCursor(/** @type {number} */ i) {
+  const hand = $("hand");
+  const n = hand.children.length;
+  if (!n) return;
+  S.cursor = Math.max(0, Math.min(n - 1, i));
+  [...hand.children].forEach((li, k) => {
+    li.tabIndex = k === S.cursor ? 0 : -1;
+    attr(li, "aria-selected", k === S.cursor ? "true" : "false");
+  });
+  hand.children[S.cursor].focus();
+  renderPlayButton();
+}
+
+function chooseCurrent() {
+  const li = $("hand").children[S.cursor];
+  if (!li) return;
+  const card = Number(li.dataset.card);
+  if (!playable().has(card)) {
+    urgent(S.prompt || (S.view && S.view.my_choice !== null)
+      ? t("card.notplayable", { card: cardLabel(card) }) : t("error.not_your_turn"));
+    return;
+  }
+  const p = S.prompt;
+  // The server's narration of the choice ("You choose 40.") confirms it.
+  send(p && p.kind === "draft" ? { type: "draft_card", card } : { type: "play_card", card });
+}
+
+// Shift and a card's digits jump to it (digits alone speak the rows, keys 1–4, unless
+// the shortcuts are off or a digit is not one of them).
+function onHandKey(/** @type {KeyboardEvent} */ e) {
+  const n = $("hand").children.length;
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  switch (e.key) {
+    case "ArrowDown": case "ArrowRight": moveCursor(S.cursor + 1); break;
+    case "ArrowUp": case "ArrowLeft": moveCursor(S.cursor - 1); break;
+    case "Home": moveCursor(0); break;
+    case "End": moveCursor(n - 1); break;
+    case "Enter": case " ": chooseCurrent(); break;
+    default: {
+      const digit = digitOf(e);
+      if (digit === null || actionFor(e)) return;
+      const now = Date.now();
+      S.typed = now - S.typedAt > 1000 ? digit : S.typed + digit;
+      S.typedAt = now;
+      const opts = [...$("hand").children];
+      const num = (/** @type {HTMLElement} */ li) => {
+        const c = Number(li.dataset.card);
+        return c < 0 ? `0${c + 10}` : String(c);
+      };
+      const k = opts.findIndex((li) => num(li) === S.typed);
+      const j = k >= 0 ? k : opts.findIndex((li) => num(li).startsWith(S.typed));
+      if (j >= 0) moveCursor(j);
+      break;
+    }
+  }
+  e.preventDefault();
+  e.stopPropagation();
+}
+
+// A tap selects a card; a second tap on it (or the Play button) plays it.
+function onHandClick(/** @type {MouseEvent} */ e) {
+  const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=option]"));
+  if (!li) return;
+  const i = [...$("hand").children].indexOf(li);
+  if (i === S.cursor && li.dataset.tapped === "1") chooseCurrent();
+  for (const other of $("hand").children) delete other.dataset.tapped;
+  li.dataset.tapped = "1";
+  moveCursor(i);
+}
+
+// ---------------------------------------------------------------- rows menu (V)
+
+function focusRows() {
+  const rows = $("rows");
+  const item = rows.children[S.rowCursor] || rows.firstElementChild;
+  if (item) item.focus();
+}
+
+function onRowsKey(/** @type {KeyboardEvent} */ e) {
+  const rows = $("rows");
+  const n = rows.children.length;
+  let i = S.rowCursor;
+  if (e.key === "ArrowDown" || e.key === "ArrowRight") i = (i + 1) % n;
+  else if (e.key === "ArrowUp" || e.key === "ArrowLeft") i = (i - 1 + n) % n;
+  else if (e.key === "Home") i = 0;
+  else if (e.key === "End") i = n - 1;
+  else if (e.key === "Escape") { e.preventDefault(); $("hand").children[S.cursor]?.focus(); return; }
+  else if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    answer((S.sheet.row || [])[i]);
+    return;
+  } else return;
+  e.preventDefault();
+  e.stopPropagation();
+  S.rowCursor = i;
+  [...rows.children].forEach((li, k) => { li.tabIndex = k === i ? 0 : -1; });
+  rows.children[i].focus();
+}
+
+// ---------------------------------------------------------------- shortcuts
+
+function onGameKey(/** @type {KeyboardEvent} */ e) {
+  if (isTyping(/** @type {Element} */ (e.target))) return;
+  const action = actionFor(e);
+  if (!action) return;
+  e.preventDefault();
+  const sh = S.sheet;
+  switch (action) {
+    case "rows": focusRows(); answer(sh.rows); break;
+    case "row1": case "row2": case "row3": case "row4": {
+      const n = Number(action.slice(3));
+      answer((sh.row || [])[n - 1] || t("row.none", { row: n }));
+      break;
+    }
+    case "bullheads": {
+      const el = /** @type {HTMLElement | null} */ (document.activeElement);
+      if (el && el.dataset.row) answer((sh.row_bullheads || [])[Number(el.dataset.row) - 1]);
+      else {
+        const li = el && el.dataset.card ? el : $("hand").children[S.cursor];
+        if (li) answer(cardSentence(Number(li.dataset.card)) || cardName(Number(li.dataset.card)));
+      }
+      break;
+    }
+    case "chosen": answer(sh.chosen); break;
+    case "scores": answer(sh.scores); break;
+    case "reveal": answer(lastRevealText() || t("reveal.none")); break;
+    case "older": answer(historyStep(-1) || t("history.empty")); break;
+    case "newer": answer(historyStep(1) || t("history.empty")); break;
+    case "keys": answer(keysSummary()); break;
+    default: break;
+  }
+}
+
+// ---------------------------------------------------------------- row-choice dialog
+
+/** Open the row choice (moves focus into it). */
+export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
+  const dlg = $("row-dialog");
+  const v = /** @type {import("./state.js").View} */ (S.view);
+  $("row-dialog-h").textContent = t(p.reason === "joker" ? "rowdlg.joker" : "rowdlg.title",
+    { card: cardLabel(/** @type {number} */ (p.card)) });
+  const box = $("row-choices");
+  const best = defaultRow(v.rows, p.options);
+  box.replaceChildren(...p.options.map((r) => {
+    const label = document.createElement("label");
+    label.className = "choice";
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = "row";
+    input.value = String(r);
+    input.checked = r === best;
+    const text = document.createElement("span");
+    text.textContent = (S.sheet.row && S.sheet.row[r - 1]) || t("row.label", { row: r });
+    label.append(input, text);
+    return label;
+  }));
+  if (!dlg.open) {
+    S.returnFocus = /** @type {HTMLElement | null} */ (document.activeElement);
+    dlg.showModal();
+  }
+  box.querySelector("input:checked").focus();
+  return true;
+}
+
+// The default suggestion: fewest bullheads, then fewest cards, then the lowest number.
+function defaultRow(/** @type {number[][]} */ rows, /** @type {number[]} */ options) {
+  const cost = (/** @type {number} */ r) => [
+    rows[r - 1].reduce((a, c) => a + bullheadsOf(c), 0), rows[r - 1].length, r];
+  return [...options].sort((a, b) => {
+    const x = cost(a); const y = cost(b);
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  })[0];
+}
+
+export function closeRowDialog() {
+  const dlg = $("row-dialog");
+  if (!dlg.open) return;
+  dlg.close();
+  const back = S.returnFocus;
+  S.returnFocus = null;
+  // Back to the hand's current card: the element focused before may have left the hand.
+  const hand = $("hand");
+  if (back && back.isConnected && !back.closest("dialog") && !hand.contains(back)) back.focus();
+  else hand.children[S.cursor]?.focus();
+}
+
+function submitRow() {
+  const input = $("row-choices").querySelector("input:checked");
+  if (!input || !S.prompt || S.prompt.kind !== "row") return;
+  send({ type: "take_row", row: Number(input.value) });
+  closeRowDialog();
+}
+
+export function wireTable() {
+  // Any key the player presses means they are listening again (see voice.js).
+  document.addEventListener("keydown", heard, true);
+  $("hand").addEventListener("keydown", onHandKey);
+  $("hand").addEventListener("click", onHandClick);
+  $("play-card").addEventListener("click", () => chooseCurrent());
+  $("rows").addEventListener("keydown", onRowsKey);
+  $("rows").addEventListener("click", (/** @type {MouseEvent} */ e) => {
+    const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=menuitem]"));
+    if (li) { S.rowCursor = Number(li.dataset.row) - 1; li.focus(); }
+  });
+  $("game").addEventListener("keydown", onGameKey);
+  $("row-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); submitRow(); });
+  $("row-choices").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key === "Enter") { e.preventDefault(); submitRow(); }
+  });
+  $("row-dialog").addEventListener("cancel", (/** @type {Event} */ e) => e.preventDefault());
+}

@@ -1,0 +1,165 @@
+// @ts-check
+// What the page says: one message per step of the game, in order, never two at once.
+//
+// A screen reader may cut a live message short when the next one comes, or when focus
+// moves. So game messages go through a queue: what happens together is said together
+// (one message), and the next message (or a focus move that comes with it) waits until
+// the last one has had time to be spoken, estimated from its length at `pace`
+// milliseconds a character. A key the player presses means they are listening again,
+// so it ends the wait. Answers to the player's own keys are said at once.
+//
+// The game log keeps every message for review; it is not a live region.
+
+const KEEP = 4;
+const HISTORY = 50;
+/** The longest wait for one message, however long it is. */
+const MAX_WAIT = 12000;
+/** A pause between a focus move and the message after it, so the message is not cut. */
+const AFTER_FOCUS = 250;
+
+/** @typedef {{text: string, level: string, reveal: string, before: (() => boolean | void) | null}} Message */
+
+/** @type {Message[]} */
+const pending = [];
+/** @type {string[]} */
+const history = [];
+/** How far back the history keys are: -1 before the first press, 0 the newest message. */
+let back = -1;
+let lastReveal = "";
+let busyUntil = 0;
+/** @type {number | undefined} */
+let pumpId;
+
+/** Milliseconds a character takes to be spoken (localStorage `nimmt.pace`, default 60). */
+function pace() {
+  const v = Number(localStorage.getItem("nimmt.pace"));
+  return Number.isFinite(v) && localStorage.getItem("nimmt.pace") !== null ? v : 60;
+}
+
+function region(/** @type {string} */ level) {
+  return /** @type {HTMLElement} */ (document.getElementById(`live-${level}`));
+}
+
+// Each message is a new paragraph, so the same text said twice is said twice.
+function write(/** @type {string} */ text, /** @type {string} */ level) {
+  const r = region(level);
+  const p = document.createElement("p");
+  p.textContent = text;
+  r.append(p);
+  while (r.childElementCount > KEEP) r.firstElementChild?.remove();
+  busyUntil = performance.now() + Math.min(MAX_WAIT, text.length * pace());
+}
+
+function remember(/** @type {string} */ text) {
+  history.push(text);
+  while (history.length > HISTORY) history.shift();
+  back = -1;
+}
+
+function pump() {
+  if (pumpId !== undefined) return;
+  const wait = busyUntil - performance.now();
+  if (wait > 0) {
+    pumpId = window.setTimeout(() => { pumpId = undefined; pump(); }, wait);
+    return;
+  }
+  const msg = pending.shift();
+  if (!msg) return;
+  const moved = msg.before ? msg.before() : false;
+  const go = () => {
+    if (msg.text) {
+      write(msg.text, msg.level);
+      remember(msg.text);
+      if (msg.reveal) lastReveal = msg.reveal;
+    }
+    if (pending.length) pump();
+  };
+  if (moved) {
+    pumpId = window.setTimeout(() => { pumpId = undefined; go(); }, AFTER_FOCUS);
+  } else go();
+}
+
+/**
+ * Say a game message in its turn. `before` runs just before it is said (to open a
+ * dialog or move focus, which would cut the message before); it returns true when it
+ * moved focus. An empty message with a `before` only waits for its turn to run it.
+ * `reveal`: the part of the message that tells a reveal, for key R.
+ * @param {string} text
+ * @param {{level?: string, reveal?: string, before?: (() => boolean | void) | null}} [how]
+ */
+export function say(text, how = {}) {
+  if (!text && !how.before) return;
+  pending.push({ text, level: how.level || "polite", reveal: how.reveal || "",
+    before: how.before || null });
+  pump();
+}
+
+/** Say at once, out of turn: errors and the warning that time runs out. */
+export function urgent(/** @type {string} */ text) {
+  if (!text) return;
+  write(text, "assertive");
+  remember(text);
+}
+
+/** Answer a key the player pressed: at once, politely, not kept in the history. */
+export function answer(/** @type {string | null | undefined} */ text) {
+  if (text) write(text, "polite");
+}
+
+/** The player pressed a key: they are listening again, so queued messages may go. */
+export function heard() {
+  busyUntil = 0;
+  if (pending.length) {
+    window.clearTimeout(pumpId);
+    pumpId = undefined;
+    pump();
+  }
+}
+
+/** Whether a message waits to be said. */
+export function busy() { return pending.length > 0 || pumpId !== undefined; }
+
+/** The last reveal said (key R). */
+export function lastRevealText() { return lastReveal; }
+
+/** Step through the history: -1 an older message, +1 a newer one (keys [ and ]); the
+ * first press says the newest. */
+export function historyStep(/** @type {number} */ delta) {
+  if (!history.length) return null;
+  back = Math.max(0, Math.min(history.length - 1, back - delta));
+  return history[history.length - 1 - back];
+}
+
+let audio = /** @type {AudioContext | null} */ (null);
+export let soundOn = localStorage.getItem("nimmt.sound") === "1";
+export function setSound(/** @type {boolean} */ on) {
+  soundOn = on;
+  localStorage.setItem("nimmt.sound", on ? "1" : "0");
+}
+
+/** @type {Record<string, number[]>} */
+const TONES = { turn: [523, 784], take: [392, 262], warn: [880, 880], over: [523, 659] };
+
+// A short tone (Web Audio, no files): "turn" rises, "take" falls, "warn" beeps twice.
+export function cue(/** @type {string} */ kind) {
+  if (!soundOn) return;
+  try {
+    audio = audio || new AudioContext();
+    const ctx = audio;
+    const now = ctx.currentTime;
+    const tones = TONES[kind];
+    if (!tones) return;
+    tones.forEach((freq, i) => {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.08, now + i * 0.12);
+      gain.gain.exponentialRampToValueAtTime(0.001, now + i * 0.12 + 0.11);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(now + i * 0.12);
+      osc.stop(now + i * 0.12 + 0.12);
+    });
+  } catch (_) {
+    // No audio device: cues are optional.
+  }
+}

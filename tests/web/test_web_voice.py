@@ -1,0 +1,163 @@
+"""What the page says and where focus goes: one message per step, the hand kept in place,
+the card changeable until the reveal, and the quick path from the lobby to a card."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .conftest import NewPage
+from .helpers import (
+    announcements,
+    assertive_count,
+    create_table,
+    fresh_name,
+    set_name,
+    two_at_a_table,
+    wait_turn,
+)
+
+
+class Keys:
+    """A keyboard that counts the keys it presses."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.count = 0
+
+    def press(self, key: str) -> None:
+        self.count += 1
+        self.page.keyboard.press(key)
+
+
+def test_quick_game_in_two_keys_and_a_turn_in_two(new_page: NewPage) -> None:
+    """From opening the page to the first card played: Enter on the quick game (focused
+    when the lobby opens), Enter on the focused card."""
+    page = new_page()
+    keys = Keys(page)
+    assert page.evaluate("document.activeElement.id") == "quick-play"
+    keys.press("Enter")
+    assert wait_turn(page, 0) == "card"
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+    card = page.evaluate("document.activeElement.dataset.card")
+    keys.press("Enter")
+    page.wait_for_function("c => window.__ann.some(a => a[1].includes(`You choose ${c}.`))",
+                           arg=card)
+    first = keys.count
+    assert first <= 8
+    # An ordinary turn (after a row choice, if the first card asked for one): one arrow
+    # to another card, Enter.
+    seen = assertive_count(page)
+    while wait_turn(page, seen) == "row":
+        seen = assertive_count(page)
+        page.keyboard.press("Enter")
+    seen = assertive_count(page)
+    before = keys.count
+    keys.press("ArrowRight")
+    card = page.evaluate("document.activeElement.dataset.card")
+    keys.press("Enter")
+    page.wait_for_function("c => window.__ann.some(a => a[1].includes(`You choose ${c}.`))",
+                           arg=card)
+    assert keys.count - before <= 3
+    # A table of four: three bots with names, the player seated.
+    assert page.locator("#players li").count() == 4
+    assert "(you)" in page.locator("#players").inner_text()
+
+
+def test_the_game_area_is_hidden_before_the_start(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Empty"))
+    create_table(page, players=2, rounds=1, bots=1, start=False)
+    assert page.locator("#game").is_hidden()
+    assert page.evaluate("getComputedStyle(document.querySelector('#game')).display") == "none"
+    page.locator("#start-game").click()
+    wait_turn(page, 0)
+    assert page.locator("#game").is_visible()
+
+
+def test_the_hand_stays_in_place_and_focus_moves_once_a_turn(new_page: NewPage) -> None:
+    page = new_page()
+    set_name(page, fresh_name("Still"))
+    create_table(page, players=3, rounds=1, bots=2)
+    # Mark every card element and count focus moves from here on.
+    page.evaluate("""() => {
+        window.__marked = new Set(document.querySelectorAll('#hand [role=option]'));
+        window.__focus = 0;
+        document.addEventListener('focusin', () => window.__focus++);
+    }""")
+    played = rows = 0
+    kind = "card"
+    while played < 3:
+        seen = assertive_count(page)
+        page.keyboard.press("Enter")
+        if kind == "card":
+            played += 1
+        kind = wait_turn(page, seen)
+        if kind == "row":
+            rows += 1
+            continue
+        page.wait_for_timeout(200)
+        # The played cards left; every other card is the element it was; focus moved once
+        # a turn (from the played card to its neighbour), and into and out of a row dialog.
+        state = page.evaluate("""() => {
+            const now = [...document.querySelectorAll('#hand [role=option]')];
+            return {same: now.every(li => window.__marked.has(li)), size: now.length,
+                    focus: window.__focus};
+        }""")
+        assert state["same"] and state["size"] == 10 - played, state
+        assert state["focus"] <= played + 2 * rows, state
+        assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+
+
+def test_the_card_can_be_changed_until_the_reveal(new_page: NewPage) -> None:
+    ana, bob, _ = two_at_a_table(new_page)
+    ana.locator("#start-game").click()
+    wait_turn(ana, 0)
+    wait_turn(bob, 0)
+    first = ana.evaluate("document.activeElement.dataset.card")
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector(f"#card-{first}.chosen")
+    # Chosen and marked; every card can still be chosen.
+    label = ana.locator(f"#card-{first}").get_attribute("aria-label")
+    assert label is not None and label.endswith(", chosen")
+    assert ana.locator("#hand [aria-disabled=true]").count() == 0
+    ana.keyboard.press("ArrowRight")
+    second = ana.evaluate("document.activeElement.dataset.card")
+    assert second != first
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector(f"#card-{second}.chosen")
+    assert ana.locator("#hand .chosen").count() == 1
+    bob.keyboard.press("Enter")
+    ana.wait_for_function("() => window.__ann.some(a => a[1].includes('Cards revealed'))")
+    reveal = next(t for _, t in announcements(ana) if "Cards revealed" in t)
+    assert re.search(rf"\byou: {second}\b", reveal), reveal
+
+
+def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> None:
+    """At the page's own pace: the reveal that leads to a row choice is said, and the
+    dialog opens (moving focus) only after the time it takes to say it; its prompt after."""
+    page = new_page(pace=None)
+    set_name(page, fresh_name("Pace"))
+    page.locator("input[name=variant][value=jokers]").check()
+    create_table(page, players=3, rounds=1, bots=2)
+    page.evaluate("""() => {
+        window.__opened = null;
+        new MutationObserver(() => {
+            if (document.querySelector('#row-dialog').open && window.__opened === null)
+                window.__opened = performance.now();
+        }).observe(document.querySelector('#row-dialog'), {attributes: true});
+    }""")
+    page.keyboard.press("Home")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive'"
+                           " && a[1].startsWith('Choose the row'))", timeout=30_000)
+    ann = announcements(page)
+    at = page.evaluate("window.__annAt")
+    opened = page.evaluate("window.__opened")
+    k = next(i for i, (_, t) in enumerate(ann) if "Cards revealed" in t)
+    reveal = ann[k][1]
+    # Nothing else was said between the reveal and the prompt.
+    assert ann[k + 1][0] == "assertive" and ann[k + 1][1].startswith("Choose the row"), ann[k:]
+    assert opened - at[k] >= 0.9 * min(12000, 60 * len(reveal)), (opened - at[k], reveal)
+    assert at[k + 1] >= opened
