@@ -147,6 +147,53 @@ class Player:
             time.sleep(0.1)
         raise AssertionError(f"{n} seats were never taken")
 
+    def hear(self, prompt: str | None, since: float, timeout: float = 25.0) -> bool:
+        """Wait until Orca says ``prompt`` (after ``since``), then until it is quiet; False
+        when it was not said within ``timeout`` seconds."""
+        heard = False
+        deadline = time.monotonic() + timeout
+        while prompt and time.monotonic() < deadline:
+            if any(prompt in u.text for u in self.d.said(since)):
+                heard = True
+                break
+            time.sleep(0.1)
+        # The longest sentences (a reveal with two full rows and the round's end) take
+        # some twenty seconds to say.
+        self.d.quiet(0.6, timeout=40.0)
+        return heard
+
+    def ready(self, kind: str, timeout: float = 15.0) -> None:
+        """Wait until focus is where the answer is given: a card of the hand, or a row of
+        the row dialog."""
+        where = "dialog [role=radio], dialog input" if kind == "row" else "[role=listbox] *"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.focused(where):
+            time.sleep(0.1)
+
+    def answer(self, key: str, tries: int = 3) -> None:
+        """Press Enter, and again (as a player would) while the decision ``key`` stays
+        unanswered a few seconds later."""
+        for _ in range(tries):
+            self.d.key("Return")
+            deadline = time.monotonic() + 4.0
+            while time.monotonic() < deadline:
+                if self.pending_key() != key or self.over():
+                    return
+                time.sleep(0.1)
+        raise AssertionError(f"Enter did not answer the decision {key}")
+
+    def pending_key(self) -> str | None:
+        """The decision the server waits for from this player now, if any."""
+        data = self.oracle()
+        view = data["view"]
+        pend = view and view["pending"]
+        me = data["you"]
+        if not pend or me not in pend["players"]:
+            return None
+        if pend["kind"] == "card" and view["chosen"][me]:
+            return None
+        return f"{view['round']}.{view['turn']}.{pend['kind']}"
+
     def over(self) -> bool:
         return bool(self.page.evaluate(
             "() => { const r = document.getElementById('view-results');"
@@ -196,14 +243,17 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     p.tab_to("#create-form button[type=submit]")
     d.key("Return")
     page.wait_for_selector("#view-table:not([hidden])")
+    d.quiet(0.6)
     for k in range(PLAYERS - 1):
         p.tab_to("#add-bot")
         d.key("Return")
         p.wait_seated(k + 2)
+        d.quiet(0.6)  # the player hears the bot sit down before moving on
     p.tab_to("#start-game")
     d.key("Return")
     answered: str | None = None
     mark = len(d.keys)
+    since = time.time()
     shortcut_turn = (1, 2)
     while True:
         found = p.wait_decision(answered)
@@ -213,13 +263,16 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
         view = data["view"]
         asked = time.time()
         kind = view["pending"]["kind"]
-        # A player acts once the prompt was heard; a silent prompt is waited for a while.
-        d.quiet(0.6, timeout=6.0)
+        # A player acts once the prompt was heard (a silent prompt is waited for a while)
+        # and the page is ready for the answer: focus in the hand or in the row dialog.
+        p.hear(data["sheet"]["decision"], since)
+        p.ready(kind)
         shortcuts = kind == "card" and (view["round"], view["turn"]) == shortcut_turn
         if shortcuts:
             run.shortcuts = press_shortcuts(p, data)
             d.quiet(0.6, timeout=4.0)
-        d.key("Return")
+        p.answer(answered)
+        since = time.time()
         run.turns.append(Turn(kind, view["round"], view["turn"], asked, time.time(),
                               data["sheet"], len(d.keys) - mark, shortcuts))
         if len(run.turns) == 1:
@@ -234,32 +287,26 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     return run
 
 
-def quick_start(d: Desktop, url: str, lang: str, name: str) -> tuple[int, int]:
+def quick_start(d: Desktop, url: str, lang: str) -> tuple[int, int]:
     """From the lobby (its language already chosen, as a returning player has it) to the
     first card played by the quick game's path: the command keys pressed and the
-    characters typed (the name)."""
+    characters typed (none: the quick game seats a guest)."""
     p = Player(d, url, lang)
-    page = d.open(f"{url}/play/")
+    d.open(f"{url}/play/")
     d.quiet(1.0)
     p.choose_language()
     mark = len(d.keys)
-    if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
-        p.tab_to("#me-name")
-        d.type(name)
+    since = time.time()
+    # No name typed: the quick game seats a guest.
     p.tab_to("#quick-play", back=True)
     d.key("Return")
     found = p.wait_decision(None)
     assert found is not None and found[1]["view"]["pending"]["kind"] == "card"
-    d.quiet(0.6, timeout=6.0)
-    d.key("Return")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        data = p.oracle()
-        if data["view"]["chosen"][data["you"]]:
-            keys = d.keys[mark:]
-            return sum(1 for k in keys if not k.typed), sum(1 for k in keys if k.typed)
-        time.sleep(0.1)
-    raise AssertionError("Enter in the hand did not play a card")
+    p.hear(found[1]["sheet"]["decision"], since)
+    p.ready("card")
+    p.answer(found[0])
+    keys = d.keys[mark:]
+    return sum(1 for k in keys if not k.typed), sum(1 for k in keys if k.typed)
 
 
 def press_shortcuts(p: Player, data: dict[str, Any]) -> list[Shortcut]:

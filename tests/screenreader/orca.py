@@ -26,18 +26,23 @@ stopped by its process id:
   live regions' additions, where focus is); every action is a key.
 
 How a cut-off utterance is told: the speech server is a dummy, so nothing
-says when speaking ended. An utterance is taken to need ``len(text) /
-CHARS_PER_SECOND`` seconds (espeak-ng's default 175 words a minute, about six
-characters a word with the space: 17 characters a second). It was *cut* when,
-before that time has passed, Orca stops speech or speaks something else with
-``interrupt=True``; an utterance queued (``interrupt=False``) waits its turn
-and cuts nothing.
+says when speaking ended. An utterance is taken to need ``len(text) / cps``
+seconds, ``cps`` the desktop's speaking rate in characters a second
+(:data:`CHARS_PER_SECOND`, espeak-ng's default 175 words a minute at about six
+characters a word with the space, unless the test asks for a faster voice, as
+practised screen-reader users set one; the page is told the same rate, its
+``nimmt.pace``). It was *cut* when, before that time has passed, Orca stops
+speech or speaks something else with ``interrupt=True``; an utterance queued
+(``interrupt=False``) waits its turn and cuts nothing. The harness itself
+listens like a person: it presses a key only once the last utterance had the
+time to be said to its end.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -179,14 +184,14 @@ class KeyPress:
     typed: bool = False
 
 
-def speaking_time(text: str) -> float:
-    """Seconds the utterance ``text`` takes at :data:`CHARS_PER_SECOND`."""
-    return len(text) / CHARS_PER_SECOND
+def speaking_time(text: str, cps: float = CHARS_PER_SECOND) -> float:
+    """Seconds the utterance ``text`` takes at ``cps`` characters a second."""
+    return len(text) / cps
 
 
-def cut_off(said: list[Utterance], i: int) -> Utterance | None:
+def cut_off(said: list[Utterance], i: int, cps: float = CHARS_PER_SECOND) -> Utterance | None:
     """What cut utterance ``said[i]`` short (see the module's docstring), if anything."""
-    end = said[i].t + speaking_time(said[i].text)
+    end = said[i].t + speaking_time(said[i].text, cps)
     for later in said[i + 1:]:
         if later.t >= end:
             return None
@@ -200,11 +205,13 @@ class Desktop:
     """A virtual screen with a session, Orca and Chromium, in folder ``work``.
 
     Use as a context manager; :meth:`open` starts the browser on a page. Chromium
-    and Orca speak ``lang`` (their own words: "push button", "frame").
+    and Orca speak ``lang`` (their own words: "push button", "frame"), at ``cps``
+    characters a second.
     """
 
     work: Path
     lang: str = "en"
+    cps: float = CHARS_PER_SECOND
 
     def __post_init__(self) -> None:
         self.work = self.work.resolve()
@@ -327,6 +334,10 @@ class Desktop:
         self.page.set_default_timeout(30_000)
         self.page.wait_for_selector("body[data-ready='1']")
         self.page.evaluate(LIVE_RECORDER)
+        # The page paces its messages by the time they take to say: the same voice (never
+        # a faster one: a millisecond a character rounded up).
+        self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
+                           math.ceil(1000 / self.cps))
         return self.page
 
     def close(self) -> None:
@@ -385,16 +396,20 @@ class Desktop:
         return [u for u in self.utterances() if u.kind == "speech" and u.t >= since]
 
     def quiet(self, seconds: float = 0.8, timeout: float = 10.0) -> None:
-        """Wait until Orca has said nothing new for ``seconds`` (at most ``timeout``)."""
+        """Wait until Orca has said nothing new for ``seconds`` and its last utterance had
+        the time to be said to its end (at most ``timeout``): a listener's pause."""
         deadline = time.monotonic() + timeout
-        count = len(self.utterances())
+        said = self.utterances()
         still = time.monotonic()
         while time.monotonic() < deadline:
             time.sleep(0.1)
-            now = len(self.utterances())
-            if now != count:
-                count, still = now, time.monotonic()
-            elif time.monotonic() - still >= seconds:
+            now = self.utterances()
+            if len(now) != len(said):
+                said, still = now, time.monotonic()
+                continue
+            speech = [u for u in said if u.kind == "speech"]
+            end = speech[-1].t + speaking_time(speech[-1].text, self.cps) if speech else 0.0
+            if time.monotonic() - still >= seconds and time.time() >= end:
                 return
 
     def live(self) -> list[dict[str, Any]]:

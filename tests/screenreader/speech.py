@@ -76,14 +76,15 @@ def reveal_prefix(lang: str) -> str:
     return narrator(lang)._("Cards revealed: {plays}.").split("{plays}")[0].strip()
 
 
-def cut_reveals(said: list[Utterance], lang: str) -> list[str]:
-    """Reveals cut short (:func:`.orca.cut_off`), each with what cut it."""
+def cut_reveals(said: list[Utterance], lang: str, cps: float) -> list[str]:
+    """Reveals cut short (:func:`.orca.cut_off` at ``cps`` characters a second), each with
+    what cut it."""
     prefix = reveal_prefix(lang)
     said = [u for u in said if u.kind in ("speech", "stop")]
     out = []
     for i, u in enumerate(said):
         if u.kind == "speech" and prefix in u.text:
-            by = cut_off(said, i)
+            by = cut_off(said, i, cps)
             if by is not None:
                 out.append(f"{u.text!r} cut after {by.t - u.t:.2f} s by "
                            f"{by.kind} {by.text!r}")
@@ -219,7 +220,7 @@ def ordinary_turns(run: GameRun) -> list[tuple[Turn, Turn]]:
 
 
 def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
-            key_times: list[float]) -> dict[str, Any]:
+            key_times: list[float], cps: float) -> dict[str, Any]:
     """The numbers of one game: per ordinary turn, and the faults counted."""
     per_turn = [len(_between(said, before.acted + 0.001, turn.acted))
                 for before, turn in ordinary_turns(run)]
@@ -236,7 +237,7 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
         "keys_to_first_card": run.keys_to_first_card,
         "typed_to_first_card": run.typed_to_first_card,
         "duplicates": len(duplicates(said, key_times)),
-        "cut_reveals": len(cut_reveals(said, run.lang)),
+        "cut_reveals": len(cut_reveals(said, run.lang, cps)),
         "reveals": sum(1 for u in game if reveal_prefix(run.lang) in u.text),
         "old_rereads": len(old_rereads(said, live)),
         "unspoken_live": len(unspoken(said, live)),
