@@ -190,10 +190,10 @@ def test_plurals_inside_sentences() -> None:
         "Výběr karet, vyloženo je 5 karet: 1, 2, 3, 4, 5. Jako první vybíráte vy."
     )
     assert sr.rules_sentence(Rules.preset("classic", 5, end="rounds", rounds=5)) == (
-        "Pravila: classic, 5 igrača, 5 rundi."
+        "Pravila: Klasična, 5 igrača, 5 rundi."
     )
     assert cs.rules_sentence(Rules.preset("classic", 2, end="rounds", rounds=3)) == (
-        "Pravidla: classic, 2 hráči, 3 kola."
+        "Pravidla: Klasická, 2 hráči, 3 kola."
     )
 
 

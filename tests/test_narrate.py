@@ -146,13 +146,13 @@ def test_table_scores_rules_and_pending() -> None:
         "Row 1: 1 — 1 card, 1 bullhead. Row 2: 2 — 1 card, 1 bullhead."
     )
     assert EN.rules_sentence(Rules.parse("category5+tactics", players=5)) == (
-        "Rules: category5+tactics, 5 players, the game ends when someone reaches 75."
+        "Rules: Category 5 + Tactics, 5 players, the game ends when someone reaches 75."
     )
     assert EN.rules_sentence(Rules.preset("classic", 3, end="elimination", limit=40)) == (
-        "Rules: classic, 3 players, players reaching 40 are out."
+        "Rules: Classic, 3 players, players reaching 40 are out."
     )
     assert EN.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=1)) == (
-        "Rules: classic, 3 players, 1 round."
+        "Rules: Classic, 3 players, 1 round."
     )
     assert EN.pending_sentence(Pending(DecisionKind.CARD, (0, 2)), NAMES) == (
         "Waiting for Ana and Cleo to choose a card."
@@ -400,7 +400,7 @@ def test_timers_errors_and_rules() -> None:
     assert en.error_sentence(KeyError("x")) == "Something went wrong; please try again."
     assert en.players_sentence(NAMES) == "Players: Ana, Bob, Cleo."
     assert en.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=2)) == (
-        "Rules: classic, 3 players, 2 rounds."
+        "Rules: Classic, 3 players, 2 rounds."
     )
 
 

@@ -469,6 +469,23 @@ class Narrator:
         """The seats in order: ``"Players: Ana, Bob, Cleo."``."""
         return self._("Players: {names}.").format(names=", ".join(names))
 
+    def rules_name(self, rules: Rules) -> str:
+        """The preset and the variants of ``rules`` in words: ``"Classic + Tactics"``
+        (Serbian ``"Klasična + Taktika"``; a plus, since the rules sentence lists with
+        commas)."""
+        _ = self._
+        words = {
+            "classic": _("Classic"),
+            "category5": _("Category 5"),
+            "tactics": _("Tactics"),
+            "logic": _("Logic"),
+            "professional": _("Professional"),
+            "open": _("Open"),
+            "open-hands": _("Open hands"),
+            "jokers": _("Jokers"),
+        }
+        return " + ".join(words.get(part, part) for part in rules.name.split("+"))
+
     def rules_sentence(self, rules: Rules) -> str:
         """The rules of a table in one sentence."""
         if rules.end is EndMode.CLASSIC:
@@ -478,7 +495,7 @@ class Narrator:
         else:
             end = self._n("{count} round", "{count} rounds", rules.rounds or 0)
         return self._("Rules: {name}, {players}, {end}.").format(
-            name=rules.name,
+            name=self.rules_name(rules),
             players=self._n("{count} player", "{count} players", rules.players),
             end=end,
         )

@@ -100,6 +100,9 @@ class Player:
         through a form."""
         for _ in range(limit):
             if self.focused(selector):
+                # Hear where focus landed first: typing into a field before Orca has
+                # switched to its focus mode would be read as browse-mode commands.
+                self.d.quiet(0.4, timeout=4.0)
                 return
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
         raise AssertionError(f"{selector} never took focus by Tab")

@@ -39,7 +39,7 @@ from ..deals import Deal
 from ..decisions import Decision, DecisionKind
 from ..engine import Game
 from ..events import CardsRevealed, Event
-from ..narrate import SOURCE_LANGUAGE, UnknownLanguage, narrator
+from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
 from . import protocol as P
 from .botpool import AWAY, PEOPLE
@@ -191,11 +191,15 @@ def seat_name(s: Seat, lang: str | None) -> str:
     number = bot_number(s)
     if lang is None or number is None or s.bot is None:
         return s.name
+    return _speaker(lang).bot_name(s.bot, number)
+
+
+def _speaker(lang: str) -> Narrator:
+    """The narrator of ``lang``; English for a language with no catalog."""
     try:
-        speak = narrator(lang)
+        return narrator(lang)
     except UnknownLanguage:
-        speak = narrator(SOURCE_LANGUAGE)
-    return speak.bot_name(s.bot, number)
+        return narrator(SOURCE_LANGUAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +492,8 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
-        "rules_name": t.rules.name, "status": t.status, "turn_timer": t.turn_timer,
+        "rules_name": t.rules.name if lang is None else _speaker(lang).rules_name(t.rules),
+        "status": t.status, "turn_timer": t.turn_timer,
         "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
         "spectators": sum(1 for _, v in watchers if v is None),
     })
