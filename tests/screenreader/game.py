@@ -107,6 +107,15 @@ class Player:
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
         raise AssertionError(f"{selector} never took focus by Tab")
 
+    def fill(self, selector: str, text: str) -> None:
+        """Type ``text`` into the focused field ``selector`` (in Orca's focus mode, with what
+        was there selected first), and check that the field holds it."""
+        self.d.focus_mode()
+        self.d.key("ctrl+a")
+        self.d.type(text)
+        value = self.page.evaluate("s => document.querySelector(s).value", selector)
+        assert value == text, f"{selector} holds {value!r}, not {text!r}"
+
     def choose_language(self) -> None:
         """Pick the page's language in the lobby's list, unless it speaks it already."""
         d, page, lang = self.d, self.page, self.lang
@@ -234,15 +243,13 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     run.in_language = time.time()
     if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
         p.tab_to("#me-name")
-        d.type(name)
+        p.fill("#me-name", name)
     p.tab_to("#c-players")
-    d.key("ctrl+a")
-    d.type(str(PLAYERS))
+    p.fill("#c-players", str(PLAYERS))
     # A limit of 1 ends the game after its first round: someone always takes a row in
     # a round (thirty cards do not fit in four rows of five).
     p.tab_to("#c-limit")
-    d.key("ctrl+a")
-    d.type(str(LIMIT))
+    p.fill("#c-limit", str(LIMIT))
     p.tab_to("#create-form button[type=submit]")
     d.key("Return")
     page.wait_for_selector("#view-table:not([hidden])")
@@ -272,7 +279,7 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
         p.ready(kind)
         shortcuts = kind == "card" and (view["round"], view["turn"]) == shortcut_turn
         if shortcuts:
-            run.shortcuts = press_shortcuts(p, data)
+            run.shortcuts = press_shortcuts(p)
             d.quiet(0.6, timeout=4.0)
         p.answer(answered)
         since = time.time()
@@ -312,11 +319,12 @@ def quick_start(d: Desktop, url: str, lang: str) -> tuple[int, int]:
     return sum(1 for k in keys if not k.typed), sum(1 for k in keys if k.typed)
 
 
-def press_shortcuts(p: Player, data: dict[str, Any]) -> list[Shortcut]:
-    """Press the seed's shortcuts from the hand; what each should say and what was said."""
-    sheet = data["sheet"]
+def press_shortcuts(p: Player) -> list[Shortcut]:
+    """Press the seed's shortcuts from the hand; what each should say (the server's sheet
+    just before the key: the bots may have chosen meanwhile) and what was said."""
     out = []
     for key, want in SHORTCUTS:
+        sheet = p.oracle()["sheet"]
         in_hand = bool(p.page.evaluate(
             "() => !!document.activeElement.closest('[role=listbox]')"))
         card = p.page.evaluate("() => document.activeElement.dataset.card || null")

@@ -118,6 +118,11 @@ def _logged_char(character, acss=None):
 
 speech._speak, speech.stop = _logged_speak, _logged_stop
 speech.speakKeyEvent, speech.speakCharacter = _logged_key, _logged_char
+# How Orca says its two modes in this language, so the harness knows which it is in.
+from orca import messages
+if not getattr(speech, "_nimmt_modes", False):
+    speech._nimmt_modes = True
+    _write("modes", json.dumps([messages.MODE_FOCUS, messages.MODE_BROWSE]))
 '''
 
 SPEECHD_CONF = """AudioOutputMethod "libao"
@@ -327,7 +332,8 @@ class Desktop:
                    "Chromium's DevTools port", 60)
         port = port_file.read_text().split()[0]
         self._pw = sync_playwright().start()
-        self._browser = self._pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+        self._browser = self._pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
+                                                           timeout=90_000)
         self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
                    "Chromium's page")
         self.page = self._browser.contexts[0].pages[0]
@@ -391,6 +397,27 @@ class Desktop:
                 out.append(Utterance(d["t"], d["kind"], d["text"], d["interrupt"]))
         return out
 
+    def focus_mode(self) -> None:
+        """Make sure Orca is in focus mode (keys go to the page's field, not to browse-mode
+        commands): Orca says each change of mode; when the last it said was not focus
+        mode, Orca+A (Insert+A) switches, as a player would press it."""
+        said = self.utterances()
+        modes = [json.loads(u.text) for u in said if u.kind == "modes"]
+        if not modes:
+            raise RuntimeError("Orca did not say how it names its modes")
+        focus, browse = modes[-1]
+        last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
+        if last and last[-1] == focus:
+            return
+        since = time.time()
+        self.key("Insert+a")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if any(u.text == focus for u in self.said(since)):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("Orca did not switch to focus mode")
+
     def said(self, since: float = 0.0) -> list[Utterance]:
         """The utterances (``speech`` only) from wall-clock time ``since`` on."""
         return [u for u in self.utterances() if u.kind == "speech" and u.t >= since]
@@ -420,6 +447,8 @@ class Desktop:
         """The transcript as lines: each utterance and key press with its time."""
         events: list[tuple[float, str]] = []
         for u in self.utterances():
+            if u.kind == "modes":
+                continue
             flag = " [interrupt]" if u.interrupt and u.kind == "speech" else ""
             events.append((u.t, f"{u.kind}{flag}: {u.text}"))
         for k in self.keys:
