@@ -59,7 +59,8 @@ def test_simulate_then_replay(tmp_path: Path) -> None:
     assert told.returncode == 0, told.stderr
     lines = told.stdout.splitlines()
     assert lines[0] == (
-        "Rules: category5+tactics+professional, 5 players, the game ends when someone reaches 75."
+        "Rules: Category 5 + Tactics + Professional, 5 players, "
+        "the game ends when someone reaches 75."
     )
     assert lines[1] == "Players: Ana, Bob, Cleo, Dan, Eve."
     assert any(line.startswith("Cards revealed: ") for line in lines)

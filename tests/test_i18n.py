@@ -190,10 +190,10 @@ def test_plurals_inside_sentences() -> None:
         "Výběr karet, vyloženo je 5 karet: 1, 2, 3, 4, 5. Jako první vybíráte vy."
     )
     assert sr.rules_sentence(Rules.preset("classic", 5, end="rounds", rounds=5)) == (
-        "Pravila: classic, 5 igrača, 5 rundi."
+        "Pravila: Klasična, 5 igrača, 5 rundi."
     )
     assert cs.rules_sentence(Rules.preset("classic", 2, end="rounds", rounds=3)) == (
-        "Pravidla: classic, 2 hráči, 3 kola."
+        "Pravidla: Klasická, 2 hráči, 3 kola."
     )
 
 
@@ -364,19 +364,22 @@ def test_the_seed_example_in_serbian_and_czech() -> None:
     step = game.play_card(2, 7)
     step += game.take_row(2, 4)
     step = [e for e in step if not isinstance(e, CardChosen | RoundScored)]
+    # As the seed says it: the sixth card, the cards taken, what they are worth.
     assert Narrator("sr").announce(step, names, viewer=1) == (
-        "Otkrivene karte: Celia 7, Alisa 23, David 64, vi 88. "
+        "Otkrivene karte: Celia: 7; Alisa: 23; David: 64; vi: 88. "
         "Izbor skupa: Celia ima kartu 7, manju od svih skupova. "
         "Celia uzima skup 4, 3 boda, i započinje ga kartom 7. "
         "Alisa stavlja 23 u skup 1. David stavlja 64 u skup 3. "
-        "Uzimate skup 3, 11 bodova, i započinjete ga kartom 88."
+        "Vaša karta 88 je šesta u skupu 3: uzimate 33, 42, 50, 57 i 64, ukupno 11 bodova, "
+        "a 88 započinje skup iznova."
     )
     assert Narrator("cs").announce(step, names, viewer=3) == (
-        "Odkryté karty: Celia 7, Alisa 23, vy 64, Bob 88. "
+        "Odkryté karty: Celia: 7; Alisa: 23; vy: 64; Bob: 88. "
         "Výběr řady: Celia má kartu 7, nižší než všechny řady. "
         "Celia bere řadu 4, 3 body, a začíná ji kartou 7. "
         "Alisa přidává 23 do řady 1. Přidáváte 64 do řady 3. "
-        "Bob bere řadu 3, 11 bodů, a začíná ji kartou 88."
+        "Karta 88 je šestá v řadě 3: Bob bere 33, 42, 50, 57 a 64, celkem 11 bodů, "
+        "a 88 začíná řadu znovu."
     )
 
 
@@ -424,7 +427,7 @@ def test_a_new_language_is_a_new_catalog(tmp_path: Path) -> None:
     de = Narrator("de", locale_dir=locales)
     assert de.describe(RowTaken(1, 2, (5,), 1, "full"), NAMES) == "Bob nimmt Reihe 2, 1 Hornochse."
     assert de.describe(RowTaken(1, 2, (5,), 8, "full"), NAMES) == "Bob nimmt Reihe 2, 8 Hornochsen."
-    assert de.describe(CardsRevealed(((1, 4),)), NAMES, viewer=1) == "Cards revealed: du 4."
+    assert de.describe(CardsRevealed(((1, 4),)), NAMES, viewer=1) == "Cards revealed: du: 4."
     assert de.card(-1) == "joker 0,9"  # untranslated text falls back; Babel gives the comma
     # English needs no catalog of its own.
     assert Narrator("en", locale_dir=locales).describe(TurnStarted(1), NAMES) == "Turn 1."

@@ -56,7 +56,7 @@ EXAMPLES: list[tuple[Event, str]] = [
     (CardChosen(2, 44), "Cleo chooses 44."),
     (
         CardsRevealed(((0, 12), (1, 40), (2, 77))),
-        "Cards revealed: Ana 12, Bob 40, Cleo 77.",
+        "Cards revealed: Ana: 12; Bob: 40; Cleo: 77.",
     ),
     (
         RowChoiceNeeded(0, 7, "too_low"),
@@ -69,7 +69,7 @@ EXAMPLES: list[tuple[Event, str]] = [
     (CardPlaced(0, 12, 1), "Ana's 12 goes to row 1."),
     (
         RoundScored(1, (5, 0, 11), (5, 0, 11)),
-        "Round 1 is over. Penalties: Ana 5, Bob 0, Cleo 11. Totals: Ana 5, Bob 0, Cleo 11.",
+        "Round 1 is over. Bullheads: Ana: 5; Bob: 0; Cleo: 11.",
     ),
     (PlayerEliminated(1, 68), "Bob is out with 68 bullheads."),
     (GameOver((2,), (70, 68, 23)), "Game over: Cleo wins with 23 bullheads."),
@@ -111,12 +111,19 @@ def test_variants_of_sentences() -> None:
 
 def test_take_and_start_are_one_sentence() -> None:
     taken = RowTaken(1, 3, (33, 42, 50, 57, 64), 8, "full")
+    # A full row says why it is taken (the sixth card) and which cards are taken.
     assert narrate([taken, CardPlaced(1, 77, 3, started=True)], NAMES) == [
-        "Bob takes row 3, 8 bullheads, and starts it with 77."
+        "Bob's 77 is the sixth card in row 3: Bob takes 33, 42, 50, 57 and 64, "
+        "worth 8 bullheads, and 77 starts the row."
     ]
     full = RowTaken(0, 2, (5, 6, 7, 8, 9), 5, "full")
-    assert narrate([full, CardPlaced(0, -2, 2, started=True)], NAMES) == [
-        "Ana takes row 2, 5 bullheads, and starts it with joker 0.8."
+    assert narrate([full, CardPlaced(0, -2, 2, started=True)], NAMES, viewer=0) == [
+        "Your joker 0.8 is the sixth card in row 2: you take 5, 6, 7, 8 and 9, "
+        "worth 5 bullheads, and joker 0.8 starts the row."
+    ]
+    low = RowTaken(0, 2, (5, 6), 2, "too_low")
+    assert narrate([low, CardPlaced(0, 3, 2, started=True)], NAMES) == [
+        "Ana takes row 2, 2 bullheads, and starts it with 3."
     ]
     # Not the same row: two sentences.
     assert narrate([taken, CardPlaced(1, 77, 4)], NAMES) == [
@@ -139,13 +146,13 @@ def test_table_scores_rules_and_pending() -> None:
         "Row 1: 1 — 1 card, 1 bullhead. Row 2: 2 — 1 card, 1 bullhead."
     )
     assert EN.rules_sentence(Rules.parse("category5+tactics", players=5)) == (
-        "Rules: category5+tactics, 5 players, the game ends when someone reaches 75."
+        "Rules: Category 5 + Tactics, 5 players, the game ends when someone reaches 75."
     )
     assert EN.rules_sentence(Rules.preset("classic", 3, end="elimination", limit=40)) == (
-        "Rules: classic, 3 players, players reaching 40 are out."
+        "Rules: Classic, 3 players, players reaching 40 are out."
     )
     assert EN.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=1)) == (
-        "Rules: classic, 3 players, 1 round."
+        "Rules: Classic, 3 players, 1 round."
     )
     assert EN.pending_sentence(Pending(DecisionKind.CARD, (0, 2)), NAMES) == (
         "Waiting for Ana and Cleo to choose a card."
@@ -208,24 +215,30 @@ def test_a_resolution_step_is_one_group_with_the_viewer_as_you() -> None:
     game.play_card(3, 64)
     reveal = game.play_card(2, 7)
     assert en.announce(reveal, SEED_NAMES, viewer=1) == (
-        "Celia has chosen a card. Cards revealed: Celia 7, Alisa 23, David 64, you 88. "
+        "Celia has chosen a card. Cards revealed: Celia: 7; Alisa: 23; David: 64; you: 88. "
         "Row choice: Celia's 7 is lower than every row."
     )
+    # A reader playing along hears the others' choices summed up, not one by one.
+    assert en.announce(reveal[:1], SEED_NAMES, viewer=1, others_chosen=False) == ""
+    assert en.narrate(reveal, SEED_NAMES, viewer=1, others_chosen=True)[0] == (
+        "Everyone else has chosen.")
     step = game.take_row(2, 4)
     assert en.narrate(step, SEED_NAMES, viewer=1) == [
         "Celia takes row 4, 3 bullheads, and starts it with 7.",
         "Alisa's 23 goes to row 1.",
         "David's 64 goes to row 3.",
-        "You take row 3, 11 bullheads, and start it with 88.",
-        "Round 1 is over. Penalties: Alisa 0, you 11, Celia 3, David 0. "
-        "Totals: Alisa 0, you 11, Celia 3, David 0.",
+        "Your 88 is the sixth card in row 3: you take 33, 42, 50, 57 and 64, "
+        "worth 11 bullheads, and 88 starts the row.",
+        # The first round's penalties are the totals: one list, not two alike.
+        "Round 1 is over. Bullheads: Alisa: 0; you: 11; Celia: 3; David: 0.",
     ]
     # Seen by Celia, and by nobody in particular (a record).
     assert en.narrate(step, SEED_NAMES, viewer=2)[0] == (
         "You take row 4, 3 bullheads, and start it with 7."
     )
     assert en.narrate(step, SEED_NAMES)[3] == (
-        "Bob takes row 3, 11 bullheads, and starts it with 88."
+        "Bob's 88 is the sixth card in row 3: Bob takes 33, 42, 50, 57 and 64, "
+        "worth 11 bullheads, and 88 starts the row."
     )
 
 
@@ -241,8 +254,10 @@ def test_every_event_has_a_you_form() -> None:
         CardChosen(1, None): "You have chosen a card.",
         CardChosen(1, 40, True): "You play 40 face up.",
         CardChosen(0, 12, True): "Ana plays 12 face up.",
-        RowChoiceNeeded(1, 7, "too_low"): "Row choice: your 7 is lower than every row.",
-        RowChoiceNeeded(1, -1, "joker"): "Row choice: you choose the row for joker 0.9.",
+        # The viewer's own row choice is the decision asked (your_decision_sentence),
+        # which says why: not told twice.
+        RowChoiceNeeded(1, 7, "too_low"): None,
+        RowChoiceNeeded(1, -1, "joker"): None,
         RowTaken(1, 3, (33, 42), 6, "too_low"): "You take row 3, 6 bullheads.",
         CardPlaced(1, 40, 2): "Your 40 goes to row 2.",
         CardPlaced(1, 8, 2, "left"): "Your 8 goes to the left end of row 2.",
@@ -277,14 +292,14 @@ def test_shortcut_sentences_follow_the_view() -> None:
     assert en.bullheads_sentence(55) == "55: 7 bullheads."
     assert en.bullheads_sentence(-5) == "joker 0.5: 1 bullhead."
     assert en.chosen_sentence(view, SEED_NAMES) == "Nobody has chosen yet."
-    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa 0, you 0, Celia 0, David 0."
+    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa: 0; you: 0; Celia: 0; David: 0."
     assert en.hand_sentence(view) == "Your hand: 88 — 1 card."
-    assert en.your_decision_sentence(view) == "Choose a card to play: 88."
+    assert en.your_decision_sentence(view) == "Your turn: choose a card."
 
     game.play_card(1, 88)
     view = game.view(1)
     assert en.chosen_sentence(view, SEED_NAMES) == (
-        "Chosen: you 88. Not yet: Alisa, Celia and David."
+        "Chosen: you: 88. Not yet: Alisa, Celia and David."
     )
     assert en.chosen_sentence(game.view(0), SEED_NAMES) == (
         "Chosen: Bob. Not yet: you, Celia and David."
@@ -304,7 +319,7 @@ def test_shortcut_sentences_follow_the_view() -> None:
     )
     game.take_row(2, 4)
     view = game.view(1)
-    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa 0, you 11, Celia 3, David 0."
+    assert en.scores_sentence(view, SEED_NAMES) == "Scores: Alisa: 0; you: 11; Celia: 3; David: 0."
     assert en.chosen_sentence(view, SEED_NAMES) == "Nobody is choosing a card now."
     assert en.row_sentence(view, 2) == "Row 2 is not on the table yet."
     assert en.hand_sentence(view) == "Your hand is empty."
@@ -323,14 +338,14 @@ def test_this_rounds_penalties_and_who_is_out() -> None:
     game.play_card(2, 52)
     game.take_row(0, 4)  # 40: 3 bullheads, this round
     assert en.scores_sentence(game.view(1), NAMES) == (
-        "Scores: Ana 9, you 0, Cleo 0. This round so far: Ana 3, you 0, Cleo 0."
+        "Scores: Ana: 9; you: 0; Cleo: 0. This round so far: Ana: 3; you: 0; Cleo: 0."
     )
     game.play_card(0, 6)
     game.play_card(1, 51)
     game.play_card(2, 53)
     told = en.narrate(game.events, NAMES, viewer=1)
     assert "Ana is out with 12 bullheads." in told
-    assert en.scores_sentence(game.view(1), NAMES).startswith("Scores: Ana 12 (out), you ")
+    assert en.scores_sentence(game.view(1), NAMES).startswith("Scores: Ana: 12 (out); you: ")
 
 
 def test_jokers_open_play_and_draft_decisions() -> None:
@@ -385,7 +400,7 @@ def test_timers_errors_and_rules() -> None:
     assert en.error_sentence(KeyError("x")) == "Something went wrong; please try again."
     assert en.players_sentence(NAMES) == "Players: Ana, Bob, Cleo."
     assert en.rules_sentence(Rules.preset("classic", 3, end="rounds", rounds=2)) == (
-        "Rules: classic, 3 players, 2 rounds."
+        "Rules: Classic, 3 players, 2 rounds."
     )
 
 
@@ -416,17 +431,17 @@ def test_a_card_fitting_no_end_is_not_called_too_low() -> None:
     }
     assert said["en"] == (
         "Row choice: Ana's 50 fits at neither end of any row.",
-        "Row choice: your 50 fits at neither end of any row.",
+        None,
         "Your 50 fits at neither end of any row. Choose a row to take: "
         "row 1, 6 bullheads; row 2, 6 bullheads; row 3, 6 bullheads; row 4, 6 bullheads.",
     )
     assert said["sr"][:2] == (
         "Izbor skupa: Ana ima kartu 50, koja ne staje ni na početak ni na kraj nijednog skupa.",
-        "Izbor skupa: vaša karta 50 ne staje ni na početak ni na kraj nijednog skupa.",
+        None,
     )
     assert said["cs"][:2] == (
         "Výběr řady: Ana má kartu 50, kterou nelze přiložit na začátek ani na konec žádné řady.",
-        "Výběr řady: vaši kartu 50 nelze přiložit na začátek ani na konec žádné řady.",
+        None,
     )
     assert said["sr"][2].startswith(
         "Vaša karta 50 ne staje ni na početak ni na kraj nijednog skupa. Izaberite skup"

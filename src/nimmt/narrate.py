@@ -44,14 +44,16 @@ Czech).
 ...         CardPlaced(1, 40, 2), RowTaken(2, 3, (33, 42, 50, 57, 64), 8, "full"),
 ...         CardPlaced(2, 77, 3, started=True)]
 >>> print(Narrator("en").announce(step, names, viewer=1))
-Cards revealed: Ana 12, you 40, Cleo 77. Ana's 12 goes to row 1. Your 40 goes to row 2. \
-Cleo takes row 3, 8 bullheads, and starts it with 77.
+Cards revealed: Ana: 12; you: 40; Cleo: 77. Ana's 12 goes to row 1. Your 40 goes to row 2. \
+Cleo's 77 is the sixth card in row 3: Cleo takes 33, 42, 50, 57 and 64, worth 8 bullheads, \
+and 77 starts the row.
 >>> for sentence in Narrator("sr").narrate(step, names):
 ...     print(sentence)
-Otkrivene karte: Ana 12, Bob 40, Cleo 77.
+Otkrivene karte: Ana: 12; Bob: 40; Cleo: 77.
 Ana stavlja 12 u skup 1.
 Bob stavlja 40 u skup 2.
-Cleo uzima skup 3, 8 bodova, i započinje ga kartom 77.
+Karta 77 je šesta u skupu 3: Cleo uzima 33, 42, 50, 57 i 64, ukupno 8 bodova, a 77 započinje \
+skup iznova.
 >>> Narrator("cs").row_sentence(((9, 12, 21), (87, -1)), 2)
 'Řada 2: 87, žolík 0,9 (hodnota na konci 87,9) — 2 karty, 2 body.'
 """
@@ -230,6 +232,31 @@ class Narrator:
             return names[seat]
         return self._("Player {number}").format(number=seat + 1)
 
+    def bot_name(self, bot: str, number: int) -> str:
+        """A bot's name at a table: its strength and its number there (``"Medium Bot 2"``,
+        Serbian ``"Bot Srednji 2"``), so two bots are told apart and each says how strong
+        it is. Bots of other names (the ladder's, an operator's) keep their own."""
+        _ = self._
+        match bot:
+            case "beginner":
+                return _("Beginner Bot {number}").format(number=number)
+            case "easy":
+                return _("Easy Bot {number}").format(number=number)
+            case "medium":
+                return _("Medium Bot {number}").format(number=number)
+            case "hard":
+                return _("Hard Bot {number}").format(number=number)
+            case "expert":
+                return _("Expert Bot {number}").format(number=number)
+        # TRANSLATORS: a bot the server's operator added, by its own name: "dodger bot 1".
+        return _("{name} bot {number}").format(name=bot, number=number)
+
+    def table_name(self, host: str) -> str:
+        """The name of a table its host did not name: ``"Ana's table"``."""
+        # TRANSLATORS: a table named after its host; avoid a possessive that must agree
+        # with a name's gender or ending (Serbian "Sto — Ana").
+        return self._("{name}'s table").format(name=host)
+
     def join(self, items: Sequence[str]) -> str:
         """``"Ana, Bob and Cleo"``."""
         if len(items) <= 1:
@@ -255,9 +282,10 @@ class Narrator:
         seats: Iterable[int] | None = None,
     ) -> str:
         chosen = range(len(values)) if seats is None else seats
-        return ", ".join(
-            # TRANSLATORS: one entry of a list of scores: "Ana 12".
-            self._("{name} {value}").format(name=self.player(p, names, viewer), value=values[p])
+        return "; ".join(
+            # TRANSLATORS: one entry of a list of scores: "Ana: 12" (entries are joined by
+            # semicolons, so a name ending in a number is never read with the score).
+            self._("{name}: {value}").format(name=self.player(p, names, viewer), value=values[p])
             for p in chosen
         )
 
@@ -332,7 +360,7 @@ class Narrator:
             if card is None and p == view.player:
                 card = view.my_choice
             if card is not None:
-                who = self._("{name} {card}").format(name=who, card=self.card(card))
+                who = self._("{name}: {card}").format(name=who, card=self.card(card))
             done.append(who)
         if not waiting:
             return self._("Everyone has chosen.")
@@ -349,10 +377,10 @@ class Narrator:
         for p, total in enumerate(view.scores):
             who = self.player(p, names, viewer)
             if view.eliminated[p]:
-                items.append(self._("{name} {value} (out)").format(name=who, value=total))
+                items.append(self._("{name}: {value} (out)").format(name=who, value=total))
             else:
-                items.append(self._("{name} {value}").format(name=who, value=total))
-        text = self._("Scores: {scores}.").format(scores=", ".join(items))
+                items.append(self._("{name}: {value}").format(name=who, value=total))
+        text = self._("Scores: {scores}.").format(scores="; ".join(items))
         if view.phase is not Phase.OVER and any(view.penalties):
             text += " " + self._("This round so far: {penalties}.").format(
                 penalties=self._per_player(view.penalties, names, viewer, view.active)
@@ -372,17 +400,24 @@ class Narrator:
             text += " " + self._("You have chosen {card}.").format(card=self.card(view.my_choice))
         return text
 
-    def your_decision_sentence(self, view: View) -> str | None:
+    def your_decision_sentence(self, view: View, hand: bool = False) -> str | None:
         """What the viewer must do now, with the options; ``None`` when nothing is asked of them.
 
         This is the assertive announcement of a client: it says why (a card
-        too low, a joker to place) and lists every choice.
+        too low, a joker to place) and lists every choice, but for a card
+        choice the hand only with ``hand`` (a line-mode terminal, whose reader
+        types the card's number from what it just read); a player with
+        shortcuts asks for the hand when they want it (``hand_sentence``).
         """
         pending = view.pending
         if pending is None or view.player is None or view.player not in pending.players:
             return None
         if pending.kind is DecisionKind.CARD:
-            return self._("Choose a card to play: {cards}.").format(cards=self.cards(view.options))
+            if hand:
+                return self._("Choose a card to play: {cards}.").format(
+                    cards=self.cards(view.options)
+                )
+            return self._("Your turn: choose a card.")
         if pending.kind is DecisionKind.DRAFT:
             return self._("Draft a card: {cards}.").format(cards=self.cards(view.options))
         rows = view.rows
@@ -434,6 +469,23 @@ class Narrator:
         """The seats in order: ``"Players: Ana, Bob, Cleo."``."""
         return self._("Players: {names}.").format(names=", ".join(names))
 
+    def rules_name(self, rules: Rules) -> str:
+        """The preset and the variants of ``rules`` in words: ``"Classic + Tactics"``
+        (Serbian ``"Klasična + Taktika"``; a plus, since the rules sentence lists with
+        commas)."""
+        _ = self._
+        words = {
+            "classic": _("Classic"),
+            "category5": _("Category 5"),
+            "tactics": _("Tactics"),
+            "logic": _("Logic"),
+            "professional": _("Professional"),
+            "open": _("Open"),
+            "open-hands": _("Open hands"),
+            "jokers": _("Jokers"),
+        }
+        return " + ".join(words.get(part, part) for part in rules.name.split("+"))
+
     def rules_sentence(self, rules: Rules) -> str:
         """The rules of a table in one sentence."""
         if rules.end is EndMode.CLASSIC:
@@ -443,7 +495,7 @@ class Narrator:
         else:
             end = self._n("{count} round", "{count} rounds", rules.rounds or 0)
         return self._("Rules: {name}, {players}, {end}.").format(
-            name=rules.name,
+            name=self.rules_name(rules),
             players=self._n("{count} player", "{count} players", rules.players),
             end=end,
         )
@@ -758,34 +810,28 @@ class Narrator:
                 return _("{name} chooses {card}.").format(name=name(p), card=self.card(card))
             case CardsRevealed(plays=plays):
                 return _("Cards revealed: {plays}.").format(
-                    plays=", ".join(
-                        _("{name} {card}").format(
+                    plays="; ".join(
+                        # TRANSLATORS: one card of a list: "Ana: 12" (entries are joined by
+                        # semicolons, so a name ending in a number is never read with a card).
+                        _("{name}: {card}").format(
                             name=self.player(p, names, viewer), card=self.card(c)
                         )
                         for p, c in plays
                     )
                 )
             case RowChoiceNeeded(player=p, card=card, reason=reason):
+                if you(p):
+                    # The decision asked (your_decision_sentence) says why, with each
+                    # row's cost: told here too, the reader would hear it twice.
+                    return None
                 if reason == "too_low":
-                    if you(p):
-                        return _("Row choice: your {card} is lower than every row.").format(
-                            card=self.card(card)
-                        )
                     return _("Row choice: {name}'s {card} is lower than every row.").format(
                         name=name(p), card=self.card(card)
                     )
                 if reason == "fits_no_end":
-                    if you(p):
-                        # TRANSLATORS: professional: the card goes after no row and before none.
-                        text = _("Row choice: your {card} fits at neither end of any row.")
-                        return text.format(card=self.card(card))
                     # TRANSLATORS: professional: the card goes after no row and before none.
                     text = _("Row choice: {name}'s {card} fits at neither end of any row.")
                     return text.format(name=name(p), card=self.card(card))
-                if you(p):
-                    return _("Row choice: you choose the row for {card}.").format(
-                        card=self.card(card)
-                    )
                 return _("Row choice: {name} chooses the row for {card}.").format(
                     name=name(p), card=self.card(card)
                 )
@@ -812,6 +858,10 @@ class Narrator:
                     return _("Your {card} goes to row {row}.").format(**fields)
                 return _("{name}'s {card} goes to row {row}.").format(**fields)
             case RoundScored(round=rnd, penalties=penalties, totals=totals):
+                if tuple(penalties) == tuple(totals):  # the first round: one list says both
+                    return _("Round {round} is over. Bullheads: {totals}.").format(
+                        round=rnd, totals=self._per_player(totals, names, viewer)
+                    )
                 return _("Round {round} is over. Penalties: {penalties}. Totals: {totals}.").format(
                     round=rnd,
                     penalties=self._per_player(penalties, names, viewer),
@@ -848,6 +898,20 @@ class Narrator:
             "bullheads": self.count_bullheads(taken.bullheads),
             "card": self.card(placed.card),
         }
+        if taken.reason == "full":
+            # Why the row is taken (the sixth card) and what is taken, as the rules say it.
+            fields["cards"] = self.join([self.card(c) for c in taken.cards])
+            if viewer is not None and taken.player == viewer:
+                text = self._(
+                    "Your {card} is the sixth card in row {row}: you take {cards}, "
+                    "worth {bullheads}, and {card} starts the row."
+                )
+                return text.format(**fields)
+            text = self._(
+                "{name}'s {card} is the sixth card in row {row}: {name} takes {cards}, "
+                "worth {bullheads}, and {card} starts the row."
+            )
+            return text.format(name=self.player(taken.player, names), **fields)
         if viewer is not None and taken.player == viewer:
             return self._("You take row {row}, {bullheads}, and start it with {card}.").format(
                 **fields
@@ -857,16 +921,35 @@ class Narrator:
         )
 
     def narrate(
-        self, events: Iterable[Event], names: Sequence[str], viewer: int | None = None
+        self,
+        events: Iterable[Event],
+        names: Sequence[str],
+        viewer: int | None = None,
+        others_chosen: bool | None = None,
     ) -> list[str]:
         """Sentences for a run of events, in order.
 
         A row taken and the card that starts it anew are told as one sentence,
-        because that is one thing happening at the table.
+        because that is one thing happening at the table. ``others_chosen`` sums
+        up the other players' hidden choices for a reader who plays along: not
+        one sentence per player but, when it is true (the viewer is the only one
+        still to choose), "Everyone else has chosen." once; ``None`` tells each
+        choice (a record, a replay).
         """
         out: list[str] = []
         held: RowTaken | None = None
+        summed = False
         for event in events:
+            if (
+                others_chosen is not None
+                and type(event) is CardChosen
+                and not event.face_up
+                and event.player != viewer
+            ):
+                if others_chosen and not summed:
+                    out.append(self._("Everyone else has chosen."))
+                    summed = True
+                continue
             if held is not None:
                 if (
                     type(event) is CardPlaced
@@ -892,10 +975,14 @@ class Narrator:
         return [] if text is None else [text]
 
     def announce(
-        self, events: Iterable[Event], names: Sequence[str], viewer: int | None = None
+        self,
+        events: Iterable[Event],
+        names: Sequence[str],
+        viewer: int | None = None,
+        others_chosen: bool | None = None,
     ) -> str:
         """A batch of events (say, one resolution step) as one announcement."""
-        return " ".join(self.narrate(events, names, viewer))
+        return " ".join(self.narrate(events, names, viewer, others_chosen))
 
 
 @lru_cache(maxsize=32)

@@ -79,7 +79,8 @@ def view_cards(view: dict[str, Any], prompt: dict[str, Any] | None) -> set[int]:
 #: the value a joker gives a row, the scores of a round's end.
 NOT_CARDS = re.compile(
     r"\b[Rr]ow \d+|\bRound \d+|\bTurn \d+|\b\d+ (?:face-up )?(?:bullheads?|cards?)\b"
-    r"|end value [\d.]+|Penalties: [^.]*\. Totals: [^.]*\.|\bPlayer \d+"
+    r"|end value [\d.]+|Penalties: [^.]*\. Totals: [^.]*\.|Bullheads: [^.]*\.|\bPlayer \d+"
+    r"|\bBot \d+"
 )
 
 

@@ -29,8 +29,31 @@ SHORT = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 1}
 STEP_STARTS = ("turn_started", "round_started", "round_scored", "game_over")
 
 
+class Choices:
+    """Who has chosen this turn's card, followed frame by frame as a client sees it: the
+    others' choices are said together once only the viewer is still to choose."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.chosen: set[int] = set()
+
+    def follow(self, frame: dict[str, Any]) -> None:
+        for item in frame["items"]:
+            if item["kind"] != "event":
+                continue
+            kind = item["event"]["type"]
+            if kind in ("cards_revealed", "turn_started", "round_started"):
+                self.chosen.clear()
+            elif kind == "card_chosen":
+                self.chosen.add(item["event"]["player"])
+
+    def others_done(self, viewer: int | None) -> bool:
+        return (viewer is not None and viewer not in self.chosen
+                and len(self.chosen) == self.players - 1)
+
+
 def expected_text(frame: dict[str, Any], names: list[str], viewer: int | None,
-                  lang: str) -> list[str]:
+                  lang: str, others_chosen: bool = False) -> list[str]:
     """The narration the frame's own (already filtered) events should get: one
     announcement per resolution step."""
     speak = narrator(lang)
@@ -41,7 +64,7 @@ def expected_text(frame: dict[str, Any], names: list[str], viewer: int | None,
         if not steps or item["event"]["type"] in STEP_STARTS:
             steps.append([])
         steps[-1].append(event_from_dict(item["event"]))
-    return [t for t in (speak.announce(s, names, viewer) for s in steps) if t]
+    return [t for t in (speak.announce(s, names, viewer, others_chosen) for s in steps) if t]
 
 
 async def test_hello_language_and_refusal(server: str) -> None:
@@ -78,13 +101,16 @@ async def test_each_connection_hears_its_language(server: str) -> None:
         names: list[str] = []
         frames = 0
         steps_with_reveal = 0
+        choices = Choices(3)
         for raw in client.frames:
             frame = json.loads(raw)
             if frame["type"] == "table_state":
                 names = [s["name"] or "" for s in frame["table"]["seats"]]
             if frame["type"] != "events":
                 continue
-            assert frame["text"] == expected_text(frame, names, viewer, lang), frame
+            choices.follow(frame)
+            assert frame["text"] == expected_text(frame, names, viewer, lang,
+                                                  choices.others_done(viewer)), frame
             frames += 1
             # One resolution step, one entry: the reveal and its placements together.
             for text in frame["text"]:
@@ -92,6 +118,13 @@ async def test_each_connection_hears_its_language(server: str) -> None:
                     steps_with_reveal += 1
                     assert text.count(marks[lang]) == 1, text
         assert frames > 10 and steps_with_reveal >= 10
+    # The others' choices are one sentence when only you are left to choose; bots are
+    # named in each reader's language.
+    assert any("Everyone else has chosen." in t for t in ana.narration)
+    assert not any("has chosen a card" in t for t in ana.narration)
+    assert any("Easy Bot 1" in t for t in ana.narration)
+    assert any("Bot Laki 1" in t for t in mila.narration)
+    assert any("Bot Lehký 1" in t for t in petr.narration)
     # Your seat is "you" in your language; a spectator hears names only.
     assert any("you" in t for t in ana.narration)
     assert any(" vi " in f" {t} " or "Vaš" in t or "Vi " in t for t in mila.narration)
@@ -160,7 +193,7 @@ def _state_after(client: Client, k: int, seat: int, auto: bool) -> bool:
     return any(isinstance(m, TableState) and m.table.seats[seat].auto is auto for m in near)
 
 
-async def test_timeout_and_take_over_send_state_and_reason(server: str) -> None:
+async def test_a_timeout_hands_over_one_decision_and_says_so(server: str) -> None:
     ana = await Client.connect(server, name="Ana")
     code = (await ana.create_table(rules=SHORT, turn_timer=2.0)).table.code
     bob = await Client.connect(server, name="Bob", lang="sr")
@@ -177,10 +210,13 @@ async def test_timeout_and_take_over_send_state_and_reason(server: str) -> None:
     on_b, k_b = await _auto_notice(bob, "auto_on", 1)
     assert (on_b.reason, on_b.seat) == ("timeout", 1)
     assert _state_after(bob, k_b, 1, True)
-    await bob.act("take_over")
+    # The default player made that one decision: Bob has his seat back at once, and both
+    # are told why (``returned``), not that he took it over.
     off, k = await _auto_notice(ana, "auto_off", 1)
-    assert (off.reason, off.seat) == ("took_over", 1)
+    assert (off.reason, off.seat) == ("returned", 1)
     assert _state_after(ana, k, 1, False)
+    off_b, _ = await _auto_notice(bob, "auto_off", 1)
+    assert off_b.reason == "returned"
     await close_all([ana, bob])
 
 

@@ -33,6 +33,7 @@ from hypothesis.stateful import (
 
 from nimmt import Rules
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
+from nimmt.events import CardsRevealed
 from nimmt.narrate import narrator
 from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
@@ -56,6 +57,7 @@ from nimmt.server.commands import (
     IdleTimer,
     Kick,
     Leave,
+    PaceTimer,
     Persist,
     Presence,
     Refuse,
@@ -271,7 +273,7 @@ def play_out(h: Harness, people: list[Who]) -> None:
 def test_a_game_from_the_first_seat_to_its_record() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    assert h.table.seats[2] is not None and h.table.seats[2].name == "easy bot 1"
+    assert h.table.seats[2] is not None and h.table.seats[2].name == "Easy Bot 1"
     effects = h.run(StartGame(ana, "go", 42))
     assert isinstance(effects[0], Persist) and effects[0].status == "playing"
     assert Ack(ana.conn, "go") in effects
@@ -417,7 +419,8 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert (notice.notice, notice.reason) == ("auto_on", "timeout")  # type: ignore[union-attr]
     assert any(isinstance(e, AskBot) and e.seat == 1 and e.bot == "default" for e in effects)
     assert any(isinstance(e, Broadcast) and e.state for e in effects)
-    # Bob acts: his seat is his again, in the same command as his decision.
+    # Bob acts before the default player answers: his seat is his again, in the same
+    # command as his decision.
     h.asks.clear()
     game = h.table.game
     assert game is not None
@@ -425,6 +428,72 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert isinstance(effects[0], Persist)
     assert [type(e).__name__ for e in effects[0].entries] == ["AutoPlay", "Decided"]
     assert seat.auto is False
+
+
+def test_a_timeout_hands_over_that_decision_only() -> None:
+    """The default player makes the one decision whose time ran out; the next is the
+    person's, with a timer, and everyone is told (``returned``)."""
+    h = Harness(turn_timer=30.0)
+    ana, _bob = seated_table(h)
+    h.run(StartGame(ana, None, 11))
+    h.answer_bots()
+    h.play_human(ana)
+    h.now += 30.0
+    h.run(TimerFired(TurnTimer(1, "1.1.1.card"), h.table.timers[TurnTimer(1, "1.1.1.card")]))
+    seat = h.table.seats[1]
+    assert seat is not None and seat.auto and seat.auto_reason == "timeout"
+    (ask,) = h.asks.values()
+    assert (ask.seat, ask.bot) == (1, "default")
+    effects = h.run(BotAnswered(1, ask.key, default_decision(ask.view)))
+    persist = effects[0]
+    assert isinstance(persist, Persist)
+    assert [type(e).__name__ for e in persist.entries] == ["Decided", "AutoPlay"]
+    assert not seat.auto and seat.auto_reason is None
+    notices = [i.payload for i in h.table.items if i.kind == "notice"]
+    assert (notices[-1].notice, notices[-1].reason) == ("auto_off", "returned")  # type: ignore[union-attr]
+    assert any(isinstance(e, Broadcast) and e.state for e in effects)
+    # Bob is asked the next decision himself, with his own timer running.
+    game = h.table.game
+    assert game is not None and game.pending is not None and 1 in game.pending.players
+    assert any(isinstance(k, TurnTimer) and k.seat == 1 for k in h.table.timers)
+    assert json.loads(h.fanout.state_frame(1, "en", None, h.now))["prompt"] is not None
+    # The log rebuilds the same seat.
+    again = replayed(h).seats[1]
+    assert again is not None and not again.auto
+
+
+def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
+    """With a reveal pace, the bots are asked the next turn only when the pace timer
+    fires, so the reveal is heard first; without a person connected they do not wait."""
+    h = Harness(limits=Limits(reveal_pace=2.5))
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 11))
+    h.answer_bots()
+    game = h.table.game
+    assert game is not None
+    # The highest cards: this deal asks nobody to choose a row on the first turn.
+    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
+    effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
+    assert any(isinstance(i.payload, CardsRevealed) for i in h.table.items[-12:])
+    assert game is not None and game.pending is not None and 2 in game.pending.players
+    assert not h.asks, "the bot is not asked before the pace has passed"
+    starts = [e for e in effects if isinstance(e, StartTimer) and isinstance(e.timer, PaceTimer)]
+    assert [e.seconds for e in starts] == [2.5]
+    h.now += 2.5
+    h.run(TimerFired(PaceTimer(), starts[0].deadline))
+    assert [seat for seat, _ in h.asks] == [2]
+    # Nobody seated connected: no pace.
+    h2 = Harness(limits=Limits(reveal_pace=2.5))
+    ana2, bob2 = seated_table(h2)
+    h2.run(StartGame(ana2, None, 11))
+    h2.answer_bots()
+    h2.play_human(ana2)
+    h2.run(Detach(ana2.conn))
+    h2.run(Detach(bob2.conn))
+    h2.run(TimerFired(GraceTimer(1), h2.table.timers[GraceTimer(1)]))
+    assert any(seat == 1 for seat, _ in h2.asks)
+    h2.answer_bots()
+    assert any(seat == 2 for seat, _ in h2.asks), "no pace without a person to hear it"
 
 
 def test_disconnect_grace_and_idle_close() -> None:

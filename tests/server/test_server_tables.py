@@ -86,7 +86,7 @@ async def test_bots_by_strength_and_host_rights(server: str) -> None:
         await ana.add_bot(strength)
     state = await ana.join(code)
     names = [s.name for s in state.table.seats]
-    assert names[1:] == ["easy bot 1", "medium bot 1", "easy bot 2"]
+    assert names[1:] == ["Easy Bot 1", "Medium Bot 1", "Easy Bot 2"]
     await ana.act("remove_bot", seat=2)
     state = await ana.join(code)
     assert state.table.seats[2].kind == "empty"
@@ -221,7 +221,7 @@ async def test_rematch_with_same_seats(server: str) -> None:
     await clients[0].act("rematch")
     state = await clients[0].join(code)
     assert state.table.game_no == 2 and state.table.status == "playing"
-    assert [s.name for s in state.table.seats] == ["P0", "P1", "easy bot 1"]
+    assert [s.name for s in state.table.seats] == ["P0", "P1", "Easy Bot 1"]
     for c in clients:
         if c.game_over:  # until the rematch's start notice arrives
             await c.expect(lambda m, c=c: not c.game_over)

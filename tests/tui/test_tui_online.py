@@ -144,8 +144,13 @@ def test_a_users_bot_plays_through_nimmt_bot(server: Server, tmp_path: Path) -> 
                and ev.reason == "too_low")
     assert game.is_over
     speak = Narrator("en")
-    # The server's narration, printed as it came (one line per step of each message).
-    assert " ".join(lines[1:]) == speak.announce(game.events, record.players, 0)
+    # The server's narration, printed as it came (one line per step of each message): the
+    # other players' choices are not told one by one, but once, when only this seat is
+    # left to choose.
+    told = [line for line in lines[1:] if line != "Everyone else has chosen."]
+    hidden = [e for e in game.events
+              if not (type(e) is CardChosen and e.player != 0 and not e.face_up)]
+    assert " ".join(told) == speak.announce(hidden, record.players, 0)
 
 
 def picks(events: list[Any], rules: dict[int, Any]) -> bool:

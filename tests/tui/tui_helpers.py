@@ -190,8 +190,10 @@ def nimmt_command() -> list[str]:
 class Server:
     """A ``nimmt serve`` subprocess on a free loopback port with a SQLite file."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
         self.data = data
+        #: Settings (``NIMMT_*``) over the tests' own.
+        self.env = env or {}
         self.url = ""
         self.proc: subprocess.Popen[str] | None = None
 
@@ -200,7 +202,8 @@ class Server:
                    NIMMT_RATE="1000", NIMMT_BURST="1000",
                    NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
                    NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
-                   NIMMT_NAMES_PER_MINUTE="1000")
+                   NIMMT_NAMES_PER_MINUTE="1000", NIMMT_REVEAL_PACE="0")
+        env.update(self.env)
         self.proc = subprocess.Popen(
             [*nimmt_command(), "serve", "--port", str(port), "--db",
              f"sqlite+aiosqlite:///{self.data / 'nimmt.db'}", "--data-dir", str(self.data)],

@@ -68,7 +68,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                NIMMT_RATE="1000", NIMMT_BURST="1000", NIMMT_NAMES_PER_MINUTE="1000",
                NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
                NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
-               NIMMT_TABLES_PER_ADDRESS="1000",
+               NIMMT_TABLES_PER_ADDRESS="1000", NIMMT_REVEAL_PACE="0",
                # A small search budget: the analyses in these tests take a second, not ten.
                NIMMT_ANALYSIS_ROLLOUTS="100")
     proc = subprocess.Popen(

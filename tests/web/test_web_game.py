@@ -42,8 +42,8 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
     # next decision are one message).
     for text, step in zip(assertive, steps, strict=True):
         if step["kind"] == "card":
-            assert text.count("Choose a card to play: ") == 1, text
-            assert re.search(r"Choose a card to play: [\d, ]+\.$", text), text
+            assert text.count("Your turn: choose a card.") == 1, text
+            assert text.endswith("Your turn: choose a card."), text
         else:
             assert "Choose a row to take" in text, text
     # About one message a turn: the reveal and the next decision together (the other
@@ -56,7 +56,7 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
     # with N as yours, in that order.
     i = 0
     for _ in cards:
-        while not (ann[i][0] == "assertive" and "Choose a card" in ann[i][1]):
+        while not (ann[i][0] == "assertive" and "Your turn: choose a card." in ann[i][1]):
             i += 1
         i += 1
         while not re.search(r"You choose (\d+)\.", ann[i][1]):
@@ -66,7 +66,7 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
         card = found.group(1)
         while "Cards revealed" not in ann[i][1]:
             i += 1
-        assert re.search(rf"\byou {card}\b", ann[i][1]), (card, ann[i][1])
+        assert re.search(rf"\byou: {card}\b", ann[i][1]), (card, ann[i][1])
     polite = [t for lvl, t in ann if lvl == "polite"]
     assert any("Game over" in t for t in polite[-3:]), polite[-3:]
     assert page.locator("#results-body tr").count() == 3
@@ -86,37 +86,39 @@ def test_turn_timer_warns_assertively(new_page: NewPage) -> None:
         "() => window.__ann.some(a => a[0] === 'assertive' && /seconds? left/.test(a[1]))",
         timeout=12_000)
     assertive = [t for lvl, t in announcements(page) if lvl == "assertive"]
-    assert "Choose a card to play" in assertive[0]
+    assert "Your turn: choose a card." in assertive[0]
     assert re.fullmatch(r"(10|[1-9]) seconds? left\.", assertive[1]), assertive
     # Only the decision and the warning were assertive.
     assert len(assertive) == 2
 
 
-def test_timeout_then_take_the_seat_back(new_page: NewPage) -> None:
-    """When time runs out the default bot plays; a button gives the seat back."""
+def test_timeout_hands_over_one_decision(new_page: NewPage) -> None:
+    """When time runs out the default bot makes that decision only; the next is the
+    person's again, and both players are told, each in their language."""
     ana, bob, _ = two_at_a_table(new_page, rounds=None, timer="15", guest_lang="sr")
     ana.locator("#start-game").click()
     wait_turn(bob, 0)
     bob.keyboard.press("Enter")  # Bob plays; Ana lets her time run out.
     seen = assertive_count(bob)
-    ana.wait_for_selector("#auto-note:not([hidden])", timeout=25_000)
-    # The notice may reach the live region a moment after the note is shown.
     ana.wait_for_function(
         "() => window.__ann.some(a => a[1].includes("
-        "'You ran out of time; the default bot plays for you.'))", timeout=10_000)
-    # Bob reads Serbian: the notice is said from its reason and seat, in his language.
+        "'You ran out of time; the default bot makes this decision for you.'))",
+        timeout=25_000)
+    ana.wait_for_function(
+        "() => window.__ann.some(a => a[1].includes("
+        "'The default bot made that decision for you; the next one is yours.'))")
+    # Bob reads Serbian: the notices are said from their reason and seat, in his language.
     ana_name = ana.evaluate("localStorage.getItem('nimmt.name')")
     bob.wait_for_function(
         "n => window.__ann.some(a => a[1].includes(n + ': vreme je isteklo'))", arg=ana_name)
-    ana.locator("#take-over").click()
-    ana.wait_for_selector("#auto-note[hidden]", state="attached")
-    ana.wait_for_function("() => window.__ann.some(a => a[1].includes('You play again.'))")
     bob.wait_for_function(
-        "n => window.__ann.some(a => a[1].includes(n + ' ponovo igra.'))", arg=ana_name)
+        "n => window.__ann.some(a => a[1].includes(n + ' ponovo igra posle odluke'))",
+        arg=ana_name)
     assert "ran out of time" not in " ".join(t for _, t in announcements(bob))
-    # Bob plays on whenever asked; Ana is asked again in a later turn.
+    # Bob plays on whenever asked; Ana is asked the next decision herself, with no key
+    # pressed to take her seat back.
     asked_again = ("window.__ann.filter(a => a[0] === 'assertive'"
-                   " && a[1].includes('Choose a card')).length >= 2")
+                   " && a[1].includes('Your turn: choose a card.')).length >= 2")
     for _ in range(400):
         if ana.evaluate(asked_again):
             break

@@ -134,7 +134,7 @@ def test_the_card_can_be_changed_until_the_reveal(new_page: NewPage) -> None:
     bob.keyboard.press("Enter")
     ana.wait_for_function("() => window.__ann.some(a => a[1].includes('Cards revealed'))")
     reveal = next(t for _, t in announcements(ana) if "Cards revealed" in t)
-    assert re.search(rf"\byou {second}\b", reveal), reveal
+    assert re.search(rf"\byou: {second}\b", reveal), reveal
 
 
 def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> None:

@@ -466,7 +466,9 @@ class Hub:
             rules = Rules.from_dict(spec)
         except RulesError as exc:
             raise P.ProtocolError("bad_rules", str(exc)) from None
-        name = clean_text(msg.name or "")[:64] or f"{conn.name}'s table"
+        # A table the host did not name is named in the host's language: the lobby and
+        # the table's heading say it to everyone as it is stored.
+        name = clean_text(msg.name or "")[:64] or narrator(conn.lang).table_name(conn.name)
         settings = {"turn_timer": msg.turn_timer, "rated": msg.rated, "private": msg.private}
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))

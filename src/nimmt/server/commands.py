@@ -51,6 +51,7 @@ __all__ = [
     "Kick",
     "Leave",
     "Message",
+    "PaceTimer",
     "Persist",
     "Presence",
     "Refuse",
@@ -111,7 +112,13 @@ class IdleTimer:
     """How long the table stays open with no seated person connected."""
 
 
-Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer
+@dataclass(frozen=True, slots=True)
+class PaceTimer:
+    """Until when the table's bots wait after a reveal while a person is at the table, so
+    the reveal can be heard before the next plays are told."""
+
+
+Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer | PaceTimer
 
 # -- commands: a person's messages -------------------------------------------------------------
 

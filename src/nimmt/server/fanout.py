@@ -17,8 +17,10 @@ the shortcuts for it too (``sheet``), in the connection's language.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol, cast
 
+from ..decisions import DecisionKind
 from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
 from ..narrate import narrator
 from . import protocol as P
@@ -35,7 +37,7 @@ from .payloads import (
     sheet_payload,
     view_payload,
 )
-from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt
+from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt, seat_name
 
 __all__ = ["STEP_STARTS", "Fanout", "Peer", "narration", "seen", "since"]
 
@@ -59,10 +61,10 @@ class Peer(Protocol):
 
 
 def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
-              lang: str) -> list[str]:
+              lang: str, others_chosen: bool | None = None) -> list[str]:
     """The sentences of ``events`` (already filtered for ``viewer``: a spectator gets the
     public events, so no sentence tells what the viewer may not know), one entry per
-    resolution step, in ``lang``."""
+    resolution step, in ``lang``; ``others_chosen`` as :meth:`nimmt.Narrator.narrate`."""
     if not events:
         return []
     speak = narrator(lang)
@@ -70,23 +72,24 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
     step: list[Event] = []
     for ev in events:
         if step and isinstance(ev, STEP_STARTS):
-            out.append(speak.announce(step, names, viewer))
+            out.append(speak.announce(step, names, viewer, others_chosen))
             step = []
         step.append(ev)
     if step:
-        out.append(speak.announce(step, names, viewer))
+        out.append(speak.announce(step, names, viewer, others_chosen))
     return [text for text in out if text]
 
 
-def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any]
-         ) -> tuple[list[Any], list[Event]]:
+def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any],
+         shown: Mapping[str, str] | None = None) -> tuple[list[Any], list[Event]]:
     """``items`` as ``viewer`` may see them: their wire models, and the game events among
     them as the viewer may know them (for the narration).
 
     Each event is filtered for the viewer first (:func:`nimmt.events.for_viewer`) and
     only then looked up in ``cache``, which keeps the models built by seq and by what
     they hold, so a viewer gets the model of exactly its own version: the whole event,
-    or the one with the card hidden that every other seat gets too."""
+    or the one with the card hidden that every other seat gets too. ``shown`` names a
+    notice's bot as the reader's language does (stored name → name said)."""
     models: list[Any] = []
     events: list[Event] = []
     for seq, kind, payload in items:
@@ -103,9 +106,15 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
                 model = cache[key] = build(EventItem, {"seq": seq, "kind": "event",
                                                        "event": event_payload(ev)})
         else:
+            other = cast(Notice | ChatLine, payload)
+            if isinstance(other, Notice) and shown and other.name is not None:
+                said = shown.get(other.name)
+                if said is not None:
+                    other = replace(other, name=said)
+                    key = (seq, said)
             model = cache.get(key)
             if model is None:
-                model = cache[key] = _other_item(seq, cast(Notice | ChatLine, payload))
+                model = cache[key] = _other_item(seq, other)
         models.append(model)
     return models, events
 
@@ -132,15 +141,16 @@ class Fanout:
     def state_frame(self, viewer: int | None, lang: str, ref: P.Ref, now: float,
                     audience: Audience | None = None) -> str:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
-        its shortcuts' sentences in ``lang``."""
+        bots named and its shortcuts' sentences said in ``lang``."""
         t = self.table
         game = t.game
         seen_view = None if game is None else game.view(viewer)
         return dump(build(P.TableState, {
-            "seq": t.seq, "type": "table_state", "table": info(t, audience), "you": viewer,
+            "seq": t.seq, "type": "table_state", "table": info(t, audience, lang), "you": viewer,
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "prompt": prompt(t, viewer, now),
-            "sheet": None if seen_view is None else sheet_payload(seen_view, t.names(), lang),
+            "sheet": None if seen_view is None else sheet_payload(seen_view, t.names(lang),
+                                                                   lang),
             "ref": ref,
         }))
 
@@ -151,16 +161,16 @@ class Fanout:
         the prompt even when no item is for the viewer). ``names``: the seats' names, when
         the caller has them already."""
         t = self.table
-        models, events = seen(items, viewer, cache)
+        models, events = seen(items, viewer, cache, bot_names(t, lang))
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always):
             return None
-        names = names if names is not None else t.names()
+        names = names if names is not None else t.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
         seen_view = t.game.view(viewer) if events and t.game is not None else None
         return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
-            "text": narration(events, names, viewer, lang),
+            "text": narration(events, names, viewer, lang, others_chosen(t, viewer)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang),
         }))
@@ -207,19 +217,19 @@ class Fanout:
         t = self.table
         new = since(t.items, after)
         cache: dict[object, Any] = {}
-        names = t.names()
         groups: dict[tuple[int | None, str], list[Peer]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
                 groups.setdefault((viewer, peer.lang), []).append(peer)
+        names = {lang: t.names(lang) for _, lang in groups}
         for (viewer, lang), peers in groups.items():
             text: str | None
             if state:
                 text = self.state_frame(viewer, lang, None, now, audience)
             else:
                 text = self.events_frame(new, viewer, lang, now, cache, always=True,
-                                         names=names)
+                                         names=names[lang])
                 if text is None:
                     continue
             for peer in peers:
@@ -229,10 +239,29 @@ class Fanout:
             # Items that came with a state change still go out, for logs and narration.
             for (viewer, lang), peers in groups.items():
                 text = self.events_frame(new, viewer, lang, now, cache, always=False,
-                                         names=names)
+                                         names=names[lang])
                 if text is not None:
                     for peer in peers:
                         peer.send(text)
+
+
+def others_chosen(t: Table, viewer: int | None) -> bool:
+    """Whether the table waits for ``viewer``'s card alone: everyone else has chosen. The
+    others' choices are said as that one fact (a spectator hears none of them: the reveal
+    tells)."""
+    game = t.game
+    if game is None or viewer is None or game.pending is None:
+        return False
+    if game.pending.kind is not DecisionKind.CARD:
+        return False
+    view = game.view(viewer)
+    return not view.chosen[viewer] and all(
+        view.chosen[p] for p in view.active if p != viewer)
+
+
+def bot_names(t: Table, lang: str) -> dict[str, str]:
+    """The table's bots, stored name → the name a reader of ``lang`` hears."""
+    return {s.name: seat_name(s, lang) for s in t.seats if s is not None and s.kind == "bot"}
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:

@@ -241,7 +241,11 @@ class Sheet(_Payload):
     hand: str | None
     """The hand, and the card chosen this turn; null for a spectator."""
     decision: str | None
-    """The decision asked of this seat, with what each answer costs; null if none."""
+    """The decision asked of this seat, with what each answer costs; null if none. A card
+    choice does not list the hand (``hand`` says it, on demand)."""
+    decision_with_hand: str | None
+    """``decision`` with the hand listed for a card choice, for a reader who types the
+    card's number from the sentence (a line-mode terminal)."""
     timer: tuple[str, ...]
     """The warning when 1..10 seconds are left: the first for 1 second, the last for 10."""
     rules: str
@@ -557,7 +561,8 @@ NoticeName: TypeAlias = Literal[
     "sat", "bot_added", "left", "removed", "kicked", "host", "started", "auto_on",
     "auto_off", "closed",
 ]
-NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over"]
+NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over",
+                                  "returned"]
 
 
 class NoticeItem(_Payload):
@@ -575,7 +580,8 @@ class NoticeItem(_Payload):
     """What changed."""
     reason: NoticeReason | None = None
     """Why the default bot took a seat (``auto_on``: ``timeout``, ``left``, ``kicked``,
-    ``disconnected``) or gave it back (``auto_off``: ``took_over``); else null."""
+    ``disconnected``) or gave it back (``auto_off``: ``took_over`` when the person played,
+    ``returned`` after the one decision a timeout gave it); else null."""
     seat: int | None = None
     """The seat it concerns, if any."""
     name: str | None = None
@@ -793,6 +799,7 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator) -> She
         "scores": speak.scores_sentence(view, names),
         "hand": speak.hand_sentence(view) if view.player is not None else None,
         "decision": speak.your_decision_sentence(view),
+        "decision_with_hand": speak.your_decision_sentence(view, hand=True),
         "timer": tuple(speak.timer_sentence(s) for s in range(1, 11)),
         "rules": speak.rules_sentence(view.rules),
     })

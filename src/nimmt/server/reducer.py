@@ -38,7 +38,8 @@ from .. import record as records
 from ..deals import Deal
 from ..decisions import Decision, DecisionKind
 from ..engine import Game
-from ..events import Event
+from ..events import CardsRevealed, Event
+from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
 from . import protocol as P
 from .botpool import AWAY, PEOPLE
@@ -67,6 +68,7 @@ from .commands import (
     Kick,
     Leave,
     Message,
+    PaceTimer,
     Persist,
     Presence,
     Refuse,
@@ -117,6 +119,8 @@ __all__ = [
     "StreamItem",
     "Table",
     "apply",
+    "bot_name",
+    "bot_number",
     "bot_priority",
     "decision_key",
     "host_name",
@@ -124,6 +128,7 @@ __all__ = [
     "prompt",
     "reduce",
     "replay",
+    "seat_name",
     "trim",
 ]
 
@@ -139,6 +144,8 @@ class Limits:
     disconnect_grace: float = 60.0
     idle_close: float = 3600.0
     open_idle_close: float = 180.0
+    #: Seconds bots wait after a reveal while a person is at the table (0: no wait).
+    reveal_pace: float = 0.0
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
@@ -146,14 +153,15 @@ class Limits:
             card_changes=settings.card_changes, chat_max=settings.chat_max,
             chat_per_game=settings.chat_per_game, games_per_table=settings.games_per_table,
             disconnect_grace=settings.disconnect_grace, idle_close=settings.idle_close,
-            open_idle_close=settings.open_idle_close,
+            open_idle_close=settings.open_idle_close, reveal_pace=settings.reveal_pace,
         )
 
 
 @dataclass(slots=True)
 class Seat:
-    """Who sits in a seat. ``auto``: the default player plays for them now;
-    ``left``: they left (or were removed) and the default player keeps the seat."""
+    """Who sits in a seat. ``auto``: the default player plays for them now, and why
+    (``auto_reason``); ``left``: they left (or were removed) and the default player keeps
+    the seat."""
 
     kind: Literal["human", "bot"]
     name: str
@@ -161,6 +169,41 @@ class Seat:
     bot: str | None = None
     auto: bool = False
     left: bool = False
+    auto_reason: AutoReason | None = None
+
+
+def bot_name(bot: str, number: int) -> str:
+    """The name a bot is seated with, as the log and records keep it: English
+    (``"Medium Bot 2"``); each reader hears it in their language (:func:`seat_name`)."""
+    return narrator(SOURCE_LANGUAGE).bot_name(bot, number)
+
+
+def bot_number(s: Seat) -> int | None:
+    """The number of a bot seated by ``add_bot`` (``"Medium Bot 2"``: 2), else None."""
+    if s.kind != "bot" or s.bot is None:
+        return None
+    number = s.name.rsplit(" ", 1)[-1]
+    if not number.isdigit() or bot_name(s.bot, int(number)) != s.name:
+        return None
+    return int(number)
+
+
+def seat_name(s: Seat, lang: str | None) -> str:
+    """Who sits in ``s`` as a reader of ``lang`` hears it: a person by their name, a bot by
+    its strength and number in that language (``"Bot Srednji 2"``). The stored name (the
+    log, records, ``lang`` None) is the English one."""
+    number = bot_number(s)
+    if lang is None or number is None or s.bot is None:
+        return s.name
+    return _speaker(lang).bot_name(s.bot, number)
+
+
+def _speaker(lang: str) -> Narrator:
+    """The narrator of ``lang``; English for a language with no catalog."""
+    try:
+        return narrator(lang)
+    except UnknownLanguage:
+        return narrator(SOURCE_LANGUAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +278,8 @@ class Table:
     asked: set[tuple[int, str]] = field(default_factory=set)
     #: Per seat, the decision key and how often its card was chosen for it.
     changes: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: Bots wait until then (the commands' clock) after a reveal (``Limits.reveal_pace``).
+    paced_until: float = 0.0
     #: During :func:`replay`: the stored deals of each game, in order.
     replay_deals: dict[int, list[Deal]] = field(default_factory=dict)
 
@@ -254,9 +299,10 @@ class Table:
                 return i
         return None
 
-    def names(self) -> list[str]:
-        """The display names by seat, as the narration names them."""
-        return [s.name if s is not None else f"{i + 1}" for i, s in enumerate(self.seats)]
+    def names(self, lang: str | None = None) -> list[str]:
+        """The display names by seat, as the narration names them (bots in ``lang``)."""
+        return [seat_name(s, lang) if s is not None else f"{i + 1}"
+                for i, s in enumerate(self.seats)]
 
     @property
     def hints_on(self) -> bool:
@@ -279,11 +325,12 @@ _UNSEAT = {
     "removed": "Bot {name} left seat {seat}.",
 }
 _AUTO = {
-    "timeout": "{name} ran out of time; the default bot plays for them.",
+    "timeout": "{name} ran out of time; the default bot makes this decision for them.",
     "left": "{name} left; the default bot plays for them.",
     "kicked": "The host removed {name}; the default bot plays for them.",
     "disconnected": "{name} is disconnected; the default bot plays for them.",
     "took_over": "{name} plays again.",
+    "returned": "{name} plays again after the decision the default bot made.",
 }
 
 
@@ -354,6 +401,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             s = t.seats[seat]
             assert s is not None
             s.auto = on
+            s.auto_reason = reason if on else None
             if reason in ("left", "kicked"):
                 s.left = True
             if reason == "kicked" and s.player_id is not None:
@@ -443,9 +491,10 @@ def host_name(t: Table) -> str | None:
     return None
 
 
-def info(t: Table, audience: Audience | None = None) -> TableInfo:
+def info(t: Table, audience: Audience | None = None, lang: str | None = None) -> TableInfo:
     """The table's public facts, as the connections ``audience`` (default: those at the
-    table now) see it: whose seats are connected, how many watch without a seat."""
+    table now) see it: whose seats are connected, how many watch without a seat; bots
+    named in ``lang``."""
     watchers = t.audience() if audience is None else audience
     connected = {v for _, v in watchers if v is not None}
     seats = []
@@ -455,11 +504,12 @@ def info(t: Table, audience: Audience | None = None) -> TableInfo:
                                           "connected": False, "auto": False}))
         else:
             seats.append(build(SeatInfo, {
-                "seat": i, "name": s.name, "kind": s.kind, "bot": s.bot,
+                "seat": i, "name": seat_name(s, lang), "kind": s.kind, "bot": s.bot,
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
-        "rules_name": t.rules.name, "status": t.status, "turn_timer": t.turn_timer,
+        "rules_name": t.rules.name if lang is None else _speaker(lang).rules_name(t.rules),
+        "status": t.status, "turn_timer": t.turn_timer,
         "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
         "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,
     })
@@ -580,6 +630,8 @@ class _Step:
                         self.grace_over(seat)
                     case IdleTimer():
                         self.idle_over()
+                    case PaceTimer():
+                        self.schedule()
             case TakeOver(who, ref):
                 seat = self.seated(who)
                 s = t.seats[seat]
@@ -733,6 +785,13 @@ class _Step:
             self.log(AutoPlay(decision.player, False, "took_over"))
             state = True
         self.log(Decided(decision, by))
+        if by == "default" and s.auto and s.auto_reason == "timeout":
+            # A timeout hands the seat over for that one decision: the next is theirs.
+            self.log(AutoPlay(decision.player, False, "returned"))
+            state = True
+        new = t.items[len(t.items) - (t.seq - mark):]
+        if any(isinstance(item.payload, CardsRevealed) for item in new) and self.person_here():
+            t.paced_until = self.now + t.limits.reveal_pace
         if who is not None:
             self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
@@ -806,9 +865,9 @@ class _Step:
         seat = self.free_seat(seat)
         names = {name_key(s.name) for s in t.seats if s is not None}
         k = 1
-        while name_key(f"{bot} bot {k}") in names:
+        while name_key(bot_name(bot, k)) in names:
             k += 1
-        self.change(BotSeated(seat, bot, f"{bot} bot {k}"), who, ref)
+        self.change(BotSeated(seat, bot, bot_name(bot, k)), who, ref)
 
     def kick(self, who: Who, ref: P.Ref, seat: int) -> None:
         t = self.t
@@ -949,6 +1008,11 @@ class _Step:
             if robot:
                 if (p, key) in t.asked:
                     continue
+                if t.paced_until > self.now:
+                    # After a reveal the bots wait, so a person hears it before more
+                    # plays are told; the pace timer asks them.
+                    self.start(PaceTimer(), t.paced_until - self.now)
+                    continue
                 t.asked.add((p, key))
                 bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
                 self.out.append(AskBot(p, key, bot, game.view(p)))
@@ -957,6 +1021,13 @@ class _Step:
         for k in turns:
             if live is not None and k not in live:
                 self.cancel(k)
+
+    def person_here(self) -> bool:
+        """Whether a seated person (not one the default player replaced for good) is
+        connected: only then do the bots keep a pace."""
+        t = self.t
+        return any(v is not None and (s := t.seats[v]) is not None and s.kind == "human"
+                   and not s.left for v in t.watchers.values())
 
     def check_idle(self) -> None:
         """With no seated person connected, the table closes after ``idle_close`` seconds

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     #: Seconds past ``bot_seconds`` before the server stops a bot's worker and the default
     #: player answers for it.
     bot_grace: float = Field(default=1.0, gt=0)
+    #: Seconds bots wait after cards are revealed while a person sits connected at the
+    #: table, so the reveal is heard before the next plays are told (0: no wait).
+    reveal_pace: float = Field(default=3.0, ge=0, le=60)
     #: Worker processes for search bots (and the operator's bots); one more runs the cheap ones.
     bot_workers: int = Field(default_factory=default_bot_workers, ge=1, le=64)
     #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,

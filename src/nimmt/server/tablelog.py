@@ -50,8 +50,10 @@ __all__ = [
 #: Who made a decision: the seated person, the seat's bot, or the default player for an
 #: absent person.
 By: TypeAlias = Literal["player", "bot", "default"]
-#: Why the default player took a seat over (``took_over``: why it gave it back).
-AutoReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over"]
+#: Why the default player took a seat over (``took_over``, ``returned``: why it gave it
+#: back: the person played, or it played the one decision whose time ran out).
+AutoReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "took_over",
+                                "returned"]
 UnseatReason: TypeAlias = Literal["left", "kicked", "removed"]
 
 

@@ -107,7 +107,9 @@ class Sheet:
             chosen=data.get("chosen") or "",
             scores=data.get("scores") or "",
             hand=data.get("hand"),
-            decision=data.get("decision"),
+            # A line-mode reader types the card's number from the sentence: the one that
+            # lists the hand.
+            decision=data.get("decision_with_hand") or data.get("decision"),
             rules=data.get("rules") or "",
         )
 
@@ -123,7 +125,7 @@ def sheet_from_view(speak: Narrator, view: View, names: Sequence[str]) -> Sheet:
         chosen=speak.chosen_sentence(view, names),
         scores=speak.scores_sentence(view, names),
         hand=speak.hand_sentence(view) if view.player is not None else None,
-        decision=speak.your_decision_sentence(view),
+        decision=speak.your_decision_sentence(view, hand=True),
         rules=speak.rules_sentence(view.rules),
     )
 

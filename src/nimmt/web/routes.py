@@ -36,6 +36,7 @@ from ..events import (
 )
 from ..record import record_from_dict, replay
 from ..server.params import BadParam, refusal, row_id, table_code, whole_number
+from ..server.reducer import seat_name
 from .speech import sheet, speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
@@ -123,8 +124,9 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             viewer = actor.seat_of(int(row.id))
             if viewer is not None and int(row.id) in actor.kicked:
                 viewer = None
-        names = [s.name if s is not None else f"{i + 1}" for i, s in enumerate(actor.seats)]
         speak = speaker(_lang(request))
+        names = [seat_name(s, speak.language) if s is not None else f"{i + 1}"
+                 for i, s in enumerate(actor.seats)]
         events: list[Event] = []
         for seq, kind, payload in actor.items:
             if kind == "event" and after < seq <= upto:

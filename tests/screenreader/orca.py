@@ -1,0 +1,459 @@
+"""A real screen reader for the tests: GNOME Orca on a virtual X screen reading Chromium.
+
+What a blind player gets is what the screen reader *says*, not what the DOM
+holds: a sentence put in a live region and in a live log is spoken twice, a
+sentence followed by a focus change is cut off, and axe sees neither. So the
+web client is played here as such a player plays it: Debian's Chromium on an
+Xvfb screen, Orca reading it through AT-SPI, keys sent by ``xdotool`` (the
+X server's own input, as from a keyboard), and every utterance Orca sends to
+its speech server written down as text with a timestamp.
+
+The pieces (all Debian packages, :data:`PACKAGES`), each started here and
+stopped by its process id:
+
+- ``Xvfb`` (it picks a free display itself, ``-displayfd``);
+- a session bus (``dbus-daemon``) and the accessibility bus
+  (``at-spi-bus-launcher``), with ``org.a11y.Status.IsEnabled`` set;
+- ``speech-dispatcher`` with its ``dummy`` output module (there is no sound
+  card): Orca talks to it as to any speech server;
+- ``orca`` with a settings folder whose ``orca-customizations.py`` (Orca
+  imports it at start) wraps Orca's own speech calls, so each utterance is one
+  JSON line: the time, the text, and whether Orca asked the speech server to
+  *interrupt* what it was saying (``speech.speak(..., interrupt=True)``), and
+  each ``speech.stop()``. Key echo is turned off, as a player would;
+- ``chromium`` with renderer accessibility on and a DevTools port, through
+  which the harness only *looks* (Playwright over CDP: the page's DOM, the
+  live regions' additions, where focus is); every action is a key.
+
+How a cut-off utterance is told: the speech server is a dummy, so nothing
+says when speaking ended. An utterance is taken to need ``len(text) / cps``
+seconds, ``cps`` the desktop's speaking rate in characters a second
+(:data:`CHARS_PER_SECOND`, espeak-ng's default 175 words a minute at about six
+characters a word with the space, unless the test asks for a faster voice, as
+practised screen-reader users set one; the page is told the same rate, its
+``nimmt.pace``). It was *cut* when, before that time has passed, Orca stops
+speech or speaks something else with ``interrupt=True``; an utterance queued
+(``interrupt=False``) waits its turn and cuts nothing. The harness itself
+listens like a person: it presses a key only once the last utterance had the
+time to be said to its end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CHARS_PER_SECOND",
+    "PACKAGES",
+    "Desktop",
+    "KeyPress",
+    "Utterance",
+    "cut_off",
+    "missing_packages",
+    "speaking_time",
+]
+
+#: The Debian package of each program the harness runs.
+PACKAGES = {
+    "Xvfb": "xvfb", "dbus-daemon": "dbus", "dbus-send": "dbus",
+    "/usr/libexec/at-spi-bus-launcher": "at-spi2-core", "speech-dispatcher": "speech-dispatcher",
+    "orca": "orca", "xdotool": "xdotool", "xdpyinfo": "x11-utils", "chromium": "chromium",
+}
+#: Speaking speed assumed for the dummy speech server (see the module's docstring).
+CHARS_PER_SECOND = 17.0
+
+CUSTOMIZATIONS = '''
+# Written by tests/screenreader/orca.py: every utterance as one JSON line.
+import json, threading, time
+from orca import settings, speech
+
+settings.enableKeyEcho = False
+try:
+    from orca import settings_manager
+    settings_manager.getManager().setSetting("enableKeyEcho", False)
+except Exception:
+    pass
+_out = getattr(speech, "_nimmt_out", None) or open({path!r}, "a", buffering=1, encoding="utf-8")
+speech._nimmt_out = _out
+_lock = threading.Lock()
+
+def _write(kind, text="", interrupt=None):
+    line = json.dumps({{"t": time.time(), "kind": kind, "text": text, "interrupt": interrupt}})
+    with _lock:
+        _out.write(line + "\\n")
+
+# Orca may run this file again into the same namespace when it reloads its settings:
+# the functions it wraps are kept once, on the speech module.
+if not hasattr(speech, "_nimmt_orig"):
+    speech._nimmt_orig = (speech._speak, speech.stop, speech.speakKeyEvent,
+                          speech.speakCharacter)
+_speak, _stop, _key, _char = speech._nimmt_orig
+
+def _logged_speak(text, acss, interrupt):
+    _write("speech", text, bool(interrupt))
+    return _speak(text, acss, interrupt)
+
+def _logged_stop():
+    _write("stop")
+    return _stop()
+
+def _logged_key(event, acss=None):
+    _write("key", event.getKeyName(), True)
+    return _key(event, acss)
+
+def _logged_char(character, acss=None):
+    _write("char", character, True)
+    return _char(character, acss)
+
+speech._speak, speech.stop = _logged_speak, _logged_stop
+speech.speakKeyEvent, speech.speakCharacter = _logged_key, _logged_char
+# How Orca says its two modes in this language, so the harness knows which it is in.
+from orca import messages
+if not getattr(speech, "_nimmt_modes", False):
+    speech._nimmt_modes = True
+    _write("modes", json.dumps([messages.MODE_FOCUS, messages.MODE_BROWSE]))
+'''
+
+SPEECHD_CONF = """AudioOutputMethod "libao"
+AddModule "dummy" "sd_dummy" ""
+DefaultModule dummy
+LogLevel 3
+"""
+
+#: Every live region's additions, with the time (the page's clock is the wall clock).
+LIVE_RECORDER = """() => {
+  if (window.__live) return;
+  window.__live = [];
+  const liveOf = (node) => {
+    for (let el = node.nodeType === 1 ? node : node.parentElement; el; el = el.parentElement) {
+      const live = el.getAttribute('aria-live');
+      if (live) return live;
+      const role = el.getAttribute('role');
+      if (role === 'log' || role === 'status') return 'polite';
+      if (role === 'alert') return 'assertive';
+    }
+    return null;
+  };
+  new MutationObserver((muts) => {
+    for (const m of muts) for (const n of m.addedNodes) {
+      const live = liveOf(m.target);
+      const text = (n.textContent || '').trim();
+      if (live && live !== 'off' && text) {
+        const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+        const id = el.id || el.getAttribute('role') || '';
+        window.__live.push({t: Date.now() / 1000, live, text, id});
+      }
+    }
+  }).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+def missing_packages() -> list[str]:
+    """The Debian packages of :data:`PACKAGES` whose program is not installed."""
+    gone = set()
+    for program, package in PACKAGES.items():
+        if not (Path(program).exists() if program.startswith("/") else shutil.which(program)):
+            gone.add(package)
+    return sorted(gone)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One thing Orca said (``kind`` ``speech``), a key it echoed (``key``, ``char``), or
+    a stop of speech (``stop``, no text), at wall-clock time ``t``."""
+
+    t: float
+    kind: str
+    text: str
+    interrupt: bool | None
+
+
+@dataclass(frozen=True)
+class KeyPress:
+    """A key the harness pressed (xdotool's key name) at wall-clock time ``t``; ``typed``:
+    part of text typed into a field (a name, a number) rather than a command key."""
+
+    t: float
+    key: str
+    typed: bool = False
+
+
+def speaking_time(text: str, cps: float = CHARS_PER_SECOND) -> float:
+    """Seconds the utterance ``text`` takes at ``cps`` characters a second."""
+    return len(text) / cps
+
+
+def cut_off(said: list[Utterance], i: int, cps: float = CHARS_PER_SECOND) -> Utterance | None:
+    """What cut utterance ``said[i]`` short (see the module's docstring), if anything."""
+    end = said[i].t + speaking_time(said[i].text, cps)
+    for later in said[i + 1:]:
+        if later.t >= end:
+            return None
+        if later.kind == "stop" or later.interrupt:
+            return later
+    return None
+
+
+@dataclass
+class Desktop:
+    """A virtual screen with a session, Orca and Chromium, in folder ``work``.
+
+    Use as a context manager; :meth:`open` starts the browser on a page. Chromium
+    and Orca speak ``lang`` (their own words: "push button", "frame"), at ``cps``
+    characters a second.
+    """
+
+    work: Path
+    lang: str = "en"
+    cps: float = CHARS_PER_SECOND
+
+    def __post_init__(self) -> None:
+        self.work = self.work.resolve()
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    keys: list[KeyPress] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    page: Any = None
+    _pw: Any = None
+    _browser: Any = None
+
+    @property
+    def speech_log(self) -> Path:
+        return self.work / "speech.jsonl"
+
+    # -- starting and stopping ------------------------------------------------------------
+
+    def __enter__(self) -> Desktop:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _spawn(self, args: list[str], log: str, **kw: Any) -> subprocess.Popen[bytes]:
+        out = (self.work / f"{log}.log").open("wb")
+        proc = subprocess.Popen(args, stdout=kw.pop("stdout", out), stderr=out, env=self.env,
+                                start_new_session=True, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def _start(self) -> None:
+        w = self.work
+        if w.exists():
+            shutil.rmtree(w)
+        home = w / "home"
+        for d in (home / ".config" / "speech-dispatcher", home / ".local" / "share",
+                  w / "orca-prefs"):
+            d.mkdir(parents=True)
+        run = home / "run"
+        run.mkdir(mode=0o700)
+        locale = {"sr": "sr_RS.UTF-8", "cs": "cs_CZ.UTF-8"}.get(self.lang, "C.UTF-8")
+        language = {"sr": "sr@latin:sr", "cs": "cs"}.get(self.lang, "en")
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_RUNTIME_DIR": str(run), "NO_AT_BRIDGE": "0", "GTK_MODULES": "gail:atk-bridge",
+            "ACCESSIBILITY_ENABLED": "1", "QT_ACCESSIBILITY": "1", "LANGUAGE": language,
+            "LC_MESSAGES": locale,
+        }
+        # The X server picks a free display and writes its number to the pipe.
+        read, write = os.pipe()
+        self._spawn(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24",
+                     "-nolisten", "tcp"], "xvfb", pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            display = pipe.readline().strip()
+        if not display:
+            raise RuntimeError("Xvfb did not start: " + (w / "xvfb.log").read_text())
+        self.env["DISPLAY"] = f":{display}"
+        bus = self._spawn(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                          "dbus", stdout=subprocess.PIPE)
+        assert bus.stdout is not None
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()
+        self._spawn(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"], "atspi")
+        self._wait(lambda: self._dbus("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"),
+                   "the accessibility bus")
+        self._dbus("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set",
+                   "string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true")
+        conf = home / ".config" / "speech-dispatcher"
+        (conf / "speechd.conf").write_text(SPEECHD_CONF)
+        (run / "speech-dispatcher").mkdir()
+        self._spawn(["speech-dispatcher", "-s", "-t", "0", "-c", "unix_socket", "-S",
+                     str(run / "speech-dispatcher" / "speechd.sock"), "-C", str(conf)], "speechd")
+        (w / "orca-prefs" / "orca-customizations.py").write_text(
+            CUSTOMIZATIONS.format(path=str(self.speech_log)))
+        self._spawn(["orca", "--replace", "-u", str(w / "orca-prefs")], "orca")
+        self._wait(lambda: any(u.kind == "speech" for u in self.utterances()), "Orca's speech")
+
+    def _dbus(self, dest: str, path: str, method: str, *args: str) -> bool:
+        done = subprocess.run(["dbus-send", "--session", "--print-reply", f"--dest={dest}", path,
+                               method, *args], env=self.env, capture_output=True, timeout=10)
+        return done.returncode == 0
+
+    @staticmethod
+    def _wait(ready: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready():
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"{what} did not come up in {timeout:.0f} s")
+
+    def open(self, url: str) -> Any:
+        """Start Chromium on ``url``; the page (Playwright, for looking only) once it loaded."""
+        from playwright.sync_api import sync_playwright
+
+        profile = self.work / "chrome"
+        self._spawn(["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility",
+                     "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--password-store=basic", f"--lang={self.lang}",
+                     "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+                     f"--user-data-dir={profile}", "--window-position=0,0",
+                     # An app window: the page alone, without the browser's toolbar and
+                     # its warning bar (--test-type), as a player's Tab stays in the page.
+                     "--window-size=1200,1000", "--test-type", f"--app={url}"], "chromium")
+        port_file = profile / "DevToolsActivePort"
+        self._wait(lambda: port_file.exists() and bool(port_file.read_text().strip()),
+                   "Chromium's DevTools port", 60)
+        port = port_file.read_text().split()[0]
+        self._pw = sync_playwright().start()
+        self._browser = self._pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
+                                                           timeout=90_000)
+        self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
+                   "Chromium's page")
+        self.page = self._browser.contexts[0].pages[0]
+        self.page.set_default_timeout(30_000)
+        self.page.wait_for_selector("body[data-ready='1']")
+        self.page.evaluate(LIVE_RECORDER)
+        # The page paces its messages by the time they take to say: the same voice (never
+        # a faster one: a millisecond a character rounded up).
+        self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
+                           math.ceil(1000 / self.cps))
+        return self.page
+
+    def close(self) -> None:
+        """Stop everything started here, newest first, by process id (its session)."""
+        if self._browser is not None:
+            # The browser may be gone already: it is stopped below either way.
+            with contextlib.suppress(Exception):
+                self._browser.close()
+            self._browser = None
+        if self._pw is not None:
+            self._pw.stop()
+            self._pw = None
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        for proc in reversed(self.procs):
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=5)
+        self.procs.clear()
+
+    # -- keys and speech ----------------------------------------------------------------------
+
+    def key(self, *names: str, pause: float = 0.15) -> None:
+        """Press each key (xdotool names: ``Tab``, ``Return``, ``v``, ``ctrl+a``)."""
+        for name in names:
+            self.keys.append(KeyPress(time.time(), name))
+            subprocess.run(["xdotool", "key", "--clearmodifiers", name], env=self.env,
+                           check=True, timeout=10)
+            time.sleep(pause)
+
+    def type(self, text: str) -> None:
+        """Type ``text`` into the focused field, key by key."""
+        for ch in text:
+            self.keys.append(KeyPress(time.time(), ch, typed=True))
+        subprocess.run(["xdotool", "type", "--delay", "40", text], env=self.env, check=True,
+                       timeout=30)
+        time.sleep(0.2)
+
+    def utterances(self) -> list[Utterance]:
+        """Everything Orca said so far, in order."""
+        if not self.speech_log.exists():
+            return []
+        out = []
+        for line in self.speech_log.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                out.append(Utterance(d["t"], d["kind"], d["text"], d["interrupt"]))
+        return out
+
+    def focus_mode(self) -> None:
+        """Make sure Orca is in focus mode (keys go to the page's field, not to browse-mode
+        commands): Orca says each change of mode; when the last it said was not focus
+        mode, Orca+A (Insert+A) switches, as a player would press it."""
+        said = self.utterances()
+        modes = [json.loads(u.text) for u in said if u.kind == "modes"]
+        if not modes:
+            raise RuntimeError("Orca did not say how it names its modes")
+        focus, browse = modes[-1]
+        last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
+        if last and last[-1] == focus:
+            return
+        since = time.time()
+        self.key("Insert+a")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if any(u.text == focus for u in self.said(since)):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("Orca did not switch to focus mode")
+
+    def said(self, since: float = 0.0) -> list[Utterance]:
+        """The utterances (``speech`` only) from wall-clock time ``since`` on."""
+        return [u for u in self.utterances() if u.kind == "speech" and u.t >= since]
+
+    def quiet(self, seconds: float = 0.8, timeout: float = 10.0) -> None:
+        """Wait until Orca has said nothing new for ``seconds`` and its last utterance had
+        the time to be said to its end (at most ``timeout``): a listener's pause."""
+        deadline = time.monotonic() + timeout
+        said = self.utterances()
+        still = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.utterances()
+            if len(now) != len(said):
+                said, still = now, time.monotonic()
+                continue
+            speech = [u for u in said if u.kind == "speech"]
+            end = speech[-1].t + speaking_time(speech[-1].text, self.cps) if speech else 0.0
+            if time.monotonic() - still >= seconds and time.time() >= end:
+                return
+
+    def live(self) -> list[dict[str, Any]]:
+        """What the page put in its live regions: ``{t, live, text, id}`` each."""
+        return list(self.page.evaluate("() => window.__live || []"))
+
+    def transcript(self) -> Iterator[str]:
+        """The transcript as lines: each utterance and key press with its time."""
+        events: list[tuple[float, str]] = []
+        for u in self.utterances():
+            if u.kind == "modes":
+                continue
+            flag = " [interrupt]" if u.interrupt and u.kind == "speech" else ""
+            events.append((u.t, f"{u.kind}{flag}: {u.text}"))
+        for k in self.keys:
+            events.append((k.t, f">>> {'type' if k.typed else 'key'} {k.key}"))
+        events.sort(key=lambda e: e[0])
+        t0 = events[0][0] if events else 0.0
+        for t, line in events:
+            yield f"{t - t0:8.3f} {line}"
