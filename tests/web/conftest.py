@@ -36,7 +36,7 @@ RECORDER = """
 window.__ann = [];
 window.__annAt = [];
 document.addEventListener("DOMContentLoaded", () => {
-  for (const id of ["live-polite", "live-assertive"]) {
+  for (const id of ["live-polite", "live-assertive", "dlg-live-polite", "dlg-live-assertive"]) {
     const region = document.getElementById(id);
     new MutationObserver((muts) => {
       for (const m of muts) for (const n of m.addedNodes) {

@@ -165,7 +165,8 @@ function afterUpdate() {
     addLog(decision, "urgent");
     cue("turn");
     if (p.kind === "row") {
-      // What led to the row choice first; then the dialog opens and says what each row costs.
+      // What led to the row choice first; then the dialog opens and says what each row
+      // costs, from a live region inside it (see voice.js).
       if (texts.length) say(texts.join(" "), { reveal });
       say(decision, { level: "assertive", before: () => openRowDialog(p) });
     } else {

@@ -90,10 +90,14 @@ export function plain(/** @type {(string | Node)[]} */ nodes) {
 
 // Elements with data-i18n get their text; data-i18n-aria their aria-label.
 export function translatePage(/** @type {ParentNode} */ root = document) {
+  // Only what changes is written: rewriting a label with the same text is a name change
+  // to a screen reader, which says the focused field again.
   for (const el of root.querySelectorAll("[data-i18n]")) {
-    el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n || "");
+    const text = t(/** @type {HTMLElement} */ (el).dataset.i18n || "");
+    if (el.textContent !== text) el.textContent = text;
   }
   for (const el of root.querySelectorAll("[data-i18n-aria]")) {
-    el.setAttribute("aria-label", t(/** @type {HTMLElement} */ (el).dataset.i18nAria || ""));
+    const label = t(/** @type {HTMLElement} */ (el).dataset.i18nAria || "");
+    if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
   }
 }

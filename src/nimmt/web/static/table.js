@@ -6,7 +6,7 @@ import { t, tn, isolate, joined } from "./i18n.js";
 import { $, S, button, cardSentence, dialog, items } from "./state.js";
 import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
-import { answer, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
+import { answer, clearLive, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
 import { send } from "./net.js";
 import { askHint, renderTutor } from "./tutor.js";
 
@@ -406,6 +406,7 @@ export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
   }));
   if (!dlg.open) {
     S.returnFocus = /** @type {HTMLElement | null} */ (document.activeElement);
+    clearLive();
     dlg.showModal();
   }
   /** @type {HTMLInputElement} */ (box.querySelector("input:checked")).focus();
@@ -426,6 +427,7 @@ export function closeRowDialog() {
   const dlg = dialog("row-dialog");
   if (!dlg.open) return;
   dlg.close();
+  clearLive();
   const back = S.returnFocus;
   S.returnFocus = null;
   // Back to the hand's current card: the element focused before may have left the hand.

@@ -14,10 +14,13 @@
  * again when focus comes back from a dialog. */
 const KEEP = 1;
 const HISTORY = 50;
-/** The longest wait for one message, however long it is. */
-const MAX_WAIT = 12000;
+/** The longest wait for one message, however long it is (a key press ends it sooner). */
+const MAX_WAIT = 30000;
 /** A pause between a focus move and the message after it, so the message is not cut. */
 const AFTER_FOCUS = 250;
+/** What a screen reader takes to start speaking a message once it is posted: the wait
+ * for a message is its speaking time and this. */
+const START = 250;
 
 /** @typedef {{text: string, level: string, reveal: string, before: (() => boolean | void) | null}} Message */
 
@@ -45,7 +48,23 @@ export function setPace(/** @type {number} */ ms) {
 }
 
 function region(/** @type {string} */ level) {
-  return /** @type {HTMLElement} */ (document.getElementById(`live-${level}`));
+  // An open modal dialog makes everything outside it inert: say it inside the dialog.
+  const inside = document.querySelector("dialog[open]") ? "dlg-" : "";
+  return /** @type {HTMLElement} */ (document.getElementById(`${inside}live-${level}`));
+}
+
+/** Empty every live region. A modal dialog makes the page's regions inert, and when it
+ * closes a screen reader may read what they still hold as if it were new: so they are
+ * emptied as a dialog opens and as it closes (the log keeps every message). */
+export function clearLive() {
+  for (const id of ["live-polite", "live-assertive", "dlg-live-polite", "dlg-live-assertive"]) {
+    document.getElementById(id)?.replaceChildren();
+  }
+}
+
+/** The time `text` takes to be said, from now. */
+function speaking(/** @type {string} */ text) {
+  return START + Math.min(MAX_WAIT, text.length * pace());
 }
 
 // Each message is a new paragraph, so the same text said twice is said twice.
@@ -55,7 +74,7 @@ function write(/** @type {string} */ text, /** @type {string} */ level) {
   p.textContent = text;
   r.append(p);
   while (r.childElementCount > KEEP) r.firstElementChild?.remove();
-  busyUntil = performance.now() + Math.min(MAX_WAIT, text.length * pace());
+  busyUntil = performance.now() + speaking(text);
 }
 
 function remember(/** @type {string} */ text) {
