@@ -473,6 +473,11 @@ class Narrator:
         """The preset and the variants of ``rules`` in words: ``"Classic + Tactics"``
         (Serbian ``"Klasična + Taktika"``; a plus, since the rules sentence lists with
         commas)."""
+        return self.rules_label(rules.name)
+
+    def rules_label(self, name: str) -> str:
+        """:meth:`rules_name` from the rules' short name alone (``"classic+tactics"``), as
+        the lobby lists tables; a part this narrator does not know is kept as it is."""
         _ = self._
         words = {
             "classic": _("Classic"),
@@ -484,7 +489,7 @@ class Narrator:
             "open-hands": _("Open hands"),
             "jokers": _("Jokers"),
         }
-        return " + ".join(words.get(part, part) for part in rules.name.split("+"))
+        return " + ".join(words.get(part, part) for part in name.split("+"))
 
     def rules_sentence(self, rules: Rules) -> str:
         """The rules of a table in one sentence."""

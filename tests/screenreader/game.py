@@ -110,10 +110,20 @@ class Player:
     def fill(self, selector: str, text: str) -> None:
         """Type ``text`` into the focused field ``selector`` (in Orca's focus mode, with what
         was there selected first), and check that the field holds it."""
-        self.d.focus_mode()
-        self.d.key("ctrl+a")
-        self.d.type(text)
-        value = self.page.evaluate("s => document.querySelector(s).value", selector)
+        value = None
+        # A busy machine may deliver xdotool's keys late, or Orca may still be switching
+        # modes: wait for the field to show them, and type again (as a person would) when
+        # it does not.
+        for _ in range(3):
+            self.d.focus_mode()
+            self.d.key("ctrl+a")
+            self.d.type(text)
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
+                value = self.page.evaluate("s => document.querySelector(s).value", selector)
+                if value == text:
+                    return
+                time.sleep(0.1)
         assert value == text, f"{selector} holds {value!r}, not {text!r}"
 
     def choose_language(self) -> None:

@@ -121,6 +121,20 @@ def test_known_bad_input_is_4xx(live: dict[str, Any]) -> None:
     assert got == 200
 
 
+def test_the_lobby_names_rules_in_the_readers_language(live: dict[str, Any]) -> None:
+    url = live["url"]
+    labels = {}
+    for lang in ("en", "sr", "cs"):
+        got, _, body = fetch(url, f"/api/tables?lang={lang}")
+        assert got == 200, body
+        (entry,) = [t for t in json.loads(body)["tables"] if t["code"] == live["code"]]
+        assert entry["rules_name"] == "classic"
+        labels[lang] = entry["rules_label"]
+    assert labels == {"en": "Classic", "sr": "Klasična", "cs": "Klasická"}
+    got, _, body = fetch(url, "/api/tables?lang=xx")
+    assert got == 400 and b"no catalog" in body
+
+
 def test_a_tables_games_are_found_by_its_code(live: dict[str, Any]) -> None:
     """A results page knows its table's code and game number: that finds the game's id."""
     url = live["url"]

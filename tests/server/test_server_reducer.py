@@ -928,8 +928,9 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
     assert events["sheet"]["rows"].startswith("Skup 1: ")
     game = h.table.game
     assert game is not None
-    said = narrator("sr").chosen_sentence(game.view(1), h.table.names())
-    assert events["sheet"]["chosen"] == said
+    # Bots are named in the reader's language ("Bot Laki 1", not "Easy Bot 1").
+    said = narrator("sr").chosen_sentence(game.view(1), h.table.names("sr"))
+    assert events["sheet"]["chosen"] == said and "Bot Laki 1" in said
     # A frame without a game event (a chat line) carries no view.
     h.run(Say(ana, None, "hi"))
     chat = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]

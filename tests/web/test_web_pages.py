@@ -263,3 +263,17 @@ def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:
     start_game(page)
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.__ann.some(a => a[1].includes('Odkryté karty'))")
+
+
+def test_the_lobby_names_the_rules_in_the_readers_language(new_page: Any) -> None:
+    host = new_page(lang="sr")
+    name = fresh_name("Lobi")
+    set_name(host, name)
+    create_table(host, players=3, rounds=1, bots=0, start=False)
+    guest = new_page(lang="cs")
+    guest.wait_for_function(
+        "(name) => [...document.querySelectorAll('#tables-list li')]"
+        ".some(li => li.textContent.includes(name) && li.textContent.includes('Klasická'))",
+        arg=name, timeout=30_000)
+    line = guest.locator("#tables-list li", has_text=name).first.text_content() or ""
+    assert "classic" not in line, line

@@ -359,8 +359,8 @@ class Hub:
         if not conn.player_id:
             raise P.ProtocolError("not_authenticated", "send hello first")
         if t == "lobby":
-            conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(), ref=msg.ref)
-                      .model_dump_json())
+            conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(conn.lang),
+                                  ref=msg.ref).model_dump_json())
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
@@ -567,12 +567,16 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
 
-    async def lobby(self) -> list[P.LobbyTable]:
+    async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:
         """The public tables not over: of the whole cluster with Redis (as each owner last
-        published them, at most a heartbeat ago)."""
+        published them, at most a heartbeat ago), their rules named in ``lang``."""
         if self.cluster is not None:
-            return await self.cluster.lobby()
-        return [e for e in map(lobby_entry, self.tables.values()) if e is not None]
+            entries = await self.cluster.lobby()
+        else:
+            entries = [e for e in map(lobby_entry, self.tables.values()) if e is not None]
+        speaker = narrator(lang)
+        return [e.model_copy(update={"rules_label": speaker.rules_label(e.rules_name)})
+                for e in entries]
 
     # -- the JSON API ------------------------------------------------------------------
 
@@ -789,7 +793,11 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                              "tables": len(hub.tables)})
 
     async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": [t.model_dump() for t in await hub.lobby()]})
+        try:
+            lang = narrator(request.query_params.get("lang", "en")[:35]).language
+        except UnknownLanguage as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse({"tables": [t.model_dump() for t in await hub.lobby(lang)]})
 
     # Path values are checked (server/params.py) before anything is looked up: bad input
     # is answered 4xx, never passed to a database that would fail with it.

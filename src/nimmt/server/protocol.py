@@ -568,6 +568,9 @@ class LobbyTable(BaseModel):
     """The rules in a few words."""
     seats: int
     """Seats at the table."""
+    rules_label: str = ""
+    """The rules in words of the reader's language (the connection's, or ``/api/tables``'s
+    ``lang``): ``"Klasična + Taktika"``."""
     taken: int
     """Seats taken."""
     status: Literal["open", "playing", "over", "closed"]

@@ -1,7 +1,7 @@
 // @ts-check
 // The lobby: who you are, the open tables, joining by code, a new table, and the quick
 // game against bots (one key from the lobby to the first decision).
-import { t, tn, isolate } from "./i18n.js";
+import { t, tn, isolate, language } from "./i18n.js";
 import { $, S, field } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
@@ -15,15 +15,15 @@ export function renderMe() {
 
 export async function loadTables() {
   try {
-    const res = await fetch("/api/tables");
+    const res = await fetch(`/api/tables?lang=${language()}`);
     renderTables((await res.json()).tables);
   } catch (_) {
     renderTables([]);
   }
 }
 
-/** @param {{code: string, name: string, rules_name: string, taken: number, seats: number,
- *   status: string}[]} tables */
+/** @param {{code: string, name: string, rules_name: string, rules_label?: string,
+ *   taken: number, seats: number, status: string}[]} tables */
 export function renderTables(tables) {
   const list = $("tables-list");
   if (!tables.length) {
@@ -35,7 +35,7 @@ export function renderTables(tables) {
   list.replaceChildren(...tables.map((tb) => {
     const li = document.createElement("li");
     const text = document.createElement("span");
-    text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_name,
+    text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_label || tb.rules_name,
       taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
     const b = document.createElement("button");
     b.type = "button";
