@@ -57,14 +57,23 @@ def spoken(said: Iterable[Utterance]) -> list[Utterance]:
     return [u for u in said if u.kind == "speech"]
 
 
+#: Orca's own words as focus leaves a container ("leaving form."; Serbian "napuštam
+#: oblast."): its navigation context, said each time focus crosses the container's edge,
+#: not a sentence of the page.
+LEAVING = re.compile(r"^(leaving|napuštam|opouštím) [\w ]+\.?$")
+
+
 def duplicates(said: list[Utterance], key_times: list[float]) -> list[str]:
-    """Sentences said twice with no key pressed between them (a key may ask again)."""
+    """Sentences said twice with no key pressed between them (a key may ask again); Orca's
+    :data:`LEAVING` context words aside."""
     out = []
     marks = sorted(key_times)
     seen: dict[str, int] = {}
     for u in spoken(said):
         span = sum(1 for t in marks if t <= u.t)
         text = _norm(u.text)
+        if LEAVING.match(text):
+            continue
         if seen.get(text) == span:
             out.append(text)
         seen[text] = span
