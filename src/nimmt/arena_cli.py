@@ -20,7 +20,7 @@ from rich.table import Table
 
 from .bots.base import Budget
 from .bots.registry import BotError, describe_bots
-from .cli_output import fail, is_stdout, wants_plain, write_output
+from .cli_output import fail, is_stdio, wants_plain, write_output
 from .errors import RulesError
 from .rules import Rules
 from .sim.arena import ArenaResult, run_arena
@@ -251,7 +251,7 @@ def arena(
     plain = wants_plain(plain)
     # Results go to standard output; progress, faults and notes to standard error, so
     # that a pipe or a '-' file receives the results alone.
-    to_stdout = [p for p in (json_path, csv_path) if p is not None and is_stdout(p)]
+    to_stdout = [p for p in (json_path, csv_path) if p is not None and is_stdio(p)]
     if len(to_stdout) > 1:
         raise fail("Only one of --json and --csv can be '-' (standard output).", 2)
     progress: bool | Callable[[int, int], None] = not quiet
@@ -295,5 +295,5 @@ def arena(
     for path, text in ((json_path, result.to_json), (csv_path, result.to_csv)):
         if path is not None:
             write_output(path, text())
-            if not is_stdout(path):
+            if not is_stdio(path):
                 typer.echo(f"Wrote {path}.", err=True)

@@ -22,7 +22,7 @@ import typer
 
 from . import __version__
 from .cli_output import fail as _fail
-from .cli_output import write_output
+from .cli_output import is_stdio, write_output
 from .errors import RecordError, RulesError
 from .events import CardChosen, Event, RoundStarted, TurnStarted
 from .narrate import Narrator, UnknownLanguage, available_languages
@@ -83,7 +83,7 @@ def _root(
 def _load(path: Path) -> Record:
     """A record from ``path``, or from standard input for ``-`` (so that
     ``nimmt simulate --out - | nimmt replay -`` works)."""
-    if str(path) == "-":
+    if is_stdio(path):
         return record_from_json(sys.stdin.read())
     return load_record(path)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["fail", "is_stdout", "wants_plain", "write_output"]
+__all__ = ["fail", "is_stdio", "wants_plain", "write_output"]
 
 
 def wants_plain(plain: bool = False, stdout: object = None) -> bool:
@@ -38,15 +38,15 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def is_stdout(path: Path) -> bool:
-    """``-`` names standard output, for every option that takes a file to write."""
+def is_stdio(path: Path) -> bool:
+    """``-`` names standard output for a file to write, standard input for one to read."""
     return str(path) == "-"
 
 
 def write_output(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (``-``: standard output), making its folder; a path that
     cannot be written is one sentence and exit code 1, never a traceback."""
-    if is_stdout(path):
+    if is_stdio(path):
         sys.stdout.write(text)
         sys.stdout.flush()
         return

@@ -48,7 +48,7 @@ from .botpool import BotPool
 from .cluster import lobby_entry
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
-from .params import BadParam, player_names, refusal, row_id, shown, table_code
+from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .payloads import build, dump
 from .ratings import INITIAL
 from .settings import Settings
@@ -574,8 +574,8 @@ class Hub:
             entries = await self.cluster.lobby()
         else:
             entries = [e for e in map(lobby_entry, self.tables.values()) if e is not None]
-        speaker = narrator(lang)
-        return [e.model_copy(update={"rules_label": speaker.rules_label(e.rules_name)})
+        reader = narrator(lang)
+        return [e.model_copy(update={"rules_label": reader.rules_label(e.rules_name)})
                 for e in entries]
 
     # -- the JSON API ------------------------------------------------------------------
@@ -794,9 +794,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
 
     async def lobby(request: Request) -> JSONResponse:
         try:
-            lang = narrator(request.query_params.get("lang", "en")[:35]).language
-        except UnknownLanguage as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            lang = speaker(request.query_params.get("lang")).language
+        except BadParam as exc:
+            return refusal(exc)
         return JSONResponse({"tables": [t.model_dump() for t in await hub.lobby(lang)]})
 
     # Path values are checked (server/params.py) before anything is looked up: bad input
@@ -837,9 +837,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
         except BadParam as exc:
             return refusal(exc)
         try:
-            speaker = narrator(request.query_params.get("lang", "en")[:35])
-        except UnknownLanguage as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            reader = speaker(request.query_params.get("lang"))
+        except BadParam as exc:
+            return refusal(exc)
         address = address_key(request.client.host if request.client else None)
         try:
             review = await hub.analysis(game_id, address)
@@ -847,8 +847,8 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             headers = {"Retry-After": "60"} if exc.status in (429, 503) else None
             return JSONResponse({"error": exc.message}, status_code=exc.status,
                                 headers=headers)
-        data = {"game": game_id, "language": speaker.language,
-                "text": speaker.review_sentences(review), **review.to_dict()}
+        data = {"game": game_id, "language": reader.language,
+                "text": reader.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)
 
     async def player(request: Request) -> JSONResponse:

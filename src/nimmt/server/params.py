@@ -16,6 +16,7 @@ import unicodedata
 
 from starlette.responses import JSONResponse
 
+from ..narrate import Narrator, UnknownLanguage, narrator
 from .text import NAME_MAX
 
 __all__ = ["ID_MAX", "BadParam", "player_names", "refusal", "row_id", "shown", "table_code",
@@ -41,6 +42,15 @@ class BadParam(Exception):
 def refusal(exc: BadParam) -> JSONResponse:
     """The JSON answer to a refused value: ``{"error": sentence}`` with its status."""
     return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+
+def speaker(raw: str | None) -> Narrator:
+    """The narrator of a ``lang`` query value (English when absent), or 400 for a language
+    without a catalog."""
+    try:
+        return narrator((raw or "en")[:35])
+    except UnknownLanguage as exc:
+        raise BadParam(400, str(exc)) from None
 
 
 def shown(raw: str, limit: int = 40) -> str:
