@@ -29,6 +29,10 @@ named, and what the viewer may not see is not told. The calls:
   ``review_sentences(review, viewer)`` (a finished game: each player's
   summary and the costliest decisions), ``about_bullheads(amount)``,
   ``percent(chance)``;
+- the table and the server: ``notice_sentence(notice, reason, name, seat)``
+  (a seat taken, the default bot stepping in …), ``chat_sentence(name, text)``,
+  ``refusal_sentence(code)`` (a server's ``error``), ``analysis_refusal(status)``,
+  ``idle_sentence(view, names)`` (a move made when nothing is asked);
 - the rest: ``timer_sentence(seconds)``, ``timeout_sentence(seat, names,
   viewer)``, ``error_sentence(error)``, ``rules_sentence(rules)``,
   ``players_sentence(names)``, and the words ``card``, ``cards``, ``player``,
@@ -108,6 +112,7 @@ from .views import Phase, View
 __all__ = [
     "DOMAIN",
     "LOCALE_DIR",
+    "REFUSALS",
     "SOURCE_LANGUAGE",
     "Narrator",
     "UnknownLanguage",
@@ -123,6 +128,60 @@ DOMAIN = "nimmt"
 SOURCE_LANGUAGE = "en"
 
 Rows = Sequence[Sequence[Card]]
+
+
+def N_(message: str) -> str:
+    """Marks a template for the catalogs where it is written; it is translated when said."""
+    return message
+
+
+#: What a person hears when the server refuses a message, by the error's ``code``
+#: (``nimmt.server.protocol.ERROR_CODES`` lists the codes; a test pins the two together).
+REFUSALS: dict[str, str] = {
+    "bad_json": N_("The server could not read that message."),
+    "bad_message": N_("The server could not read that message."),
+    "frame_too_large": N_("That message is too long for the server."),
+    "rate_limited": N_("Too many messages; please wait a moment."),
+    "version": N_("This program and the server speak different versions; please update it."),
+    "not_authenticated": N_("The server does not know you yet; please connect again."),
+    "bad_token": N_("The server does not know you; please give your name again."),
+    "bad_name": N_(
+        "That name cannot be used: choose a short name that shows letters, digits or signs."
+    ),
+    "bad_language": N_("The server does not speak that language."),
+    "name_taken": N_("That name is taken. Choose another one."),
+    "no_table": N_("No open table has that code."),
+    "not_at_table": N_("Join or watch a table first."),
+    "table_full": N_("Every seat at that table is taken."),
+    "seat_taken": N_("That seat is taken."),
+    "no_seat": N_("There is no such seat, or it is empty."),
+    "not_seated": N_("Only a seated player may do that."),
+    "spectator": N_("You are watching; take a seat to play."),
+    "not_host": N_("Only the host may do that."),
+    "bad_rules": N_("Those rules cannot be played together."),
+    "bad_bot": N_("This server has no bot of that kind."),
+    "not_started": N_("The game has not started yet."),
+    "already_started": N_("The game has already started."),
+    "not_over": N_("The game is not over yet."),
+    "seats_empty": N_("A seat is still empty: add a bot or wait for a player."),
+    "not_your_turn": N_("That decision is not yours to make now."),
+    "card_not_in_hand": N_("You do not hold that card."),
+    "no_such_row": N_("Rows are numbered 1 to 4."),
+    "game_over": N_("The game is over."),
+    "chat_too_long": N_("That chat message is too long."),
+    "chat_empty": N_("That chat message is empty."),
+    "closed": N_("The table is closed."),
+    "kicked": N_("The host removed you from this table."),
+    "internal": N_("Something went wrong on the server; the game is unchanged. Please try again."),
+    "flooding": N_("Too many refused messages: the server closed the connection."),
+    "too_many_connections": N_("Too many connections come from your address."),
+    "server_full": N_("The server is full. Please try again later."),
+    "quota": N_("You have reached a limit of this server. Please try again later."),
+    "too_many_changes": N_("You have changed your card too often this turn."),
+    "hints_off": N_("Hints are off at this table."),
+    "hint_pending": N_("The expert is still thinking about your last question."),
+    "busy": N_("The expert is busy. Please try again in a moment."),
+}
 
 
 class UnknownLanguage(NimmtError):
@@ -716,6 +775,127 @@ class Narrator:
         return self._("Time is up: the table plays for {name}.").format(
             name=self.player(seat, names)
         )
+
+    def refusal_sentence(self, code: str) -> str:
+        """A server's refusal (an ``error`` message's ``code``, docs/protocol.md), said to
+        the person whose message it refuses.
+
+        The code alone decides the sentence: the English ``message`` beside it is for
+        logs and may name what the person cannot see. An unknown code gets the general
+        sentence, so a newer server never leaves a client silent.
+        """
+        template = REFUSALS.get(code)
+        if template is None:
+            return self._("Something went wrong; please try again.")
+        return self._(template)
+
+    def analysis_refusal(self, status: int) -> str:
+        """Why a game's analysis is not given (the HTTP status of ``/api/games/{id}/analysis``)."""
+        if status == 404:
+            return self._("This game cannot be found.")
+        if status == 409:
+            return self._("The game was not finished, so there is nothing to analyse.")
+        if status in (429, 503):
+            return self._("The expert is busy. Please try again in a minute.")
+        return self._("Something went wrong; please try again.")
+
+    def idle_sentence(self, view: View, names: Sequence[str]) -> str:
+        """The answer to a move made when nothing is asked of the viewer: that nothing is,
+        and whom the table waits for."""
+        if view.phase is Phase.OVER:
+            return self._("The game is over.")
+        waiting = self.pending_sentence(view.pending, names, view.player)
+        if waiting is None:
+            return self._("Nothing is asked of you now.")
+        # TRANSLATORS: {waiting} is a whole sentence: "Waiting for Ana to choose a card."
+        return self._("Nothing is asked of you now. {waiting}").format(waiting=waiting)
+
+    def notice_sentence(
+        self,
+        notice: str,
+        reason: str | None = None,
+        name: str | None = None,
+        seat: int | None = None,
+        *,
+        you: bool = False,
+        game_no: int = 1,
+    ) -> str:
+        """A change of the table (a server's ``notice`` item, docs/protocol.md), told to
+        one reader: ``name`` and ``seat`` (counted from 0) are whom it concerns, ``you``
+        that it is the reader; ``game_no`` numbers the game that starts.
+
+        The sentences avoid forms that agree with a person's gender (the server does not
+        know it), as every sentence about players does.
+        """
+        _ = self._
+        who = name or ""
+        place = (seat or 0) + 1
+        match notice, reason:
+            case "sat", _:
+                if you:
+                    return _("You sit in seat {seat}.").format(seat=place)
+                return _("{name} sits in seat {seat}.").format(name=who, seat=place)
+            case "bot_added", _:
+                return _("{name} sits in seat {seat}.").format(name=who, seat=place)
+            case ("left" | "removed"), _:
+                if you:
+                    return _("You leave seat {seat}.").format(seat=place)
+                return _("{name} leaves seat {seat}.").format(name=who, seat=place)
+            case "kicked", _:
+                if you:
+                    return _("The host removed you from seat {seat}.").format(seat=place)
+                return _("The host removed {name} from seat {seat}.").format(
+                    name=who, seat=place
+                )
+            case "host", _:
+                if you:
+                    return _("You are now the host.")
+                return _("{name} is now the host.").format(name=who)
+            case "started", _:
+                if game_no <= 1:
+                    return _("The game starts.")
+                return _("Game {number} starts: a rematch.").format(number=game_no)
+            case "closed", _:
+                return _("The table is closed.")
+            case "auto_on", "timeout":
+                if you:
+                    return _(
+                        "You ran out of time; the default bot makes this decision for you. "
+                        "The next one is yours again."
+                    )
+                return _(
+                    "{name} ran out of time; the default bot makes this decision for them."
+                ).format(name=who)
+            case "auto_on", "disconnected":
+                if you:
+                    return _(
+                        "You were disconnected; the default bot played for you. Play a card "
+                        "to take your seat back."
+                    )
+                return _("{name} is disconnected; the default bot plays for them.").format(
+                    name=who
+                )
+            case "auto_on", "kicked":
+                return _("The host removed {name}; the default bot plays for them.").format(
+                    name=who
+                )
+            case "auto_on", _:
+                return _("{name} left; the default bot plays for them.").format(name=who)
+            case "auto_off", "returned":
+                if you:
+                    return _("The default bot made that decision for you; the next one is yours.")
+                return _("{name} plays again after the default bot's decision.").format(
+                    name=who
+                )
+            case "auto_off", _:
+                if you:
+                    return _("You play again.")
+                return _("{name} plays again.").format(name=who)
+        return _("The table changed.")
+
+    def chat_sentence(self, name: str, text: str) -> str:
+        """A chat line as said: ``"Ana says: good luck"``."""
+        return self._("{name} says: {text}").format(name=name, text=text)
 
     def error_sentence(self, error: BaseException) -> str:
         """Why a decision or a request was refused, for the player who made it.

@@ -124,7 +124,7 @@ async def test_each_connection_hears_its_language(server: str) -> None:
     assert not any("has chosen a card" in t for t in ana.narration)
     assert any("Easy Bot 1" in t for t in ana.narration)
     assert any("Bot Laki 1" in t for t in mila.narration)
-    assert any("Bot Lehký 1" in t for t in petr.narration)
+    assert any("Robot Snadný 1" in t for t in petr.narration)
     # Your seat is "you" in your language; a spectator hears names only.
     assert any("you" in t for t in ana.narration)
     assert any(" vi " in f" {t} " or "Vaš" in t or "Vi " in t for t in mila.narration)
@@ -243,3 +243,62 @@ async def test_the_documented_narration_is_the_narrators() -> None:
     reveal = [f for f in frames if f.get("type") == "events" and f["text"]]
     assert len(reveal) == 1
     assert reveal[0]["text"] == expected_text(reveal[0], ["Ana", "Bob", "Cleo"], 0, "en")
+
+
+def _notice_text(client: Client, notice: str) -> str:
+    """The text of the last ``notice`` item ``client`` has received."""
+    assert client.frames is not None
+    found = [item["text"] for raw in client.frames for item in json.loads(raw).get("items", [])
+             if item["kind"] == "notice" and item["notice"] == notice]
+    assert found, (notice, client.frames[-3:])
+    return str(found[-1])
+
+
+async def test_notices_chat_and_refusals_are_said_in_each_language(server: str) -> None:
+    """One voice: a notice, a chat line and a refusal come worded by the server, in the
+    language of each connection's hello, "you" to whom they concern."""
+    ana = await Client.connect(server, name="Ana", record=True)
+    mila = await Client.connect(server, name="Mila", lang="sr", record=True)
+    petr = await Client.connect(server, name="Petr", lang="cs", record=True)
+    code = (await ana.create_table(rules={"preset": "classic", "players": 3})).table.code
+    await petr.spectate(code)
+    await mila.join(code)
+    await mila.sit()
+    await ana.add_bot("easy")
+    await mila.chat("zdravo")
+    for client in (ana, mila, petr):
+        await client.expect(lambda m: isinstance(m, Events) and any(
+            i.kind == "chat" for i in m.items))
+    assert _notice_text(ana, "sat") == "Mila sits in seat 2."
+    assert _notice_text(mila, "sat") == "Sedite na mesto 2."
+    assert _notice_text(petr, "sat") == "Mila si sedá na místo 2."
+    assert _notice_text(ana, "bot_added") == "Easy Bot 1 sits in seat 3."
+    assert _notice_text(mila, "bot_added") == "Bot Laki 1 sedi na mesto 3."
+    assert _notice_text(petr, "bot_added") == "Robot Snadný 1 si sedá na místo 3."
+    chats = {c.lang: [i["said"] for raw in c.frames or [] for i in json.loads(raw).get("items", [])
+                      if i["kind"] == "chat"] for c in (ana, mila, petr)}
+    assert chats == {"en": ["Mila says: zdravo"], "sr": ["Mila kaže: zdravo"],
+                     "cs": ["Mila píše: zdravo"]}
+    # Refusals: the code for programs, the English details for logs, the sentence said.
+    with pytest.raises(ServerError) as err:
+        await mila.start()
+    assert err.value.code == "not_host"
+    assert err.value.error.text == "To može samo domaćin stola."
+    with pytest.raises(ServerError) as err:
+        await petr.sit()
+    assert err.value.code == "table_full"
+    assert err.value.error.text == "Všechna místa u stolu jsou obsazená."
+    assert err.value.error.message == "every seat is taken"
+    # A refused hello is said in the language it asked for.
+    with pytest.raises(ServerError) as err:
+        await Client.connect(server, name="mila", lang="cs")
+    assert err.value.code == "name_taken"
+    assert err.value.error.text == "Toto jméno je obsazené. Zvolte jiné."
+    # The start is said to each in their language; the table's close too.
+    await ana.start()
+    for client, said in ((ana, "The game starts."), (mila, "Igra počinje."),
+                         (petr, "Hra začíná.")):
+        await client.expect(lambda m: isinstance(m, Events) and any(
+            i.kind == "notice" and i.notice == "started" for i in m.items))
+        assert _notice_text(client, "started") == said
+    await close_all([ana, mila, petr])

@@ -261,3 +261,27 @@ def test_the_analysis_example_of_the_docs_is_valid() -> None:
     example = json.loads(block)
     GameAnalysis.model_validate(example)
     jsonschema.validate(example, P.protocol_schema()["http"]["analysis"])
+
+
+def test_every_refusal_and_notice_is_said_in_every_language() -> None:
+    """One voice: each error code and each notice has its sentence in the narration, and
+    Serbian and Czech say every one in their own words, with no field left unfilled."""
+    from nimmt.narrate import REFUSALS, narrator
+    from nimmt.server.payloads import NoticeName, NoticeReason
+
+    assert set(REFUSALS) == set(P.ERROR_CODES)
+    assert set(typing.get_args(P.ErrorCode)) == set(P.ERROR_CODES)
+    en = narrator("en")
+    reasons: list[str | None] = [None, *typing.get_args(NoticeReason)]
+    for lang in ("sr", "cs"):
+        speak = narrator(lang)
+        for code in P.ERROR_CODES:
+            said = speak.refusal_sentence(code)
+            assert said != en.refusal_sentence(code), (lang, code)
+        for notice in typing.get_args(NoticeName):
+            for reason in reasons:
+                for you in (False, True):
+                    said = speak.notice_sentence(notice, reason, "Ana", 1, you=you, game_no=2)
+                    english = en.notice_sentence(notice, reason, "Ana", 1, you=you, game_no=2)
+                    assert "{" not in said and said != english, (lang, notice, reason, you)
+                    assert said != speak.notice_sentence("?"), (lang, notice, reason)

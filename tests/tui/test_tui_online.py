@@ -25,7 +25,7 @@ from nimmt.events import (
     RowTaken,
     TurnStarted,
 )
-from nimmt.narrate import Narrator
+from nimmt.narrate import Narrator, narrator
 from nimmt.record import record_from_dict, replay
 from nimmt.tui.labels import Labels
 
@@ -172,7 +172,7 @@ def picks(events: list[Any], rules: dict[int, Any]) -> bool:
 
 def test_wrong_code_and_no_server_are_one_sentence(spawn: Spawn, server: Server) -> None:
     child = spawn("play", server.url, "--plain", "--name", "Cleo", "--join", "ZZZZZZ")
-    child.expect_exact(EN("error.no_table", code="ZZZZZZ"))
+    child.expect_exact(narrator("en").refusal_sentence("no_table"))
     child.expect(pexpect.EOF)
     assert "Traceback" not in child.before
     child.close()

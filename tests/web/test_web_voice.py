@@ -195,3 +195,29 @@ def test_a_tap_selects_a_card_and_a_second_tap_plays_it(new_page: NewPage) -> No
     page.locator("#play-card").click()
     page.wait_for_function("c => window.__ann.some(a => a[1].includes(`You choose ${c}.`))",
                            arg=card)
+
+
+def test_refusals_and_answers_are_the_servers_sentences(new_page: NewPage) -> None:
+    """One voice: a refusal is said in the page's language as the server words it, and
+    a key pressed when nothing is asked is answered by the server's sentence."""
+    page = new_page(lang="sr")
+    set_name(page, fresh_name("Mila"))
+    page.locator("#join-code").fill("ZZZZZZ")
+    page.locator("#join-form button[type=submit]").click()
+    page.wait_for_function(
+        "() => window.__ann.some(a => a[0] === 'assertive'"
+        " && a[1] === 'Nijedan otvoren sto nema taj kod.')")
+    # A table of two: the guest (Serbian) chooses first, then asks for a hint while the
+    # table waits for the host.
+    host, guest, _ = two_at_a_table(new_page, rounds=1, guest_lang="sr")
+    host.locator("#start-game").click()
+    wait_turn(guest, 0)
+    guest.keyboard.press("Enter")
+    guest.wait_for_function("() => window.__ann.some(a => a[1].includes('Birate '))")
+    host_name = host.evaluate("localStorage.getItem('nimmt.name')")
+    guest.keyboard.press("h")
+    guest.wait_for_function(
+        "n => window.__ann.some(a => a[1] === "
+        "`Sada se od vas ništa ne traži. Čeka se izbor karte: ${n}.`)", arg=host_name)
+    said = " ".join(text for _, text in announcements(guest))
+    assert "Nothing is asked" not in said

@@ -46,10 +46,10 @@ from ..web import web_routes
 from . import protocol as P
 from .botpool import BotPool
 from .cluster import lobby_entry
+from .fanout import error_frame
 from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
-from .payloads import build, dump
 from .ratings import INITIAL
 from .settings import Settings
 from .store import LogEntry, Store, game_players, games, hash_token, players, tables
@@ -144,8 +144,7 @@ class Connection:
                 return
 
     def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
-        self.send(dump(build(P.Error, {"seq": self.seq, "type": "error", "code": code,
-                                       "message": message, "ref": ref})))
+        self.send(error_frame(self.seq, code, message, ref, self.lang))
 
     def cut_off(self, code: P.ErrorCode, message: str) -> None:
         """Send a last error and close (policy violation) once it has gone out."""
@@ -399,6 +398,7 @@ class Hub:
                 lang = narrator(msg.lang).language
             except UnknownLanguage as exc:
                 raise P.ProtocolError("bad_language", str(exc)) from None
+        conn.lang = lang  # a refusal of this hello is said in its language
         token: str | None = None
         if msg.token is not None:
             row = await self.store.player_by_token(msg.token)
@@ -845,8 +845,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             review = await hub.analysis(game_id, address)
         except AnalysisRefused as exc:
             headers = {"Retry-After": "60"} if exc.status in (429, 503) else None
-            return JSONResponse({"error": exc.message}, status_code=exc.status,
-                                headers=headers)
+            return JSONResponse({"error": exc.message,
+                                 "text": reader.analysis_refusal(exc.status)},
+                                status_code=exc.status, headers=headers)
         data = {"game": game_id, "language": reader.language,
                 "text": reader.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)

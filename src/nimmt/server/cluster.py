@@ -40,7 +40,7 @@ import redis.asyncio as aioredis
 import sqlalchemy as sa
 
 from . import protocol as P
-from .payloads import build, dump
+from .fanout import error_frame
 from .store import StaleOwner, fence, tables
 
 if TYPE_CHECKING:
@@ -548,8 +548,7 @@ class Cluster:
         except P.ProtocolError as exc:
             from .app import echo_ref  # the app imports this module
 
-            peer.send(dump(build(P.Error, {"seq": peer.seq, "type": "error", "code": exc.code,
-                                           "message": exc.message, "ref": echo_ref(text)})))
+            peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(text), peer.lang))
 
     def drop(self, conn: Connection) -> None:
         self.edges.pop(conn.id, None)

@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 
 from ..decisions import DecisionKind
 from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
-from ..narrate import narrator
+from ..narrate import Narrator, narrator
 from . import protocol as P
 from .commands import Audience
 from .payloads import (
@@ -37,9 +37,18 @@ from .payloads import (
     sheet_payload,
     view_payload,
 )
-from .reducer import ChatLine, Notice, StreamItem, Table, info, prompt, seat_name
+from .reducer import (
+    ChatLine,
+    Notice,
+    StreamItem,
+    Table,
+    info,
+    prompt,
+    seat_name,
+    speaker_of,
+)
 
-__all__ = ["STEP_STARTS", "Fanout", "Peer", "narration", "seen", "since"]
+__all__ = ["STEP_STARTS", "Fanout", "Peer", "error_frame", "narration", "seen", "since"]
 
 #: Events that open a new resolution step: the narration says each step as one entry.
 STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
@@ -80,16 +89,27 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
     return [text for text in out if text]
 
 
+def error_frame(seq: int, code: P.ErrorCode, message: str, ref: P.Ref, lang: str) -> str:
+    """An ``error`` frame: the code, the English details, and the refusal as the
+    connection's reader hears it, in ``lang``."""
+    return dump(build(P.Error, {"seq": seq, "type": "error", "code": code,
+                                "message": message,
+                                "text": speaker_of(lang).refusal_sentence(code), "ref": ref}))
+
+
 def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any],
-         shown: Mapping[str, str] | None = None) -> tuple[list[Any], list[Event]]:
+         shown: Mapping[str, str] | None = None,
+         lang: str = "en") -> tuple[list[Any], list[Event]]:
     """``items`` as ``viewer`` may see them: their wire models, and the game events among
     them as the viewer may know them (for the narration).
 
     Each event is filtered for the viewer first (:func:`nimmt.events.for_viewer`) and
     only then looked up in ``cache``, which keeps the models built by seq and by what
     they hold, so a viewer gets the model of exactly its own version: the whole event,
-    or the one with the card hidden that every other seat gets too. ``shown`` names a
-    notice's bot as the reader's language does (stored name → name said)."""
+    or the one with the card hidden that every other seat gets too. Notices and chat
+    lines are said in ``lang`` (a notice to its own seat as "you"), so their models are
+    kept by language and reader. ``shown`` names a notice's bot as the reader's
+    language does (stored name → name said)."""
     models: list[Any] = []
     events: list[Event] = []
     for seq, kind, payload in items:
@@ -107,25 +127,28 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
                                                        "event": event_payload(ev)})
         else:
             other = cast(Notice | ChatLine, payload)
-            if isinstance(other, Notice) and shown and other.name is not None:
-                said = shown.get(other.name)
-                if said is not None:
-                    other = replace(other, name=said)
-                    key = (seq, said)
+            you = False
+            if isinstance(other, Notice):
+                if shown and other.name is not None:
+                    other = replace(other, name=shown.get(other.name, other.name))
+                you = viewer is not None and viewer == other.seat
+            key = (seq, lang, you)
             model = cache.get(key)
             if model is None:
-                model = cache[key] = _other_item(seq, other)
+                model = cache[key] = _other_item(seq, other, speaker_of(lang), viewer)
         models.append(model)
     return models, events
 
 
-def _other_item(seq: int, payload: Notice | ChatLine) -> Any:
+def _other_item(seq: int, payload: Notice | ChatLine, speak: Narrator,
+                viewer: int | None) -> Any:
     if isinstance(payload, Notice):
         return build(NoticeItem, {
             "seq": seq, "kind": "notice", "notice": payload.notice, "reason": payload.reason,
-            "seat": payload.seat, "name": payload.name, "text": payload.text})
+            "seat": payload.seat, "name": payload.name, "text": payload.said(speak, viewer)})
     return build(ChatItem, {"seq": seq, "kind": "chat", "seat": payload.seat,
-                            "name": payload.name, "text": payload.text})
+                            "name": payload.name, "text": payload.text,
+                            "said": speak.chat_sentence(payload.name, payload.text)})
 
 
 class Fanout:
@@ -161,7 +184,7 @@ class Fanout:
         the prompt even when no item is for the viewer). ``names``: the seats' names, when
         the caller has them already."""
         t = self.table
-        models, events = seen(items, viewer, cache, bot_names(t, lang))
+        models, events = seen(items, viewer, cache, bot_names(t, lang), lang)
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always):
             return None
@@ -185,8 +208,7 @@ class Fanout:
     def refuse(self, conn: int, code: P.ErrorCode, message: str, ref: P.Ref) -> None:
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.send(dump(build(P.Error, {"seq": peer.seq, "type": "error", "code": code,
-                                           "message": message, "ref": ref})))
+            peer.send(error_frame(peer.seq, code, message, ref, peer.lang))
 
     def send_state(self, conn: int, viewer: int | None, ref: P.Ref, now: float) -> None:
         peer = self.peers.get(conn)

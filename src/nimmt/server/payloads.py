@@ -248,6 +248,9 @@ class Sheet(_Payload):
     card's number from the sentence (a line-mode terminal)."""
     timer: tuple[str, ...]
     """The warning when 1..10 seconds are left: the first for 1 second, the last for 10."""
+    idle: str
+    """The answer to a move made when nothing is asked of this seat: that nothing is, and
+    whom the table waits for."""
     rules: str
     """The rules in a sentence."""
 
@@ -568,8 +571,9 @@ NoticeReason: TypeAlias = Literal["timeout", "left", "kicked", "disconnected", "
 class NoticeItem(_Payload):
     """A change of the table (a seat taken, a game started, the default bot stepping in …).
 
-    Clients say it in their own language from ``notice``, ``reason``, ``seat`` and
-    ``name``; ``text`` is an English sentence for logs.
+    ``text`` says it in the connection's language, to this reader ("You sit in seat 2."
+    to whoever sat); ``notice``, ``reason``, ``seat`` and ``name`` say what changed, for
+    programs.
     """
 
     seq: int
@@ -587,7 +591,7 @@ class NoticeItem(_Payload):
     name: str | None = None
     """The name of whoever it concerns, if anyone."""
     text: str
-    """An English sentence saying it (for logs)."""
+    """The notice as a sentence in the connection's language (the server's narration)."""
 
 
 class ChatItem(_Payload):
@@ -603,6 +607,8 @@ class ChatItem(_Payload):
     """The speaker's name."""
     text: str
     """What they said."""
+    said: str
+    """The line as a sentence in the connection's language: "Ana says: good luck"."""
 
 
 Item: TypeAlias = Annotated[EventItem | NoticeItem | ChatItem, Field(discriminator="kind")]
@@ -801,5 +807,6 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator) -> She
         "decision": speak.your_decision_sentence(view),
         "decision_with_hand": speak.your_decision_sentence(view, hand=True),
         "timer": tuple(speak.timer_sentence(s) for s in range(1, 11)),
+        "idle": speak.idle_sentence(view, names),
         "rules": speak.rules_sentence(view.rules),
     })

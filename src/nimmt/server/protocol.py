@@ -487,14 +487,18 @@ class Welcome(_Server):
 
 
 class Error(_Server):
-    """A refusal: nothing changed. ``code`` is machine-readable, ``message`` a sentence."""
+    """A refusal: nothing changed. ``code`` is machine-readable, ``message`` the details in
+    English (for logs and programs), ``text`` what a person hears."""
 
     type: Literal["error"] = "error"
     """The message's name."""
     code: ErrorCode
     """What went wrong (the list is ``error_codes`` of this schema)."""
     message: str
-    """A sentence saying it."""
+    """The details, in English (for logs and programs)."""
+    text: str = ""
+    """The refusal said to a person, in the connection's language (English before
+    ``hello`` chose one): the server's narration, from the code."""
     ref: Ref = None
     """The ``ref`` of the refused message, when it could be read."""
 

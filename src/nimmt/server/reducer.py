@@ -129,6 +129,7 @@ __all__ = [
     "reduce",
     "replay",
     "seat_name",
+    "speaker_of",
     "trim",
 ]
 
@@ -195,10 +196,10 @@ def seat_name(s: Seat, lang: str | None) -> str:
     number = bot_number(s)
     if lang is None or number is None or s.bot is None:
         return s.name
-    return _speaker(lang).bot_name(s.bot, number)
+    return speaker_of(lang).bot_name(s.bot, number)
 
 
-def _speaker(lang: str) -> Narrator:
+def speaker_of(lang: str) -> Narrator:
     """The narrator of ``lang``; English for a language with no catalog."""
     try:
         return narrator(lang)
@@ -208,13 +209,22 @@ def _speaker(lang: str) -> Narrator:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A change of the table, said as a stream item (``text``: English, for logs)."""
+    """A change of the table, said as a stream item. The stream keeps what changed, not a
+    sentence: each reader hears it from :meth:`nimmt.Narrator.notice_sentence` in their
+    own language."""
 
     notice: str
     reason: AutoReason | None
     seat: int | None
     name: str | None
-    text: str
+    #: The number of the game that starts (``started``).
+    game_no: int = 1
+
+    def said(self, speak: Narrator, viewer: int | None = None) -> str:
+        """The notice told by ``speak`` to ``viewer`` (a seat, or None: a spectator)."""
+        return speak.notice_sentence(self.notice, self.reason, self.name, self.seat,
+                                     you=viewer is not None and viewer == self.seat,
+                                     game_no=self.game_no)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,25 +329,10 @@ class Table:
 
 # -- the log: applying entries ------------------------------------------------------------------
 
-_UNSEAT = {
-    "left": "{name} left seat {seat}.",
-    "kicked": "The host removed {name} from seat {seat}.",
-    "removed": "Bot {name} left seat {seat}.",
-}
-_AUTO = {
-    "timeout": "{name} ran out of time; the default bot makes this decision for them.",
-    "left": "{name} left; the default bot plays for them.",
-    "kicked": "The host removed {name}; the default bot plays for them.",
-    "disconnected": "{name} is disconnected; the default bot plays for them.",
-    "took_over": "{name} plays again.",
-    "returned": "{name} plays again after the decision the default bot made.",
-}
-
-
-def _notice(t: Table, what: str, seat: int | None, name: str | None, text: str,
-            reason: AutoReason | None = None) -> None:
+def _notice(t: Table, what: str, seat: int | None, name: str | None,
+            reason: AutoReason | None = None, game_no: int = 1) -> None:
     t.seq += 1
-    t.items.append(StreamItem(t.seq, "notice", Notice(what, reason, seat, name, text)))
+    t.items.append(StreamItem(t.seq, "notice", Notice(what, reason, seat, name, game_no)))
 
 
 def _events(t: Table, events: Iterable[Event]) -> None:
@@ -370,21 +365,20 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             return Decided(decision, by, deals[round_before:])
         case Sat(seat, player_id, name):
             t.seats[seat] = Seat("human", name, player_id=player_id)
-            _notice(t, "sat", seat, name, f"{name} sits in seat {seat + 1}.")
+            _notice(t, "sat", seat, name)
         case BotSeated(seat, bot, name):
             t.seats[seat] = Seat("bot", name, bot=bot)
-            _notice(t, "bot_added", seat, name, f"Bot {name} sits in seat {seat + 1}.")
+            _notice(t, "bot_added", seat, name)
         case Unseated(seat, reason):
             old = t.seats[seat]
             assert old is not None
             t.seats[seat] = None
             if reason == "kicked" and old.player_id is not None:
                 t.kicked.add(old.player_id)
-            _notice(t, reason, seat, old.name, _UNSEAT[reason].format(name=old.name,
-                                                                       seat=seat + 1))
+            _notice(t, reason, seat, old.name)
         case HostPassed(player_id, name):
             t.host_id = player_id
-            _notice(t, "host", None, name, f"{name} is now the host.")
+            _notice(t, "host", None, name)
         case Started(game_no):
             t.game_no = game_no
             game = Game(t.rules, rng, deals=t.replay_deals.get(game_no, ()))
@@ -392,8 +386,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             t.status = "playing" if not game.is_over else "over"
             t.asked.clear()
             t.chats = 0
-            word = "starts" if game_no == 1 else "starts again (rematch)"
-            _notice(t, "started", None, None, f"Game {game_no} {word}.")
+            _notice(t, "started", None, None, game_no=game_no)
             t.game_seq = t.seq
             _events(t, game.events)
             return Started(game_no, game.round_deals)
@@ -408,8 +401,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
                 t.kicked.add(s.player_id)
             if reason == "took_over":
                 s.left = False
-            _notice(t, "auto_on" if on else "auto_off", seat, s.name,
-                    _AUTO[reason].format(name=s.name), reason)
+            _notice(t, "auto_on" if on else "auto_off", seat, s.name, reason)
         case Chatted(seat, name, text):
             t.chats += 1
             t.seq += 1
@@ -420,7 +412,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             t.hints = on
         case Closed():
             t.status = "closed"
-            _notice(t, "closed", None, None, "The table is closed.")
+            _notice(t, "closed", None, None)
     return entry
 
 
@@ -508,7 +500,7 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
-        "rules_name": t.rules.name if lang is None else _speaker(lang).rules_name(t.rules),
+        "rules_name": t.rules.name if lang is None else speaker_of(lang).rules_name(t.rules),
         "status": t.status, "turn_timer": t.turn_timer,
         "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
         "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,

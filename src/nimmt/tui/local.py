@@ -202,7 +202,7 @@ class LocalSession(Session):
         with self.lock:
             if name == "rematch":
                 if self.game is not None and not self.game.is_over:
-                    raise Refused(self.labels("error.not_over"))
+                    raise Refused(self.narrator.refusal_sentence("not_over"))
                 self._new_game()
                 return
             raise Refused(self.labels("online.local_only"))

@@ -6,8 +6,8 @@ and the last ``seq``). Every sentence about the game is the server's: after
 each batch of events the session asks ``GET /api/speech`` for the narration of
 exactly those events for this seat (one sentence per event), the view as it is
 now and the sentences of the shortcuts, as the web client does, so the terminal
-and the browser say the same words. Notices and chat, which the server sends as
-fields, are said with the client's labels.
+and the browser say the same words. Notices, chat lines and refusals come said too
+(their ``text``, ``said`` and ``text``), in the language of the ``hello``.
 
 The player's token is kept per server and name in ``client.json`` in the data
 directory (``NIMMT_DATA_DIR``, else ``~/.local/share/nimmt``), so ``nimmt play
@@ -34,7 +34,6 @@ from ..client_sync import (
     http_url,
     is_game_over,
 )
-from ..errors import CardNotInHand, GameOverError, NoSuchRow, NotYourDecision
 from ..server.protocol import (
     ChatItem,
     Error,
@@ -118,9 +117,6 @@ class TokenStore:
 
 
 #: Server error codes that the narration says (the same sentences as a local refusal).
-_NARRATED = {"card_not_in_hand": CardNotInHand, "no_such_row": NoSuchRow,
-             "not_your_turn": NotYourDecision, "game_over": GameOverError}
-
 
 class RemoteSession(Session):
     """The player at a server's table: open one (``rules``, ``bots``) or join ``target.code``."""
@@ -195,7 +191,7 @@ class RemoteSession(Session):
                     except ServerError as exc:
                         if exc.code != "table_full":
                             raise
-                        self.say(self.labels("error.table_full"), "error")
+                        self.say(self._refusal(exc), "error")
                 self.say(self.labels("online.table", url=self.target.url,
                                      code=state.table.code), "status")
             else:
@@ -328,22 +324,8 @@ class RemoteSession(Session):
         return sentences
 
     def _item_text(self, item: NoticeItem | ChatItem) -> str:
-        """A notice or a chat line in the player's language, from the item's fields."""
-        labels = self.labels
-        if isinstance(item, ChatItem):
-            return labels("chat.line", name=item.name or "", text=item.text or "")
-        you = self._state.you if self._state is not None else None
-        fields = {"name": item.name or "", "seat": "" if item.seat is None else item.seat + 1}
-        keys = []
-        if item.reason:
-            if item.seat is not None and item.seat == you:
-                keys.append(f"notice.{item.notice}.{item.reason}.you")
-            keys.append(f"notice.{item.notice}.{item.reason}")
-        keys.append(f"notice.{item.notice}")
-        for key in keys:
-            if labels.has(key):
-                return labels(key, **fields)
-        return item.text or ""
+        """A notice or a chat line as the server says it in the player's language."""
+        return item.said if isinstance(item, ChatItem) else item.text
 
     def _refresh(self) -> None:
         state = self._state
@@ -435,12 +417,8 @@ class RemoteSession(Session):
             raise Refused(self.labels("online.lost")) from None
 
     def _refusal(self, exc: ServerError) -> str:
-        """The sentence for a server's refusal: the narration's where the game has one, a
-        label where the client has one, else the server's own sentence."""
-        error = _NARRATED.get(exc.code)
-        if error is not None:
-            return self.narrator.error_sentence(error())
-        key = f"error.{exc.code}"
-        if self.labels.has(key):
-            return self.labels(key, code=self.target.code or "")
-        return self.labels("error.other", message=exc.error.message)
+        """A server's refusal as the server says it in the player's language, and how to
+        act on it in the terminal where that differs from the browser."""
+        said = exc.error.text or self.labels("error.other", message=exc.error.message)
+        how = f"how.{exc.code}"
+        return f"{said} {self.labels(how)}" if self.labels.has(how) else said

@@ -4,7 +4,7 @@
 // the server's narration (the `text` of each `events` message, and the `sheet` of the
 // shortcuts that comes with each view, in the language this page said in `hello`),
 // never from these files.
-import { t, tn, isolate, plain, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
+import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
 import { $, S, choice, dialog, field, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
 import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
@@ -46,8 +46,7 @@ function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
     return;
   }
   if (msg.code === "no_table" || msg.code === "closed" || msg.code === "kicked") forgetTable();
-  const known = t(`error.${msg.code}`);
-  urgent(known !== `error.${msg.code}` ? known : msg.message);
+  urgent(msg.text || msg.message);
 }
 
 function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
@@ -65,23 +64,6 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   }
   renderTable();
   settle();
-}
-
-// A notice in the page's language from its machine-readable fields (notice, reason,
-// seat, name); the server's English sentence only when the catalog has no key for it.
-function noticeText(/** @type {import("./state.js").NoticeItem} */ item) {
-  const seat = item.seat === null || item.seat === undefined ? "" : item.seat + 1;
-  const params = { name: item.name || "", seat };
-  const keys = [];
-  if (item.reason) {
-    if (item.seat !== null && item.seat === S.you) keys.push(`notice.${item.notice}.${item.reason}.you`);
-    keys.push(`notice.${item.notice}.${item.reason}`);
-  }
-  keys.push(`notice.${item.notice}`);
-  for (const key of keys) {
-    if (t(key, params) !== key) return plain(tn(key, { ...params, name: isolate(params.name) }));
-  }
-  return item.text;
 }
 
 /** Another seat choosing its card: the log keeps it, the voice does not say it
@@ -110,12 +92,10 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       S.table.seats[item.seat].auto = item.notice === "auto_on";
     }
     if (item.kind === "notice") {
-      const text = noticeText(item);
-      if (text) (item.seq < first ? before : after).push(text);
+      (item.seq < first ? before : after).push(item.text);
     } else if (item.kind === "chat") {
-      const line = tn("chat.line", { name: isolate(item.name), text: isolate(item.text) });
-      addLog(line, "chat");
-      if (!(item.seat === S.you && item.name === S.name)) S.step.said.push(plain(line));
+      addLog(isolating(item.said, [item.name, item.text]), "chat");
+      if (!(item.seat === S.you && item.name === S.name)) S.step.said.push(item.said);
     }
   }
   const quiet = events.length > 0 && events.every(othersChoice);

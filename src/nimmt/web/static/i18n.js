@@ -58,6 +58,24 @@ export function isolate(/** @type {unknown} */ text) {
   return el;
 }
 
+/** A sentence from the server with text people typed in it (a name, a chat line), each
+ * part found in order and shown isolated, so right-to-left text keeps its place.
+ * @param {string} sentence @param {(string | null | undefined)[]} parts */
+export function isolating(sentence, parts) {
+  /** @type {(string | Node)[]} */
+  const out = [];
+  let rest = sentence;
+  for (const part of parts) {
+    const at = part ? rest.indexOf(part) : -1;
+    if (at < 0) continue;
+    if (at) out.push(rest.slice(0, at));
+    out.push(isolate(part));
+    rest = rest.slice(at + String(part).length);
+  }
+  if (rest) out.push(rest);
+  return out;
+}
+
 // Nodes joined by a separator (names in a list: "Ana, Bob").
 export function joined(/** @type {(string | Node)[]} */ nodes, sep = ", ") {
   return nodes.flatMap((n, /** @type {number} */ i) => (i ? [sep, n] : [n]));

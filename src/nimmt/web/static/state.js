@@ -17,18 +17,19 @@
  *   reason?: string | null, seconds?: number | null}} Prompt
  * @typedef {{rows?: string, row?: string[], row_bullheads?: string[],
  *   cards?: [number, string][], chosen?: string, scores?: string, hand?: string | null,
- *   decision?: string | null, timer?: string[], rules?: string}} Sheet
+ *   decision?: string | null, timer?: string[], idle?: string, rules?: string}} Sheet
  * @typedef {{type: string, player?: number, card?: number | null, face_up?: boolean}} GameEvent
  * @typedef {{seq: number, kind: "event", event: GameEvent}} EventItem
  * @typedef {{seq: number, kind: "notice", notice: string, reason: string | null,
  *   seat: number | null, name: string | null, text: string}} NoticeItem
- * @typedef {{seq: number, kind: "chat", seat: number | null, name: string, text: string}} ChatItem
+ * @typedef {{seq: number, kind: "chat", seat: number | null, name: string, text: string,
+ *   said: string}} ChatItem
  * @typedef {EventItem | NoticeItem | ChatItem} Item
  * @typedef {{type: "table_state", seq: number, table: TableInfo, you: number | null,
  *   view: View | null, prompt: Prompt | null, sheet: Sheet | null}} TableStateMsg
  * @typedef {{type: "events", seq: number, items: Item[], prompt: Prompt | null,
  *   text: string[], view: View | null, sheet: Sheet | null}} EventsMsg
- * @typedef {{type: "error", code: string, message: string}} ErrorMsg
+ * @typedef {{type: "error", code: string, message: string, text?: string}} ErrorMsg
  */
 
 /** localStorage under the `nimmt.` prefix. */

@@ -222,7 +222,7 @@ export function renderTimer() {
     $("timer-s").textContent = String(left);
     if (left <= 10 && S.warnedKey !== p.key && left > 0) {
       S.warnedKey = p.key;
-      urgent((S.sheet.timer || [])[left - 1] || t("timer.warn", { count: left }));
+      urgent((S.sheet.timer || [])[left - 1] || "");
       cue("warn");
     }
   };
@@ -262,8 +262,7 @@ function chooseCurrent() {
   if (!li) return;
   const card = Number(li.dataset.card);
   if (!playable().has(card)) {
-    urgent(S.prompt || (S.view && S.view.my_choice !== null)
-      ? t("card.notplayable", { card: cardLabel(card) }) : t("error.not_your_turn"));
+    urgent(S.sheet.idle || "");  // nothing is asked of you: the server's sentence says so
     return;
   }
   const p = S.prompt;
@@ -355,7 +354,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     case "rows": focusRows(); answer(sh.rows); break;
     case "row1": case "row2": case "row3": case "row4": {
       const n = Number(action.slice(3));
-      answer((sh.row || [])[n - 1] || t("row.none", { row: n }));
+      answer((sh.row || [])[n - 1]);
       break;
     }
     case "bullheads": {

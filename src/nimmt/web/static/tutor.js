@@ -19,7 +19,7 @@ export function hintsAllowed() {
 export async function askHint() {
   const asked = S.prompt;
   if (!asked) {
-    answer(t("hint.none"));
+    answer(S.sheet.idle);
     return;
   }
   const got = await send({ type: "hint" });
@@ -71,8 +71,8 @@ async function showAnalysis(id, prefix, button) {
   try {
     const res = await fetch(`/api/games/${id}/analysis?lang=${language()}`);
     if (!res.ok) {
-      const reason = { 409: "analysis.unfinished", 429: "analysis.busy", 503: "analysis.busy" }[res.status];
-      urgent(t(reason || "analysis.missing"));
+      const refused = await res.json().catch(() => ({}));
+      urgent(refused.text || t("analysis.missing"));
       return;
     }
     const data = await res.json();
