@@ -69,6 +69,8 @@ class GameRun:
     names: list[str] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
     shortcuts: list[Shortcut] = field(default_factory=list)
+    #: What was said after Start was pressed with a seat still empty (a refusal).
+    refusal: list[str] = field(default_factory=list)
     #: Keys from opening the page to the first card played (typed characters apart).
     keys_to_first_card: int = 0
     typed_to_first_card: int = 0
@@ -269,6 +271,14 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
         d.key("Return")
         p.wait_seated(k + 2)
         d.quiet(0.6)  # the player hears the bot sit down before moving on
+        if k == 0:
+            # A slip a player makes: Start with a seat still empty. The server refuses,
+            # and its sentence is what the player hears, in the page's language.
+            p.tab_to("#start-game")
+            since = time.time()
+            d.key("Return")
+            d.quiet(0.6, timeout=6.0)
+            run.refusal = [u.text for u in d.said(since)]
     p.tab_to("#start-game")
     d.key("Return")
     answered: str | None = None

@@ -159,6 +159,15 @@ def shortcut_failures(run: GameRun) -> list[str]:
     return out
 
 
+def refusal_failures(run: GameRun) -> list[str]:
+    """The refusal of a Start with a seat empty, unless it was said as the server's
+    narration words it in the game's language."""
+    want = narrator(run.lang).refusal_sentence("seats_empty")
+    if any(_norm(want) in _norm(h) for h in run.refusal):
+        return []
+    return [f"expected {want!r}, heard {run.refusal!r}"]
+
+
 def _words(texts: Iterable[str]) -> set[str]:
     found: set[str] = set()
     for text in texts:

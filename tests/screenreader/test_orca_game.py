@@ -86,6 +86,7 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
         "old messages read again": S.old_rereads(said, live),
         "live messages never said": S.unspoken(said, live),
         "shortcuts": S.shortcut_failures(run),
+        "refusal": S.refusal_failures(run),
         "English words": S.english(said, lang, run.in_language) if lang != "en" else [],
         "utterances in an ordinary turn": [
             str(n) for n in per_turn if n > S.MAX_UTTERANCES_PER_TURN],
