@@ -106,7 +106,14 @@ class Player:
                 # switched to its focus mode would be read as browse-mode commands.
                 self.d.quiet(0.4, timeout=4.0)
                 return
+            self.page.evaluate("() => { window.__tabFrom = document.activeElement; }")
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
+            # A busy machine may deliver the key late: look again only once focus has
+            # moved, or a second Tab would pass the field the first one reached.
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline and self.page.evaluate(
+                    "() => document.activeElement === window.__tabFrom"):
+                time.sleep(0.05)
         raise AssertionError(f"{selector} never took focus by Tab")
 
     def fill(self, selector: str, text: str) -> None:
