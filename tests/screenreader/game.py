@@ -122,9 +122,11 @@ class Player:
         value = None
         # A busy machine may deliver xdotool's keys late, or Orca may still be switching
         # modes: wait for the field to show them, and type again (as a person would) when
-        # it does not.
-        for _ in range(3):
-            self.d.focus_mode()
+        # it does not. When not one character arrived, Orca took the keys as browse-mode
+        # commands, whatever mode it said last: switch, as a person hearing "No more
+        # clickables" would.
+        for attempt in range(4):
+            self.d.focus_mode(force=attempt > 0 and not value)
             self.d.key("ctrl+a")
             self.d.type(text)
             deadline = time.monotonic() + 3.0

@@ -397,17 +397,18 @@ class Desktop:
                 out.append(Utterance(d["t"], d["kind"], d["text"], d["interrupt"]))
         return out
 
-    def focus_mode(self) -> None:
+    def focus_mode(self, force: bool = False) -> None:
         """Make sure Orca is in focus mode (keys go to the page's field, not to browse-mode
         commands): Orca says each change of mode; when the last it said was not focus
-        mode, Orca+A (Insert+A) switches, as a player would press it."""
+        mode, Orca+A (Insert+A) switches, as a player would press it. ``force``: switch
+        whatever Orca said last (the keys typed went to browse-mode commands)."""
         said = self.utterances()
         modes = [json.loads(u.text) for u in said if u.kind == "modes"]
         if not modes:
             raise RuntimeError("Orca did not say how it names its modes")
         focus, browse = modes[-1]
         last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
-        if last and last[-1] == focus:
+        if last and last[-1] == focus and not force:
             return
         since = time.time()
         self.key("Insert+a")

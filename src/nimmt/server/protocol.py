@@ -12,8 +12,8 @@ its description there. ``docs/protocol.md`` describes them with examples.
 >>> msg = parse_client('{"type": "play_card", "card": 55}')
 >>> type(msg).__name__, msg.card
 ('PlayCard', 55)
->>> Error(seq=3, code="bad_json", message="not JSON").model_dump_json()
-'{"seq":3,"type":"error","code":"bad_json","message":"not JSON","ref":null}'
+>>> Error(seq=3, code="bad_json", message="not JSON", text="Not read.").model_dump_json()
+'{"seq":3,"type":"error","code":"bad_json","message":"not JSON","text":"Not read.","ref":null}'
 """
 
 from __future__ import annotations
