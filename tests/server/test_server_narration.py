@@ -301,4 +301,11 @@ async def test_notices_chat_and_refusals_are_said_in_each_language(server: str) 
         await client.expect(lambda m: isinstance(m, Events) and any(
             i.kind == "notice" and i.notice == "started" for i in m.items))
         assert _notice_text(client, "started") == said
+    # The host leaves: the new host hears it in the second person, a spectator by name.
+    await ana.leave()
+    for client, said in ((mila, "Sada ste vi domaćin stola."),
+                         (petr, "Hostitelem stolu je nyní Mila.")):
+        await client.expect(lambda m: isinstance(m, Events) and any(
+            i.kind == "notice" and i.notice == "host" for i in m.items))
+        assert _notice_text(client, "host") == said
     await close_all([ana, mila, petr])

@@ -378,7 +378,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             _notice(t, reason, seat, old.name)
         case HostPassed(player_id, name):
             t.host_id = player_id
-            _notice(t, "host", None, name)
+            _notice(t, "host", t.seat_of(player_id), name)  # the seat hears "You are …"
         case Started(game_no):
             t.game_no = game_no
             game = Game(t.rules, rng, deals=t.replay_deals.get(game_no, ()))
