@@ -206,7 +206,11 @@ class Player:
     def answer(self, key: str, tries: int = 3) -> None:
         """Press Enter, and again (as a player would) while the decision ``key`` stays
         unanswered a few seconds later."""
-        for _ in range(tries):
+        for attempt in range(tries):
+            if attempt:
+                # Orca may have left focus mode (seen once after the row dialog closed):
+                # Enter then is a browse-mode command. Switch, as a player would.
+                self.d.focus_mode(force=True)
             self.d.key("Return")
             deadline = time.monotonic() + 4.0
             while time.monotonic() < deadline:
@@ -373,6 +377,13 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
         since = time.time()
         p.d.key(key)
         p.d.quiet(0.6, timeout=5.0)
+        if p.d.browsing(since):
+            # The key went to a browse-mode command: a player hears "No more …",
+            # switches to focus mode and presses it again.
+            p.d.focus_mode(force=True)
+            since = time.time()
+            p.d.key(key)
+            p.d.quiet(0.6, timeout=5.0)
         heard = [u.text for u in p.d.said(since)]
         out.append(Shortcut(key, expected, heard, in_hand))
     return out

@@ -410,14 +410,25 @@ class Desktop:
         last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
         if last and last[-1] == focus and not force:
             return
-        since = time.time()
-        self.key("Insert+a")
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if any(u.text == focus for u in self.said(since)):
+        # Orca+A toggles: when Orca was in focus mode after all, it says browse mode, and a
+        # second press comes back to focus mode.
+        for _ in range(2):
+            since = time.time()
+            self.key("Insert+a")
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                words = [u.text for u in self.said(since) if u.text in (focus, browse)]
+                if words:
+                    break
+                time.sleep(0.1)
+            if words and words[-1] == focus:
                 return
-            time.sleep(0.1)
         raise RuntimeError("Orca did not switch to focus mode")
+
+    def browsing(self, since: float) -> bool:
+        """Whether Orca took keys pressed since ``since`` as browse-mode commands (it says
+        it found no more of something, or wrapped around the page)."""
+        return any(u.text.startswith(("No more ", "Wrapping to ")) for u in self.said(since))
 
     def said(self, since: float = 0.0) -> list[Utterance]:
         """The utterances (``speech`` only) from wall-clock time ``since`` on."""
