@@ -208,9 +208,12 @@ class Player:
         unanswered a few seconds later."""
         for attempt in range(tries):
             if attempt:
-                # Orca may have left focus mode (seen once after the row dialog closed):
-                # Enter then is a browse-mode command. Switch, as a player would.
+                # Orca may have left focus mode (seen after the row dialog closed, and as
+                # focus entered the rows menu): Enter then is a browse-mode command.
+                # Switch, as a player would, and come back to the hand with Escape.
                 self.d.focus_mode(force=True)
+                if not self.focused("[role=listbox] *, dialog input, dialog [role=radio]"):
+                    self.d.key("Escape")
             self.d.key("Return")
             deadline = time.monotonic() + 4.0
             while time.monotonic() < deadline:
