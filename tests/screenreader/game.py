@@ -122,11 +122,14 @@ class Player:
         value = None
         # A busy machine may deliver xdotool's keys late, or Orca may still be switching
         # modes: wait for the field to show them, and type again (as a person would) when
-        # it does not. When not one character arrived, Orca took the keys as browse-mode
-        # commands, whatever mode it said last: switch, as a person hearing "No more
-        # clickables" would.
-        for attempt in range(4):
-            self.d.focus_mode(force=attempt > 0 and not value)
+        # it does not. When Orca took the keys as browse-mode commands (the field kept its
+        # value, or Orca said "No more …"), whatever mode it said last, switch, as a
+        # person hearing it would.
+        browsed = False
+        for _ in range(4):
+            self.d.focus_mode(force=browsed)
+            began = time.time()
+            before = self.page.evaluate("s => document.querySelector(s).value", selector)
             self.d.key("ctrl+a")
             self.d.type(text)
             deadline = time.monotonic() + 3.0
@@ -135,6 +138,8 @@ class Player:
                 if value == text:
                     return
                 time.sleep(0.1)
+            # Not one key reached the field, or Orca said it found no more of something.
+            browsed = value == before or self.d.browsing(began)
         assert value == text, f"{selector} holds {value!r}, not {text!r}"
 
     def choose_language(self) -> None:
