@@ -100,13 +100,20 @@ class Player:
     def tab_to(self, selector: str, limit: int = 80, back: bool = False) -> None:
         """Press Tab (Shift+Tab: ``back``) until ``selector`` has focus, as a player tabs
         through a form."""
+        pressed: float | None = None
         for _ in range(limit):
             if self.focused(selector):
                 # Hear where focus landed first: typing into a field before Orca has
-                # switched to its focus mode would be read as browse-mode commands.
+                # said it (and switched to its focus mode) would be read as browse-mode
+                # commands. A loaded machine may take seconds to say it.
+                deadline = time.monotonic() + 8.0
+                while pressed is not None and time.monotonic() < deadline \
+                        and not self.d.said(pressed):
+                    time.sleep(0.1)
                 self.d.quiet(0.4, timeout=4.0)
                 return
             self.page.evaluate("() => { window.__tabFrom = document.activeElement; }")
+            pressed = time.time()
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
             # A busy machine may deliver the key late: look again only once focus has
             # moved, or a second Tab would pass the field the first one reached.
@@ -127,6 +134,10 @@ class Player:
         # person hearing it would.
         browsed = False
         for _ in range(4):
+            if not self.focused(selector):
+                # Browse-mode keys (a digit jumps to a heading) may have moved focus
+                # away: come back to the field, as a player hearing it would.
+                self.tab_to(selector)
             self.d.focus_mode(force=browsed)
             began = time.time()
             before = self.page.evaluate("s => document.querySelector(s).value", selector)
@@ -203,7 +214,7 @@ class Player:
     def ready(self, kind: str, timeout: float = 15.0) -> None:
         """Wait until focus is where the answer is given: a card of the hand, or a row of
         the row dialog."""
-        where = "dialog [role=radio], dialog input" if kind == "row" else "[role=listbox] *"
+        where = "dialog [role=radio], dialog input" if kind == "row" else "#hand *"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not self.focused(where):
             time.sleep(0.1)
@@ -214,10 +225,10 @@ class Player:
         for attempt in range(tries):
             if attempt:
                 # Orca may have left focus mode (seen after the row dialog closed, and as
-                # focus entered the rows menu): Enter then is a browse-mode command.
+                # focus entered the rows): Enter then is a browse-mode command.
                 # Switch, as a player would, and come back to the hand with Escape.
                 self.d.focus_mode(force=True)
-                if not self.focused("[role=listbox] *, dialog input, dialog [role=radio]"):
+                if not self.focused("#hand *, dialog input, dialog [role=radio]"):
                     self.d.key("Escape")
             self.d.key("Return")
             deadline = time.monotonic() + 4.0
@@ -367,7 +378,7 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
     for key, want in SHORTCUTS:
         sheet = p.oracle()["sheet"]
         in_hand = bool(p.page.evaluate(
-            "() => !!document.activeElement.closest('[role=listbox]')"))
+            "() => !!document.activeElement.closest('#hand')"))
         card = p.page.evaluate("() => document.activeElement.dataset.card || null")
         expected: str | None
         if want is None:

@@ -131,7 +131,8 @@ DefaultModule dummy
 LogLevel 3
 """
 
-#: Every live region's additions, with the time (the page's clock is the wall clock).
+#: Every live region's addition and every focus move, with the time (the page's clock is
+#: the wall clock).
 LIVE_RECORDER = """() => {
   if (window.__live) return;
   window.__live = [];
@@ -156,6 +157,15 @@ LIVE_RECORDER = """() => {
       }
     }
   }).observe(document.body, {childList: true, subtree: true});
+  // Each focus move with the focused element's name: what Orca reads of a control it
+  // moved to is that control, not a live message read again.
+  window.__focus = [];
+  const nameOf = (el) => (el.getAttribute('aria-label')
+    || (el.labels && el.labels.length ? el.labels[0].textContent : '')
+    || el.textContent || '').trim();
+  document.addEventListener('focusin', (e) => {
+    window.__focus.push({t: Date.now() / 1000, text: nameOf(e.target)});
+  }, true);
 }"""
 
 
@@ -456,6 +466,10 @@ class Desktop:
     def live(self) -> list[dict[str, Any]]:
         """What the page put in its live regions: ``{t, live, text, id}`` each."""
         return list(self.page.evaluate("() => window.__live || []"))
+
+    def focus_log(self) -> list[dict[str, Any]]:
+        """Where focus moved on the page: ``{t, text}`` each, ``text`` the element's name."""
+        return list(self.page.evaluate("() => window.__focus || []"))
 
     def transcript(self) -> Iterator[str]:
         """The transcript as lines: each utterance and key press with its time."""

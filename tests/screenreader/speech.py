@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,8 @@ MAX_KEYS_TO_FIRST_CARD = 8
 #: A live message is "old" when the page put it in a live region this many seconds
 #: before Orca says it (a re-read, not news).
 OLD = 10.0
+#: Seconds in which Orca says the control focus moved to (a loaded machine is slow).
+FOCUS_SAID = 3.0
 
 
 def _norm(text: str) -> str:
@@ -119,16 +121,20 @@ def row_prompts(run: GameRun, said: list[Utterance]) -> list[str]:
     return out
 
 
-def old_rereads(said: list[Utterance], live: list[dict[str, Any]]) -> list[str]:
+def old_rereads(said: list[Utterance], live: list[dict[str, Any]],
+                focused: Sequence[dict[str, Any]] = ()) -> list[str]:
     """Utterances of a live message the page added more than :data:`OLD` seconds earlier
-    and not since."""
+    and not since, unless they name the control focus had just moved to (a row's radio
+    button is labelled with the row's sentence, which V or 1–4 may have said before)."""
     added: dict[str, list[float]] = {}
     for item in live:
         added.setdefault(_norm(item["text"]), []).append(item["t"])
     out = []
     for u in spoken(said):
         times = [t for t in added.get(_norm(u.text), []) if t <= u.t + 0.05]
-        if times and u.t - max(times) > OLD:
+        control = any(u.t - FOCUS_SAID <= f["t"] <= u.t + 0.05
+                      and _norm(u.text) in _norm(f["text"]) for f in focused)
+        if times and u.t - max(times) > OLD and not control:
             out.append(f"{u.text!r}, {u.t - max(times):.0f} s after it was new")
     return out
 
@@ -238,7 +244,8 @@ def ordinary_turns(run: GameRun) -> list[tuple[Turn, Turn]]:
 
 
 def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
-            key_times: list[float], cps: float) -> dict[str, Any]:
+            key_times: list[float], cps: float,
+            focused: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The numbers of one game: per ordinary turn, and the faults counted."""
     per_turn = [len(_between(said, before.acted + 0.001, turn.acted))
                 for before, turn in ordinary_turns(run)]
@@ -257,7 +264,7 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
         "duplicates": len(duplicates(said, key_times)),
         "cut_reveals": len(cut_reveals(said, run.lang, cps)),
         "reveals": sum(1 for u in game if reveal_prefix(run.lang) in u.text),
-        "old_rereads": len(old_rereads(said, live)),
+        "old_rereads": len(old_rereads(said, live, focused)),
         "unspoken_live": len(unspoken(said, live)),
         "silent_row_prompts": len(row_prompts(run, said)),
         "english": len(english(said, run.lang, run.in_language)) if run.lang != "en" else 0,

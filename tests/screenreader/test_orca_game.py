@@ -63,6 +63,7 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
         try:
             run = play_game(d, server, lang, NAMES[lang])
             live = [item for item in d.live() if item["t"] >= run.in_language]
+            focused = d.focus_log()
         finally:
             (out / "transcript.txt").write_text("\n".join(d.transcript()) + "\n")
         # The game from the moment the page speaks its language (choosing the language
@@ -70,7 +71,7 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
         said = [u for u in d.utterances() if u.t >= run.in_language]
         key_times = [k.t for k in d.keys]
     (out / "live.json").write_text(json.dumps(live, ensure_ascii=False, indent=1))
-    figures = S.figures(run, said, live, key_times, CPS)
+    figures = S.figures(run, said, live, key_times, CPS, focused)
     (out / "figures.json").write_text(json.dumps(figures, indent=1))
     (out / "turns.json").write_text(json.dumps([asdict(t) for t in run.turns],
                                                ensure_ascii=False, indent=1))
@@ -83,7 +84,7 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
         "spoken twice": S.duplicates(said, key_times),
         "reveals cut short": S.cut_reveals(said, lang, CPS),
         "row prompts not said": S.row_prompts(run, said),
-        "old messages read again": S.old_rereads(said, live),
+        "old messages read again": S.old_rereads(said, live, focused),
         "live messages never said": S.unspoken(said, live),
         "shortcuts": S.shortcut_failures(run),
         "refusal": S.refusal_failures(run),

@@ -35,6 +35,8 @@ NewPage = Callable[..., Any]
 RECORDER = """
 window.__ann = [];
 window.__annAt = [];
+// Where focus was as each message was written (null: lost, on the page's body).
+window.__annFocus = [];
 document.addEventListener("DOMContentLoaded", () => {
   for (const id of ["live-polite", "live-assertive", "dlg-live-polite", "dlg-live-assertive"]) {
     const region = document.getElementById(id);
@@ -42,6 +44,9 @@ document.addEventListener("DOMContentLoaded", () => {
       for (const m of muts) for (const n of m.addedNodes) {
         window.__ann.push([region.getAttribute("aria-live"), n.textContent]);
         window.__annAt.push(performance.now());
+        const el = document.activeElement;
+        window.__annFocus.push(
+          el && el !== document.body ? (el.id || el.getAttribute("role") || el.tagName) : null);
       }
     }).observe(region, {childList: true});
   }
@@ -118,7 +123,8 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
     contexts = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
-             dark: bool = False, pace: int | None = 5) -> Any:
+             dark: bool = False, pace: int | None = 5,
+             ws: Callable[[Any], None] | None = None) -> Any:
         ctx = browser.new_context(viewport={"width": width, "height": height},
                                   reduced_motion="reduce",
                                   color_scheme="dark" if dark else "light")
@@ -130,6 +136,9 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
             # How long the page lets a message be spoken (ms a character) before the next:
             # short, so games run at machine speed; None keeps the page's own default.
             ctx.add_init_script(f"localStorage.setItem('nimmt.pace', '{pace}');")
+        if ws is not None:
+            # Stand between the page and the server's WebSocket (``ws`` gets the route).
+            ctx.route_web_socket("**/ws", ws)
         contexts.append(ctx)
         page = ctx.new_page()
         page.goto(f"{server}/play/")

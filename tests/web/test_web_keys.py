@@ -28,7 +28,7 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     # Let the bots' choices be told first.
     page.wait_for_function("() => document.querySelectorAll('#players li.done').length >= 2")
     page.wait_for_timeout(300)
-    sheet_rows = page.evaluate("[...document.querySelectorAll('#rows [role=menuitem]')]"
+    sheet_rows = page.evaluate("[...document.querySelectorAll('#rows [role=option]')]"
                                ".map(li => li.getAttribute('aria-label'))")
     assert len(sheet_rows) == 4
     # C on a focused card: its bullheads.
@@ -39,10 +39,11 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     assert "Not yet: you" in said, said
     # S: the scores.
     assert _press(page, "s").startswith("Scores: ")
-    # V: the rows as a menu; focus moves to row 1 and the rows are spoken.
+    # V: the rows, a list to move through; focus moves to row 1 and the rows are spoken.
     said = _press(page, "v")
     assert said.startswith("Row 1: ") and "Row 4: " in said
-    assert page.evaluate("document.activeElement.getAttribute('role')") == "menuitem"
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+    assert page.evaluate("document.activeElement.closest('[role=listbox]').id") == "rows"
     page.keyboard.press("ArrowDown")
     assert page.evaluate("document.activeElement.dataset.row") == "2"
     # C on a focused row: the row's bullheads.

@@ -170,7 +170,7 @@ def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple
     for word in plurals[:1]:
         assert word in text, text
     # Plural forms, from both catalogs: the narration's rows and the UI's cards.
-    rows = page.evaluate("[...document.querySelectorAll('#rows [role=menuitem]')]"
+    rows = page.evaluate("[...document.querySelectorAll('#rows [role=option]')]"
                          ".map(li => li.getAttribute('aria-label'))")
     cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
                           ".map(li => [Number(li.dataset.card), li.getAttribute('aria-label')])")

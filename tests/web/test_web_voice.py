@@ -3,6 +3,7 @@ the card changeable until the reveal, and the quick path from the lobby to a car
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -221,3 +222,48 @@ def test_refusals_and_answers_are_the_servers_sentences(new_page: NewPage) -> No
         "`Sada se od vas ništa ne traži. Čeka se izbor karte: ${n}.`)", arg=host_name)
     said = " ".join(text for _, text in announcements(guest))
     assert "Nothing is asked" not in said
+
+
+def test_focus_lost_as_the_game_starts_comes_back_before_the_message(
+        new_page: NewPage) -> None:
+    """Start hides with the seating as the game begins, so focus is lost; when the start's
+    message comes before the decision (its prompt in a later frame, as on a slow link),
+    focus comes back to the hand before the message is said: with focus lost a screen
+    reader reads from the page's top and drops the message."""
+    routes: list[Any] = []
+    held: list[dict[str, Any]] = []
+    armed = [False]
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            msg = json.loads(message) if isinstance(message, str) else None
+            if armed[0] and msg and msg.get("prompt"):
+                # The step without its decision: a prompt-only frame brings it later.
+                held[:] = [{"seq": msg["seq"], "type": "events", "items": [],
+                            "prompt": msg["prompt"], "text": [], "view": None, "sheet": None}]
+                msg["prompt"] = None
+                message = json.dumps(msg)
+            ws.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(server.send)
+        routes.append(ws)
+
+    page = new_page(ws=route)
+    set_name(page, fresh_name("Lost"))
+    create_table(page, players=2, rounds=1, bots=1, start=False)
+    armed[0] = True
+    page.locator("#start-game").focus()
+    page.keyboard.press("Enter")
+    # The bot's seat may be said in the same step (its notice can come late).
+    page.wait_for_function("() => window.__ann.some(a => a[1].includes('The game starts.'))")
+    assert held, "the start came without a decision to hold back"
+    said = page.evaluate("() => window.__ann.map((a, i) => [a[1], window.__annFocus[i]])")
+    start = next(focus for text, focus in said if "The game starts." in text)
+    assert start is not None and start.startswith("card-"), said
+    armed[0] = False
+    routes[0].send(json.dumps(held[0]))
+    assert wait_turn(page, 0) == "card"
+    assert page.evaluate("document.activeElement.getAttribute('role')") == "option"

@@ -10,7 +10,8 @@ import { ACTIONS, KEYS, setKeys } from "./keys.js";
 import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
 import { connect, forgetTable, onServer, reconnect, saveSeq, send, setConn, welcomed } from "./net.js";
 import {
-  closeRowDialog, focusHand, isOver, openRowDialog, renderTable, renderTimer, wireTable,
+  closeRowDialog, focusHand, isOver, openRowDialog, regainFocus, renderTable, renderTimer,
+  wireTable,
 } from "./table.js";
 import { createTable, joinTable, loadTables, quickGame, renderMe, renderTables } from "./lobby.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
@@ -147,13 +148,13 @@ function afterUpdate() {
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row
       // costs, from a live region inside it (see voice.js).
-      if (texts.length) say(texts.join(" "), { reveal });
+      if (texts.length) say(texts.join(" "), { reveal, before: regainFocus });
       say(decision, { level: "assertive", before: () => openRowDialog(p) });
     } else {
       say([...texts, decision].join(" "), { level: "assertive", reveal, before: focusHand });
     }
     texts.length = 0;
-  } else if (texts.length) say(texts.join(" "), { reveal });
+  } else if (texts.length) say(texts.join(" "), { reveal, before: regainFocus });
   if (!p || p.kind !== "row") closeRowDialog();
   if (isOver() && S.table && S.shownOver !== `${S.code}.${S.table.game_no}`) {
     S.shownOver = `${S.code}.${S.table.game_no}`;

@@ -29,6 +29,7 @@ function attr(/** @type {Element} */ el, /** @type {string} */ name, /** @type {
 export function renderTable() {
   const tb = S.table;
   if (!tb) return;
+  const had = document.activeElement;
   $("table-h").replaceChildren(...tn("table.title", { name: isolate(tb.name), code: tb.code }));
   $("table-rules").textContent = S.sheet.rules
     || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
@@ -50,6 +51,9 @@ export function renderTable() {
   $("auto-note").hidden = !(mine && mine.auto && !isOver());
   if (S.view) renderGame();
   renderTutor();
+  // This render hid the focused element (Start, with the seating): put focus back at
+  // once, before a screen reader goes looking for the next thing to read.
+  if (had && had !== document.body && had.closest("[hidden]")) regainFocus();
 }
 
 /** The cards a click or Enter may choose now: the decision's options, or, once a card is
@@ -89,7 +93,7 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
     let li = items(rows)[i];
     if (!li) {
       li = document.createElement("li");
-      li.setAttribute("role", "menuitem");
+      li.setAttribute("role", "option");
       li.dataset.row = String(i + 1);
       const label = document.createElement("span");
       label.className = "row-no";
@@ -102,6 +106,7 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
       rows.append(li);
     }
     li.tabIndex = i === S.rowCursor ? 0 : -1;
+    attr(li, "aria-selected", i === S.rowCursor ? "true" : "false");
     attr(li, "aria-label", (S.sheet.row && S.sheet.row[i]) || t("row.label", { row: i + 1 }));
     const cards = /** @type {HTMLElement} */ (li.querySelector(".row-cards"));
     /** @type {Map<string, HTMLElement>} */
@@ -244,6 +249,19 @@ export function focusHand() {
   return true;
 }
 
+/** Put focus back where the player is when the element that had it went away (Start
+ * hides with the seating as the game begins): in the hand when there is one, else on
+ * the table's heading. Lost focus makes a screen reader read from the page's top, which
+ * cuts or drops the message after it. True when focus moved. */
+export function regainFocus() {
+  const el = /** @type {HTMLElement | null} */ (document.activeElement);
+  const lost = !el || el === document.body || !el.isConnected || el.closest("[hidden]") !== null;
+  if (!lost || !S.table) return false;
+  if (focusHand()) return true;
+  $("table-h").focus();
+  return true;
+}
+
 function moveCursor(/** @type {number} */ i) {
   const hand = $("hand");
   const n = hand.children.length;
@@ -313,7 +331,7 @@ function onHandClick(/** @type {MouseEvent} */ e) {
   moveCursor(i);
 }
 
-// ---------------------------------------------------------------- rows menu (V)
+// ---------------------------------------------------------------- the rows (V, a listbox)
 
 function focusRows() {
   const rows = $("rows");
@@ -338,7 +356,10 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   e.preventDefault();
   e.stopPropagation();
   S.rowCursor = i;
-  items(rows).forEach((li, k) => { li.tabIndex = k === i ? 0 : -1; });
+  items(rows).forEach((li, k) => {
+    li.tabIndex = k === i ? 0 : -1;
+    attr(li, "aria-selected", k === i ? "true" : "false");
+  });
   items(rows)[i].focus();
 }
 
@@ -359,7 +380,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     }
     case "bullheads": {
       const el = /** @type {HTMLElement | null} */ (document.activeElement);
-      // A row of the menu, or a row's radio button in the row dialog.
+      // A row of the rows' list, or a row's radio button in the row dialog.
       const row = el && (el.dataset.row
         || (el.closest("#row-choices") ? /** @type {HTMLInputElement} */ (el).value : null));
       if (el && row) answer((sh.row_bullheads || [])[Number(row) - 1]);
@@ -450,7 +471,7 @@ export function wireTable() {
   $("play-card").addEventListener("click", () => chooseCurrent());
   $("rows").addEventListener("keydown", onRowsKey);
   $("rows").addEventListener("click", (/** @type {MouseEvent} */ e) => {
-    const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=menuitem]"));
+    const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=option]"));
     if (li) { S.rowCursor = Number(li.dataset.row) - 1; li.focus(); }
   });
   $("game").addEventListener("keydown", onGameKey);
