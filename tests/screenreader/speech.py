@@ -192,9 +192,9 @@ def _catalog(lang: str) -> tuple[set[str], set[str]]:
         if not m.id:
             continue
         ids = m.id if isinstance(m.id, tuple) else (m.id,)
-        strs = m.string if isinstance(m.string, tuple) else (m.string,)
-        english.extend(ids)
-        translated.extend(s for s in strs if s)
+        strs = m.string if isinstance(m.string, (tuple, list)) else (m.string,)
+        english.extend(str(i) for i in ids)
+        translated.extend(str(s) for s in strs if s)
     ui_en = json.loads((STATIC / "en.json").read_text())
     ui = json.loads((STATIC / f"{lang}.json").read_text())
 
