@@ -219,17 +219,32 @@ class Player:
         while time.monotonic() < deadline and not self.focused(where):
             time.sleep(0.1)
 
+    def back_to_hand(self) -> None:
+        """Come back to the hand's current card, as a player who heard focus is elsewhere
+        (a browse-mode key may have moved it to a heading): Escape from the rows, else Tab
+        (the hand's current card is in the tab order)."""
+        if self.focused("#hand *"):
+            return
+        if self.focused("#rows *"):
+            self.d.key("Escape")
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline and not self.focused("#hand *"):
+                time.sleep(0.05)
+            if self.focused("#hand *"):
+                return
+        self.tab_to("#hand [role=option][tabindex='0']")
+
     def answer(self, key: str, tries: int = 3) -> None:
         """Press Enter, and again (as a player would) while the decision ``key`` stays
         unanswered a few seconds later."""
         for attempt in range(tries):
             if attempt:
-                # Orca may have left focus mode (seen after the row dialog closed, and as
-                # focus entered the rows): Enter then is a browse-mode command.
-                # Switch, as a player would, and come back to the hand with Escape.
-                self.d.focus_mode(force=True)
-                if not self.focused("#hand *, dialog input, dialog [role=radio]"):
-                    self.d.key("Escape")
+                # Orca may have left focus mode (seen after the row dialog closed): Enter
+                # then is a browse-mode command. Make focus mode sticky, as a player would,
+                # and come back to the hand.
+                self.d.sticky_focus_mode()
+                if not self.focused("dialog input, dialog [role=radio]"):
+                    self.back_to_hand()
             self.d.key("Return")
             deadline = time.monotonic() + 4.0
             while time.monotonic() < deadline:
@@ -396,10 +411,16 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
         since = time.time()
         p.d.key(key)
         p.d.quiet(0.6, timeout=5.0)
-        if p.d.browsing(since):
-            # The key went to a browse-mode command: a player hears "No more …",
-            # switches to focus mode and presses it again.
-            p.d.focus_mode(force=True)
+        # A shortcut other than V leaves focus in the hand; one that moved it (to a
+        # heading, "1") or that Orca answered "No more …" went to a browse-mode command.
+        moved = key not in ("v", "Escape") and not p.focused("#hand *")
+        if p.d.browsing(since) or moved:
+            # A player hearing it makes focus mode sticky (Orca goes back to browse mode
+            # by itself as focus moves after a browse-mode command), comes back to the
+            # hand and presses the key again.
+            p.d.sticky_focus_mode()
+            if key != "Escape":
+                p.back_to_hand()
             since = time.time()
             p.d.key(key)
             p.d.quiet(0.6, timeout=5.0)

@@ -122,7 +122,8 @@ speech.speakKeyEvent, speech.speakCharacter = _logged_key, _logged_char
 from orca import messages
 if not getattr(speech, "_nimmt_modes", False):
     speech._nimmt_modes = True
-    _write("modes", json.dumps([messages.MODE_FOCUS, messages.MODE_BROWSE]))
+    _write("modes", json.dumps([messages.MODE_FOCUS, messages.MODE_BROWSE,
+                                messages.MODE_FOCUS_IS_STICKY]))
 '''
 
 SPEECHD_CONF = """AudioOutputMethod "libao"
@@ -416,7 +417,7 @@ class Desktop:
         modes = [json.loads(u.text) for u in said if u.kind == "modes"]
         if not modes:
             raise RuntimeError("Orca did not say how it names its modes")
-        focus, browse = modes[-1]
+        focus, browse = modes[-1][:2]
         last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
         if last and last[-1] == focus and not force:
             return
@@ -436,6 +437,26 @@ class Desktop:
             if words and words[-1].startswith(focus):
                 return
         raise RuntimeError("Orca did not switch to focus mode")
+
+    def sticky_focus_mode(self) -> None:
+        """Make Orca's focus mode sticky (Orca+A twice quickly), as players do in a web game
+        once a browse-mode command took their key: Orca otherwise goes back to browse mode
+        by itself when focus moves after such a command."""
+        modes = [json.loads(u.text) for u in self.utterances() if u.kind == "modes"]
+        if not modes:
+            raise RuntimeError("Orca did not say how it names its modes")
+        sticky = modes[-1][2]
+        for _ in range(3):
+            since = time.time()
+            self.key("Insert+a", pause=0.02)
+            self.key("Insert+a", pause=0.02)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                if any(u.text.startswith(sticky) for u in self.said(since)):
+                    self.quiet(0.3, timeout=3.0)
+                    return
+                time.sleep(0.1)
+        raise RuntimeError("Orca did not make focus mode sticky")
 
     def browsing(self, since: float) -> bool:
         """Whether Orca took keys pressed since ``since`` as browse-mode commands (it says

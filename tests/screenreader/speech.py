@@ -65,16 +65,26 @@ def spoken(said: Iterable[Utterance]) -> list[Utterance]:
 LEAVING = re.compile(r"^(leaving|napuštam|opouštím) [\w ]+\.?$")
 
 
+#: An utterance restarted by the same words within this many seconds was heard once: the
+#: first is cut after a syllable (Orca, on a loaded machine, may present one focus event
+#: twice, 60 ms apart).
+RESTART = 0.25
+
+
 def duplicates(said: list[Utterance], key_times: list[float]) -> list[str]:
     """Sentences said twice with no key pressed between them (a key may ask again); Orca's
-    :data:`LEAVING` context words aside."""
+    :data:`LEAVING` context words and a :data:`RESTART` aside."""
     out = []
     marks = sorted(key_times)
     seen: dict[str, int] = {}
+    last: Utterance | None = None
     for u in spoken(said):
         span = sum(1 for t in marks if t <= u.t)
         text = _norm(u.text)
-        if LEAVING.match(text):
+        restart = (last is not None and u.interrupt and _norm(last.text) == text
+                   and u.t - last.t < RESTART)
+        last = u
+        if LEAVING.match(text) or restart:
             continue
         if seen.get(text) == span:
             out.append(text)
