@@ -408,16 +408,22 @@ class Desktop:
                 out.append(Utterance(d["t"], d["kind"], d["text"], d["interrupt"]))
         return out
 
+    @staticmethod
+    def mode_words(said: list[Utterance]) -> tuple[str, str, str]:
+        """How Orca says focus mode, browse mode and sticky focus mode in its language."""
+        modes = [json.loads(u.text) for u in said if u.kind == "modes"]
+        if not modes:
+            raise RuntimeError("Orca did not say how it names its modes")
+        focus, browse, sticky = modes[-1]
+        return focus, browse, sticky
+
     def focus_mode(self, force: bool = False) -> None:
         """Make sure Orca is in focus mode (keys go to the page's field, not to browse-mode
         commands): Orca says each change of mode; when the last it said was not focus
         mode, Orca+A (Insert+A) switches, as a player would press it. ``force``: switch
         whatever Orca said last (the keys typed went to browse-mode commands)."""
         said = self.utterances()
-        modes = [json.loads(u.text) for u in said if u.kind == "modes"]
-        if not modes:
-            raise RuntimeError("Orca did not say how it names its modes")
-        focus, browse = modes[-1][:2]
+        focus, browse, _ = self.mode_words(said)
         last = [u.text for u in said if u.kind == "speech" and u.text in (focus, browse)]
         if last and last[-1] == focus and not force:
             return
@@ -442,10 +448,7 @@ class Desktop:
         """Make Orca's focus mode sticky (Orca+A twice quickly), as players do in a web game
         once a browse-mode command took their key: Orca otherwise goes back to browse mode
         by itself when focus moves after such a command."""
-        modes = [json.loads(u.text) for u in self.utterances() if u.kind == "modes"]
-        if not modes:
-            raise RuntimeError("Orca did not say how it names its modes")
-        sticky = modes[-1][2]
+        sticky = self.mode_words(self.utterances())[2]
         for _ in range(3):
             since = time.time()
             self.key("Insert+a", pause=0.02)

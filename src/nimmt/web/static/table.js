@@ -53,7 +53,7 @@ export function renderTable() {
   renderTutor();
   // This render hid the focused element (Start, with the seating): put focus back at
   // once, before a screen reader goes looking for the next thing to read.
-  if (had && had !== document.body && had.closest("[hidden]")) regainFocus();
+  if (had && had !== document.body) regainFocus();
 }
 
 /** The cards a click or Enter may choose now: the decision's options, or, once a card is
@@ -262,16 +262,22 @@ export function regainFocus() {
   return true;
 }
 
+/** Move a listbox's current option (the hand's or the rows'): the one in the tab order,
+ * selected, focused. */
+function rove(/** @type {HTMLElement} */ list, /** @type {number} */ i) {
+  items(list).forEach((li, k) => {
+    li.tabIndex = k === i ? 0 : -1;
+    attr(li, "aria-selected", k === i ? "true" : "false");
+  });
+  items(list)[i].focus();
+}
+
 function moveCursor(/** @type {number} */ i) {
   const hand = $("hand");
   const n = hand.children.length;
   if (!n) return;
   S.cursor = Math.max(0, Math.min(n - 1, i));
-  items(hand).forEach((li, k) => {
-    li.tabIndex = k === S.cursor ? 0 : -1;
-    attr(li, "aria-selected", k === S.cursor ? "true" : "false");
-  });
-  items(hand)[S.cursor].focus();
+  rove(hand, S.cursor);
   renderPlayButton();
 }
 
@@ -356,11 +362,7 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   e.preventDefault();
   e.stopPropagation();
   S.rowCursor = i;
-  items(rows).forEach((li, k) => {
-    li.tabIndex = k === i ? 0 : -1;
-    attr(li, "aria-selected", k === i ? "true" : "false");
-  });
-  items(rows)[i].focus();
+  rove(rows, i);
 }
 
 // ---------------------------------------------------------------- shortcuts
