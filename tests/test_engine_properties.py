@@ -16,9 +16,7 @@ Hypothesis draws new examples every run from the profile of tests/profiles.py
 
 from __future__ import annotations
 
-import itertools
 import random
-from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -26,19 +24,15 @@ from hypothesis import strategies as st
 
 from nimmt import (
     PRESETS,
-    VARIANTS,
-    Decision,
     DecisionKind,
     EndMode,
     Game,
     Phase,
-    Rules,
     View,
     bullheads,
     for_viewer,
 )
 from nimmt.cards import JOKERS
-from nimmt.decisions import make_decision
 from nimmt.events import (
     CardChosen,
     CardPlaced,
@@ -54,84 +48,7 @@ from nimmt.events import (
     RowTaken,
 )
 from profiles import examples
-
-REFUSED = [{"open", "tactics"}, {"open", "logic"}, {"jokers", "tactics"}, {"jokers", "logic"}]
-ALLOWED = [
-    frozenset(c)
-    for k in range(len(VARIANTS) + 1)
-    for c in itertools.combinations(VARIANTS, k)
-    if not any(pair <= set(c) for pair in REFUSED)
-]
-ENDS = [EndMode.CLASSIC, EndMode.ELIMINATION, EndMode.ROUNDS]
-
-
-
-#: A random game: the variants, the end, the seats, the deals' seed, and a knob for
-#: the limit or the number of rounds (see :func:`make_rules`).
-GAMES = {
-    "variants": st.sampled_from(ALLOWED),
-    "end": st.sampled_from(ENDS),
-    "players": st.integers(2, 10),
-    "seed": st.integers(0, 2**32 - 1),
-    "knob": st.integers(0, 5),
-}
-
-
-def make_rules(
-    variants: frozenset[str], preset: str, end: EndMode, players: int, knob: int
-) -> Rules:
-    """Rules with small limits or few rounds, so that random games stay short."""
-    spec = "+".join([preset, *sorted(variants)])
-    if "open" in variants:
-        players = min(players, 9)
-    if end is EndMode.ROUNDS:
-        return Rules.parse(spec, players=players, end=end, rounds=1 + knob % 2)
-    limit = (PRESETS[preset], 12, 30)[knob % 3]
-    return Rules.parse(spec, players=players, end=end, limit=limit)
-
-
-# -- driving a game ---------------------------------------------------------------
-
-
-def random_decision(game: Game, rng: random.Random) -> Decision:
-    """One legal decision, chosen at random among everything that may be decided now."""
-    pending = game.pending
-    assert pending is not None
-    if pending.kind is DecisionKind.CARD and not game.rules.open_play and rng.random() < 0.1:
-        # Change a face-down choice already made (allowed until the last player chooses).
-        done = [p for p in game.active if game.view(p).my_choice is not None]
-        if done:
-            p = rng.choice(done)
-            return make_decision(DecisionKind.CARD, p, rng.choice(game.legal(p)))
-    p = rng.choice(pending.players)
-    options = game.legal(p)
-    assert options, f"player {p} is pending but has no option"
-    return make_decision(pending.kind, p, rng.choice(options))
-
-
-def apply(game: Game, decision: Decision) -> None:
-    game.decide(decision)
-
-
-def play_out(
-    game: Game,
-    rng: random.Random,
-    step: Callable[[Game, list[Event]], None] | None = None,
-    cap: int = 20000,
-) -> list[Decision]:
-    """Random decisions until the game ends; ``step`` runs after each one, given the
-    events that decision caused."""
-    made = []
-    while not game.is_over:
-        assert len(made) < cap, "the game does not end"
-        decision = random_decision(game, rng)
-        start = len(game.events)
-        apply(game, decision)
-        made.append(decision)
-        if step is not None:
-            step(game, game.events[start:])
-    return made
-
+from randomgames import COMBOS, GAMES, combo_id, make_rules, play_out, random_decision
 
 # -- the invariants ---------------------------------------------------------------
 
@@ -410,20 +327,6 @@ def check_against_reference(game: Game) -> None:
 
 # -- the tests --------------------------------------------------------------------
 
-# Every allowed variant set with every end; the two presets alternate over them, so each
-# preset meets every end mode and most variants.
-COMBOS = [
-    (v, end, sorted(PRESETS)[(i + k) % 2])
-    for i, v in enumerate(ALLOWED)
-    for k, end in enumerate(ENDS)
-]
-
-
-def combo_id(combo: tuple[frozenset[str], EndMode, str]) -> str:
-    variants, end, preset = combo
-    return "+".join([preset, *(v for v in VARIANTS if v in variants)]) + f"-{end.value}"
-
-
 @pytest.mark.parametrize("combo", COMBOS, ids=[combo_id(c) for c in COMBOS])
 @settings(max_examples=examples(1 / 100))  # per combination: about 3, 30 when thorough
 @given(players=st.integers(2, 10), seed=st.integers(0, 2**32 - 1), knob=st.integers(0, 5))
@@ -442,7 +345,7 @@ def test_random_games_keep_every_invariant(
     # The same seed and the same decisions give the same game, event for event.
     again = Game(rules, seed=seed)
     for decision in decisions:
-        apply(again, decision)
+        again.decide(decision)
     assert again.events == game.events
     assert again.round_deals == game.round_deals
     assert again.decisions == game.decisions
@@ -460,13 +363,13 @@ def test_clone_evolves_identically(
     full = play_out(game.clone(), random.Random(seed))
     stop = int(cut * len(full))
     for decision in full[:stop]:
-        apply(game, decision)
+        game.decide(decision)
     twin = game.clone()
     before = [game.view(p) for p in [*range(rules.players), None]]
     events_before = list(game.events)
     # Moving the clone alone leaves the original untouched (random generator included).
     if not twin.is_over:
-        apply(twin, random_decision(twin, rng))
+        twin.decide(random_decision(twin, rng))
     assert [game.view(p) for p in [*range(rules.players), None]] == before
     assert game.events == events_before
     # Two clones taken at the same moment evolve identically under the same decisions,
@@ -474,10 +377,10 @@ def test_clone_evolves_identically(
     a, b = game.clone(), game.clone()
     rest_a = play_out(a, random.Random(seed + 7))
     for decision in rest_a:
-        apply(b, decision)
+        b.decide(decision)
     assert a.events == b.events and a.scores == b.scores and a.winners == b.winners
     for decision in full[stop:]:
-        apply(game, decision)
+        game.decide(decision)
     assert game.is_over
 
 
@@ -525,7 +428,7 @@ def test_sample_world_is_consistent_and_playable(
     rng = random.Random(seed)
     full = play_out(game.clone(), random.Random(seed))
     for decision in full[: int(cut * len(full))]:
-        apply(game, decision)
+        game.decide(decision)
     if game.is_over:
         return
     for viewer in game.active:

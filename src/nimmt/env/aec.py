@@ -77,7 +77,7 @@ class raw_env(MatchEnv, AECEnv):  # type: ignore[misc]
         )
         self.possible_agents = self._names()
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
-        space = observation_space(observation)
+        space = observation_space(observation, self.rules)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._encoder = Encoder()

@@ -104,7 +104,7 @@ class ParallelNimmt(MatchEnv, ParallelEnv):  # type: ignore[misc]
         )
         self.illegal_reward = self.settings.illegal_reward
         self.possible_agents = self._names()
-        space = observation_space(observation)
+        space = observation_space(observation, self.rules)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._encoder = Encoder()

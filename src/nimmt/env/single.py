@@ -120,7 +120,7 @@ class NimmtEnv(MatchEnv, gymnasium.Env[dict[str, Any], Any]):
         self.seat_choice = seat
         self.seat = seat if seat is not None else 0
         self.illegal_reward = self.settings.illegal_reward
-        self.observation_space = observation_space(observation)
+        self.observation_space = observation_space(observation, self.rules)
         self.action_space: gymnasium.spaces.Discrete = action_space()
         self._encoder = Encoder()
         self._bots: list[Any] = []

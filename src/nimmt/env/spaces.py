@@ -69,6 +69,8 @@ field               shape     meaning
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,10 +78,10 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import Card
+from ..cards import BULLHEADS, Card
 from ..decisions import Decision, DecisionKind, TakeRow, make_decision
 from ..rows import end_value, row_bullheads
-from ..rules import HAND_SIZE, MAX_PLAYERS, ROW_CAPACITY, ROWS, VARIANTS
+from ..rules import HAND_SIZE, MAX_PLAYERS, ROW_CAPACITY, ROWS, VARIANTS, EndMode, Rules
 from ..views import Phase, View
 
 __all__ = [
@@ -97,6 +99,7 @@ __all__ = [
     "decision_of",
     "encode",
     "encode_reference",
+    "field_bounds",
     "field_slice",
     "observation_space",
     "slot",
@@ -114,8 +117,6 @@ SEATS = MAX_PLAYERS
 #: Action ``ROW_ACTION + r - 1`` takes row ``r``.
 ROW_ACTION = CARD_SLOTS
 N_ACTIONS = CARD_SLOTS + ROWS
-#: A bound for totals and rounds that play never reaches in practice.
-BIG = 1_000_000.0
 _PHASES = (Phase.DRAFT, Phase.CHOOSE, Phase.ROW, Phase.OVER)
 
 
@@ -130,49 +131,49 @@ def slot_card(s: int) -> Card:
 
 
 class Field:
-    """One named part of the observation: where it sits in the flat vector, its bounds."""
+    """One named part of the observation: its shape and where it sits in the flat vector.
 
-    __slots__ = ("high", "integer", "low", "name", "shape", "size", "start")
+    Its bounds depend on the rules (the deck, the jokers, the limit, the end):
+    :func:`field_bounds` derives them.
+    """
 
-    def __init__(
-        self, name: str, shape: tuple[int, ...], low: float, high: float, integer: bool = True
-    ) -> None:
+    __slots__ = ("integer", "name", "shape", "size", "start")
+
+    def __init__(self, name: str, shape: tuple[int, ...], integer: bool = True) -> None:
         self.name = name
         self.shape = shape
         self.size = int(np.prod(shape))
-        self.low = low
-        self.high = high
         self.integer = integer
         self.start = 0
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("hand", (CARD_SLOTS,), 0, 1),
-    Field("seen", (CARD_SLOTS,), 0, 1),
-    Field("played_by", (CARD_SLOTS,), 0, SEATS),
-    Field("held_by", (CARD_SLOTS,), 0, SEATS),
-    Field("pool", (CARD_SLOTS,), 0, 1),
-    Field("rows", (ROWS, ROW_CAPACITY), -10, 104),
-    Field("row_ends", (ROWS,), 0, 104.9, integer=False),
-    Field("row_bullheads", (ROWS,), 0, 7 * ROW_CAPACITY),
-    Field("row_lengths", (ROWS,), 0, ROW_CAPACITY),
-    Field("scores", (SEATS,), 0, BIG),
-    Field("penalties", (SEATS,), 0, BIG),
-    Field("hand_sizes", (SEATS,), 0, HAND_SIZE),
-    Field("chosen", (SEATS,), 0, 1),
-    Field("face_up", (SEATS,), -10, 104),
-    Field("in_play", (SEATS,), 0, 1),
-    Field("eliminated", (SEATS,), 0, 1),
-    Field("marker", (SEATS,), 0, 1),
-    Field("phase", (len(_PHASES),), 0, 1),
-    Field("my_choice", (1,), -10, 104),
-    Field("pending_card", (1,), -10, 104),
-    Field("pending_reason", (2,), 0, 1),
-    Field("round", (1,), 0, BIG),
-    Field("turn", (1,), 0, HAND_SIZE),
-    Field("variants", (len(VARIANTS),), 0, 1),
-    Field("players", (1,), 0, MAX_PLAYERS),
-    Field("limit", (1,), 0, BIG),
+    Field("hand", (CARD_SLOTS,)),
+    Field("seen", (CARD_SLOTS,)),
+    Field("played_by", (CARD_SLOTS,)),
+    Field("held_by", (CARD_SLOTS,)),
+    Field("pool", (CARD_SLOTS,)),
+    Field("rows", (ROWS, ROW_CAPACITY)),
+    Field("row_ends", (ROWS,), integer=False),
+    Field("row_bullheads", (ROWS,)),
+    Field("row_lengths", (ROWS,)),
+    Field("scores", (SEATS,)),
+    Field("penalties", (SEATS,)),
+    Field("hand_sizes", (SEATS,)),
+    Field("chosen", (SEATS,)),
+    Field("face_up", (SEATS,)),
+    Field("in_play", (SEATS,)),
+    Field("eliminated", (SEATS,)),
+    Field("marker", (SEATS,)),
+    Field("phase", (len(_PHASES),)),
+    Field("my_choice", (1,)),
+    Field("pending_card", (1,)),
+    Field("pending_reason", (2,)),
+    Field("round", (1,)),
+    Field("turn", (1,)),
+    Field("variants", (len(VARIANTS),)),
+    Field("players", (1,)),
+    Field("limit", (1,)),
 )
 _start = 0
 for _f in FIELDS:
@@ -181,6 +182,93 @@ for _f in FIELDS:
 #: Length of the flat observation.
 FLAT_SIZE = _start
 _BY_NAME = {f.name: f for f in FIELDS}
+#: The largest whole number a ``float32`` holds exactly: no bound may pass it.
+EXACT = 2**24
+
+
+def _round_bullheads(rules: Rules) -> tuple[int, int]:
+    """The most bullheads one player can take in a round, and in one row.
+
+    A player takes only cards dealt this round, so a round's worth is bounded by the
+    bullheads of the whole deck of a full table (the tactics deck is largest with
+    every seat in play) and its jokers, one each; a row holds at most
+    ``ROW_CAPACITY`` of those cards.
+    """
+    n = rules.players
+    heads = sorted(
+        [BULLHEADS[c] for c in rules.deck(n)] + [BULLHEADS[c] for c in rules.joker_cards()[:n]]
+    )
+    return sum(heads), sum(heads[-ROW_CAPACITY:])
+
+
+@functools.cache
+def field_bounds(rules: Rules | None = None) -> dict[str, tuple[float, float]]:
+    """Each field's lowest and highest value under ``rules``, derived from the rules.
+
+    Cards are codes up to the deck's highest card (jokers -10..-1 where they are
+    dealt); a row's end value is highest on the top card followed by the
+    largest jokers (104, 0.9, 0.8, 0.7, 0.6 ends at 107.0); a round's penalty is at
+    most the bullheads dealt. Totals end at most one round's bullheads past
+    ``limit - 1`` (classic and elimination: a total that reaches the limit ends
+    the game or the player's part in it) or after ``rounds`` rounds; and since
+    every round with two or more players takes at least one row (ten cards each
+    do not fit into four rows of five), no game outlasts ``players × limit``
+    rounds. ``rules=None`` gives bounds that hold for every rule set, with no
+    upper bound (``inf``) for totals, rounds and the limit, which the rules
+    leave open.
+    """
+    if rules is None:
+        widest = Rules(players=MAX_PLAYERS, variants=frozenset({"jokers"}))
+        out = dict(field_bounds(widest))
+        for name in ("scores", "round", "limit"):
+            out[name] = (0.0, math.inf)
+        return out
+    n = rules.players
+    top = max(rules.deck(n))
+    low = float(min(rules.joker_cards(), default=0))
+    per_round, per_row = _round_bullheads(rules)
+    jokers = sorted(rules.joker_cards())[-min(n, ROW_CAPACITY - 1) :] if rules.jokers else []
+    if rules.end is EndMode.ROUNDS:
+        assert rules.rounds is not None
+        scores, rounds = rules.rounds * per_round, rules.rounds
+    else:
+        scores, rounds = rules.limit - 1 + per_round, n * rules.limit
+    if max(scores, rounds) > EXACT:
+        raise ValueError(
+            f"the limit {rules.limit} and {rules.rounds} rounds are too large for an "
+            f"observation: totals up to {scores} and rounds up to {rounds} would pass "
+            f"{EXACT}, the largest whole number a float32 holds exactly"
+        )
+    seat = float(n)
+    card = (low, float(top))
+    return {
+        "hand": (0, 1),
+        "seen": (0, 1),
+        "played_by": (0, seat),
+        "held_by": (0, seat),
+        "pool": (0, 1),
+        "rows": card,
+        "row_ends": (0, end_value((top, *jokers)) / 10),
+        "row_bullheads": (0, per_row),
+        "row_lengths": (0, ROW_CAPACITY),
+        "scores": (0, scores),
+        "penalties": (0, per_round),
+        "hand_sizes": (0, HAND_SIZE),
+        "chosen": (0, 1),
+        "face_up": card,
+        "in_play": (0, 1),
+        "eliminated": (0, 1),
+        "marker": (0, 1),
+        "phase": (0, 1),
+        "my_choice": card,
+        "pending_card": card,
+        "pending_reason": (0, 1),
+        "round": (0, rounds),
+        "turn": (0, HAND_SIZE),
+        "variants": (0, 1),
+        "players": (0, seat),
+        "limit": (0, rules.limit),
+    }
 
 
 def field_slice(name: str) -> slice:
@@ -218,13 +306,6 @@ _PLAYERS = _BY_NAME["players"].start
 _LIMIT = _BY_NAME["limit"].start
 _PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
 _SLOT = tuple(slot(c) if c else -1 for c in range(-10, 105))  # _SLOT[c + 10]
-
-_LOW = np.zeros(FLAT_SIZE, dtype=np.float32)
-_HIGH = np.zeros(FLAT_SIZE, dtype=np.float32)
-for _f in FIELDS:
-    _LOW[_f.start : _f.start + _f.size] = _f.low
-    _HIGH[_f.start : _f.start + _f.size] = _f.high
-
 
 def encode_reference(view: View) -> FloatArray:
     """The flat observation of a seat's ``view``, written plainly: the definition.
@@ -509,17 +590,30 @@ def action_space() -> gymnasium.spaces.Discrete:
     return gymnasium.spaces.Discrete(N_ACTIONS)
 
 
-def observation_space(kind: str = "flat") -> gymnasium.spaces.Dict:
-    """``{"observation": ..., "action_mask": MultiBinary(118)}``, flat or as a dict of fields."""
+def observation_space(kind: str = "flat", rules: Rules | None = None) -> gymnasium.spaces.Dict:
+    """``{"observation": ..., "action_mask": MultiBinary(118)}``, flat or as a dict of fields.
+
+    The bounds are those :func:`field_bounds` derives from ``rules`` (every rule set
+    when ``None``); the shapes are the same for all rules.
+    """
+    bounds = field_bounds(rules)
     mask = gymnasium.spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
     inner: gymnasium.spaces.Space[Any]
     if kind == "flat":
-        inner = gymnasium.spaces.Box(_LOW, _HIGH, dtype=np.float32)
+        low = np.zeros(FLAT_SIZE, dtype=np.float32)
+        high = np.zeros(FLAT_SIZE, dtype=np.float32)
+        for f in FIELDS:
+            low[f.start : f.start + f.size], high[f.start : f.start + f.size] = bounds[f.name]
+        inner = gymnasium.spaces.Box(low, high, dtype=np.float32)
     elif kind == "dict":
+        top = float(np.iinfo(np.int32).max)
         inner = gymnasium.spaces.Dict(
             {
                 f.name: gymnasium.spaces.Box(
-                    f.low, f.high, f.shape, dtype=np.int32 if f.integer else np.float32
+                    bounds[f.name][0],
+                    bounds[f.name][1] if not f.integer else min(bounds[f.name][1], top),
+                    f.shape,
+                    dtype=np.int32 if f.integer else np.float32,
                 )
                 for f in FIELDS
             }

@@ -167,7 +167,7 @@ class NimmtVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         cfg[V.C_OPPONENT] = OPPONENTS[opponents]
         cfg[V.C_SEAT] = -1 if seat is None else seat
         self._cfg = cfg
-        self.single_observation_space = observation_space("flat")
+        self.single_observation_space = observation_space("flat", rules_)
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
