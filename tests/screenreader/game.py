@@ -22,7 +22,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from .orca import Desktop
+from nimmt.narrate import narrator
+
+from .orca import SLOW, Desktop, norm, until
 
 __all__ = ["GameRun", "Shortcut", "Turn", "play_game", "quick_start"]
 
@@ -38,13 +40,15 @@ SHORTCUTS = [("v", "row 1"), ("Escape", None), ("1", "row 1"), ("2", "row 2"),
 @dataclass
 class Turn:
     """One decision asked of the player: ``kind`` card or row; when the server had it
-    pending (``asked``) and when Enter answered it (``acted``); the sheet the server had
-    for it; the keys pressed since the previous decision was answered."""
+    pending (``asked``), when the Enter that answered it was pressed (``pressed``) and
+    when the server had the answer (``acted``); the sheet the server had for it; the keys
+    pressed since the previous decision was answered."""
 
     kind: str
     round: int
     turn: int
     asked: float
+    pressed: float
     acted: float
     sheet: dict[str, Any]
     keys: int
@@ -53,8 +57,10 @@ class Turn:
 
 @dataclass
 class Shortcut:
-    """A shortcut key pressed from the hand: the answer expected and what Orca said."""
+    """A shortcut key pressed from the hand (last at ``t``): the answer expected and what
+    Orca said."""
 
+    t: float
     key: str
     expected: str | None
     heard: list[str]
@@ -71,6 +77,7 @@ class GameRun:
     shortcuts: list[Shortcut] = field(default_factory=list)
     #: What was said after Start was pressed with a seat still empty (a refusal).
     refusal: list[str] = field(default_factory=list)
+    refused_at: float = 0.0
     #: Keys from opening the page to the first card played (typed characters apart).
     keys_to_first_card: int = 0
     typed_to_first_card: int = 0
@@ -106,10 +113,8 @@ class Player:
                 # Hear where focus landed first: typing into a field before Orca has
                 # said it (and switched to its focus mode) would be read as browse-mode
                 # commands. A loaded machine may take seconds to say it.
-                deadline = time.monotonic() + 8.0
-                while pressed is not None and time.monotonic() < deadline \
-                        and not self.d.said(pressed):
-                    time.sleep(0.1)
+                if pressed is not None:
+                    self.d.hear(bool, pressed)
                 self.d.quiet(0.4, timeout=4.0)
                 return
             self.page.evaluate("() => { window.__tabFrom = document.activeElement; }")
@@ -117,10 +122,8 @@ class Player:
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
             # A busy machine may deliver the key late: look again only once focus has
             # moved, or a second Tab would pass the field the first one reached.
-            deadline = time.monotonic() + 2.0
-            while time.monotonic() < deadline and self.page.evaluate(
-                    "() => document.activeElement === window.__tabFrom"):
-                time.sleep(0.05)
+            until(lambda: not self.page.evaluate(
+                "() => document.activeElement === window.__tabFrom"), SLOW / 3, 0.05)
         raise AssertionError(f"{selector} never took focus by Tab")
 
     def fill(self, selector: str, text: str) -> None:
@@ -143,12 +146,13 @@ class Player:
             before = self.page.evaluate("s => document.querySelector(s).value", selector)
             self.d.key("ctrl+a")
             self.d.type(text)
-            deadline = time.monotonic() + 3.0
-            while time.monotonic() < deadline:
+            def holds() -> bool:
+                nonlocal value
                 value = self.page.evaluate("s => document.querySelector(s).value", selector)
-                if value == text:
-                    return
-                time.sleep(0.1)
+                return bool(value == text)
+
+            if until(holds, SLOW / 3):
+                return
             # Not one key reached the field, or Orca said it found no more of something.
             browsed = value == before or self.d.browsing(began)
         assert value == text, f"{selector} holds {value!r}, not {text!r}"
@@ -184,28 +188,23 @@ class Player:
             data: dict[str, Any] = json.load(res)
         return data
 
-    def wait_seated(self, n: int, timeout: float = 20.0) -> None:
+    def wait_seated(self, n: int, timeout: float = SLOW) -> None:
         """Wait until ``n`` seats of the player's table are taken (the server's word)."""
         code = self.page.evaluate("() => localStorage.getItem('nimmt.table')")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def seated() -> bool:
             with urllib.request.urlopen(f"{self.url}/api/tables/{code}", timeout=10) as res:
                 seats = json.load(res)["seats"]
-            if sum(1 for s in seats if s["kind"] != "empty") >= n:
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"{n} seats were never taken")
+            return sum(1 for s in seats if s["kind"] != "empty") >= n
 
-    def hear(self, prompt: str | None, since: float, timeout: float = 25.0) -> bool:
+        if not until(seated, timeout):
+            raise AssertionError(f"{n} seats were never taken")
+
+    def hear(self, prompt: str | None, since: float, timeout: float = 2 * SLOW) -> bool:
         """Wait until Orca says ``prompt`` (after ``since``), then until it is quiet; False
-        when it was not said within ``timeout`` seconds."""
-        heard = False
-        deadline = time.monotonic() + timeout
-        while prompt and time.monotonic() < deadline:
-            if any(prompt in u.text for u in self.d.said(since)):
-                heard = True
-                break
-            time.sleep(0.1)
+        when it was not said within ``timeout`` seconds (the page waits for what it said
+        before to be said first: a reveal and a round's end take half a minute)."""
+        want = norm(prompt or "")
+        heard = bool(prompt) and self.d.hear(lambda t: want in norm(t), since, timeout)
         # The longest sentences (a reveal with two full rows and the round's end) take
         # some twenty seconds to say.
         self.d.quiet(0.6, timeout=40.0)
@@ -215,9 +214,7 @@ class Player:
         """Wait until focus is where the answer is given: a card of the hand, or a row of
         the row dialog."""
         where = "dialog [role=radio], dialog input" if kind == "row" else "#hand *"
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not self.focused(where):
-            time.sleep(0.1)
+        until(lambda: self.focused(where), timeout)
 
     def back_to_hand(self) -> None:
         """Come back to the hand's current card, as a player who heard focus is elsewhere
@@ -227,30 +224,33 @@ class Player:
             return
         if self.focused("#rows *"):
             self.d.key("Escape")
-            deadline = time.monotonic() + 2.0
-            while time.monotonic() < deadline and not self.focused("#hand *"):
-                time.sleep(0.05)
-            if self.focused("#hand *"):
+            if until(lambda: self.focused("#hand *"), SLOW / 3, 0.05):
                 return
         self.tab_to("#hand [role=option][tabindex='0']")
 
-    def answer(self, key: str, tries: int = 3) -> None:
+    def answer(self, key: str, tries: int = 3) -> float:
         """Press Enter, and again (as a player would) while the decision ``key`` stays
-        unanswered a few seconds later."""
+        unanswered a few seconds later; the time of the Enter that answered it."""
+        def answered() -> bool:
+            return self.pending_key() != key or self.over()
+
+        pressed = 0.0
         for attempt in range(tries):
             if attempt:
                 # Orca may have left focus mode (seen after the row dialog closed): Enter
                 # then is a browse-mode command. Make focus mode sticky, as a player would,
-                # and come back to the hand.
+                # and come back to the hand; a late Enter may have answered meanwhile.
                 self.d.sticky_focus_mode()
+                if answered():
+                    return pressed
                 if not self.focused("dialog input, dialog [role=radio]"):
                     self.back_to_hand()
+                if answered():
+                    return pressed
+            pressed = time.time()
             self.d.key("Return")
-            deadline = time.monotonic() + 4.0
-            while time.monotonic() < deadline:
-                if self.pending_key() != key or self.over():
-                    return
-                time.sleep(0.1)
+            if until(answered, SLOW / 3):
+                return pressed
         raise AssertionError(f"Enter did not answer the decision {key}")
 
     def pending_key(self) -> str | None:
@@ -313,6 +313,7 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     d.key("Return")
     page.wait_for_selector("#view-table:not([hidden])")
     d.quiet(0.6)
+    refusal = norm(narrator(lang).refusal_sentence("seats_empty"))
     for k in range(PLAYERS - 1):
         p.tab_to("#add-bot")
         d.key("Return")
@@ -322,10 +323,11 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
             # A slip a player makes: Start with a seat still empty. The server refuses,
             # and its sentence is what the player hears, in the page's language.
             p.tab_to("#start-game")
-            since = time.time()
+            run.refused_at = time.time()
             d.key("Return")
+            d.hear(lambda t: refusal in norm(t), run.refused_at)
             d.quiet(0.6, timeout=6.0)
-            run.refusal = [u.text for u in d.said(since)]
+            run.refusal = [u.text for u in d.said(run.refused_at)]
     p.tab_to("#start-game")
     d.key("Return")
     answered: str | None = None
@@ -348,9 +350,9 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
         if shortcuts:
             run.shortcuts = press_shortcuts(p)
             d.quiet(0.6, timeout=4.0)
-        p.answer(answered)
+        pressed = p.answer(answered)
         since = time.time()
-        run.turns.append(Turn(kind, view["round"], view["turn"], asked, time.time(),
+        run.turns.append(Turn(kind, view["round"], view["turn"], asked, pressed, since,
                               data["sheet"], len(d.keys) - mark, shortcuts))
         if len(run.turns) == 1:
             run.keys_to_first_card = sum(1 for k in d.keys if not k.typed)
@@ -410,7 +412,8 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
             expected = sheet[want]
         since = time.time()
         p.d.key(key)
-        p.d.quiet(0.6, timeout=5.0)
+        # The answer, or Orca's word that a browse-mode command took the key.
+        hear_answer(p, expected, since)
         # A shortcut other than V leaves focus in the hand; one that moved it (to a
         # heading, "1") or that Orca answered "No more …" went to a browse-mode command.
         moved = key not in ("v", "Escape") and not p.focused("#hand *")
@@ -423,7 +426,18 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
                 p.back_to_hand()
             since = time.time()
             p.d.key(key)
-            p.d.quiet(0.6, timeout=5.0)
+            hear_answer(p, expected, since)
         heard = [u.text for u in p.d.said(since)]
-        out.append(Shortcut(key, expected, heard, in_hand))
+        out.append(Shortcut(since, key, expected, heard, in_hand))
     return out
+
+
+def hear_answer(p: Player, expected: str | None, since: float) -> None:
+    """Wait for a shortcut's answer ``expected`` (or for Orca's word that a browse-mode
+    command took the key), then for a listener's pause; a key with nothing to say (Escape)
+    waits for the pause alone."""
+    if expected is not None:
+        want = norm(expected)
+        browsing = p.d.browse_words()
+        p.d.hear(lambda t: want in norm(t) or t.startswith(browsing), since)
+    p.d.quiet(0.6, timeout=5.0)

@@ -41,6 +41,8 @@ time to be said to its end.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import functools
 import json
 import math
 import os
@@ -56,12 +58,15 @@ from typing import Any
 __all__ = [
     "CHARS_PER_SECOND",
     "PACKAGES",
+    "SLOW",
     "Desktop",
     "KeyPress",
     "Utterance",
     "cut_off",
     "missing_packages",
+    "norm",
     "speaking_time",
+    "until",
 ]
 
 #: The Debian package of each program the harness runs.
@@ -72,6 +77,26 @@ PACKAGES = {
 }
 #: Speaking speed assumed for the dummy speech server (see the module's docstring).
 CHARS_PER_SECOND = 17.0
+#: Seconds the harness gives something it waits for (a key reaching the page, Orca saying
+#: what it should) before it takes it as not coming: a machine at load 6 on two cores
+#: delays each step by seconds. Waits end as soon as the thing happens.
+SLOW = 30.0
+
+
+def norm(text: str) -> str:
+    """``text`` with its white space made single spaces, as compared with what Orca said."""
+    return " ".join(text.split())
+
+
+def until(ready: Callable[[], object], timeout: float = SLOW, step: float = 0.1) -> bool:
+    """Whether ``ready()`` came true within ``timeout`` seconds (polled every ``step``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if ready():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
 
 CUSTOMIZATIONS = '''
 # Written by tests/screenreader/orca.py: every utterance as one JSON line.
@@ -124,6 +149,10 @@ if not getattr(speech, "_nimmt_modes", False):
     speech._nimmt_modes = True
     _write("modes", json.dumps([messages.MODE_FOCUS, messages.MODE_BROWSE,
                                 messages.MODE_FOCUS_IS_STICKY]))
+    # And how it begins what it says when a browse-mode command took a key.
+    _write("browsing", json.dumps(sorted({{
+        v.split("%")[0].strip() for k, v in vars(messages).items()
+        if k.startswith(("NO_MORE_", "WRAPPING_TO_")) and isinstance(v, str)}})))
 '''
 
 SPEECHD_CONF = """AudioOutputMethod "libao"
@@ -168,6 +197,28 @@ LIVE_RECORDER = """() => {
     window.__focus.push({t: Date.now() / 1000, text: nameOf(e.target)});
   }, true);
 }"""
+
+
+@functools.cache
+def own_pid_namespace() -> tuple[str, ...]:
+    """The command prefix that runs a program in a PID namespace of its own (``unshare``),
+    or nothing where this machine does not allow one.
+
+    Orca runs once per user: at start it looks for another ``orca`` process of the same
+    user (``pgrep -u``) and refuses to run beside it, and ``--replace`` kills it. Two
+    desktops at once (two pytest workers, or two test runs on one machine) would stop
+    each other's screen reader. In a namespace of its own, each Orca sees only itself.
+    """
+    for prefix in (("unshare", "--pid", "--fork", "--mount-proc", "--kill-child"),
+                   ("unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
+                    "--kill-child")):
+        try:
+            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    return ()
 
 
 def missing_packages() -> list[str]:
@@ -232,6 +283,8 @@ class Desktop:
     def __post_init__(self) -> None:
         self.work = self.work.resolve()
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    #: Held while Orca runs where it cannot have a PID namespace of its own.
+    _turn: Any = None
     keys: list[KeyPress] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     page: Any = None
@@ -307,7 +360,14 @@ class Desktop:
                      str(run / "speech-dispatcher" / "speechd.sock"), "-C", str(conf)], "speechd")
         (w / "orca-prefs" / "orca-customizations.py").write_text(
             CUSTOMIZATIONS.format(path=str(self.speech_log)))
-        self._spawn(["orca", "--replace", "-u", str(w / "orca-prefs")], "orca")
+        prefix = own_pid_namespace()
+        if not prefix:
+            # Orca would refuse to run beside another one of this user: desktops take
+            # turns, machine-wide.
+            self._turn = open(f"/tmp/nimmt-orca-{os.getuid()}.lock", "w")  # noqa: SIM115
+            fcntl.flock(self._turn, fcntl.LOCK_EX)
+        # Never --replace: that kills every other Orca of this user, a player's own too.
+        self._spawn([*prefix, "orca", "-u", str(w / "orca-prefs")], "orca")
         self._wait(lambda: any(u.kind == "speech" for u in self.utterances()), "Orca's speech")
 
     def _dbus(self, dest: str, path: str, method: str, *args: str) -> bool:
@@ -316,13 +376,9 @@ class Desktop:
         return done.returncode == 0
 
     @staticmethod
-    def _wait(ready: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if ready():
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"{what} did not come up in {timeout:.0f} s")
+    def _wait(ready: Callable[[], bool], what: str, timeout: float = 3 * SLOW) -> None:
+        if not until(ready, timeout):
+            raise RuntimeError(f"{what} did not come up in {timeout:.0f} s")
 
     def open(self, url: str) -> Any:
         """Start Chromium on ``url``; the page (Playwright, for looking only) once it loaded."""
@@ -340,7 +396,7 @@ class Desktop:
                      "--window-size=1200,1000", "--test-type", f"--app={url}"], "chromium")
         port_file = profile / "DevToolsActivePort"
         self._wait(lambda: port_file.exists() and bool(port_file.read_text().strip()),
-                   "Chromium's DevTools port", 60)
+                   "Chromium's DevTools port")
         port = port_file.read_text().split()[0]
         self._pw = sync_playwright().start()
         self._browser = self._pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
@@ -348,7 +404,7 @@ class Desktop:
         self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
                    "Chromium's page")
         self.page = self._browser.contexts[0].pages[0]
-        self.page.set_default_timeout(30_000)
+        self.page.set_default_timeout(3 * SLOW * 1000)
         self.page.wait_for_selector("body[data-ready='1']")
         self.page.evaluate(LIVE_RECORDER)
         # The page paces its messages by the time they take to say: the same voice (never
@@ -378,6 +434,9 @@ class Desktop:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=5)
         self.procs.clear()
+        if self._turn is not None:
+            self._turn.close()
+            self._turn = None
 
     # -- keys and speech ----------------------------------------------------------------------
 
@@ -432,14 +491,11 @@ class Desktop:
         for _ in range(2):
             since = time.time()
             self.key("Insert+a")
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                # "Focus mode is sticky." after two quick presses is focus mode too.
-                words = [u.text for u in self.said(since)
-                         if u.text.startswith((focus, browse))]
-                if words:
-                    break
-                time.sleep(0.1)
+            # Orca says the mode it switched to: wait for it (pressing again before it
+            # did would switch back).
+            # "Focus mode is sticky." after two quick presses is focus mode too.
+            until(lambda t=since: self.said_like(t, (focus, browse)))
+            words = self.said_like(since, (focus, browse))
             if words and words[-1].startswith(focus):
                 return
         raise RuntimeError("Orca did not switch to focus mode")
@@ -449,26 +505,44 @@ class Desktop:
         once a browse-mode command took their key: Orca otherwise goes back to browse mode
         by itself when focus moves after such a command."""
         sticky = self.mode_words(self.utterances())[2]
+        focus, browse, _ = self.mode_words(self.utterances())
         for _ in range(3):
             since = time.time()
             self.key("Insert+a", pause=0.02)
             self.key("Insert+a", pause=0.02)
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                if any(u.text.startswith(sticky) for u in self.said(since)):
-                    self.quiet(0.3, timeout=3.0)
-                    return
-                time.sleep(0.1)
+            # Orca says each press's mode; the second, quick one makes it sticky.
+            until(lambda t=since: self.said_like(t, (sticky,))
+                  or len(self.said_like(t, (focus, browse))) >= 2)
+            if self.said_like(since, (sticky,)):
+                self.quiet(0.3, timeout=3.0)
+                return
         raise RuntimeError("Orca did not make focus mode sticky")
+
+    def browse_words(self) -> tuple[str, ...]:
+        """How Orca begins, in its language, what it says when a browse-mode command took a
+        key ("No more headings.", "Wrapping to top.")."""
+        for u in reversed(self.utterances()):
+            if u.kind == "browsing":
+                return tuple(json.loads(u.text))
+        raise RuntimeError("Orca did not say how it words its browse-mode answers")
 
     def browsing(self, since: float) -> bool:
         """Whether Orca took keys pressed since ``since`` as browse-mode commands (it says
         it found no more of something, or wrapped around the page)."""
-        return any(u.text.startswith(("No more ", "Wrapping to ")) for u in self.said(since))
+        return bool(self.said_like(since, self.browse_words()))
 
     def said(self, since: float = 0.0) -> list[Utterance]:
         """The utterances (``speech`` only) from wall-clock time ``since`` on."""
         return [u for u in self.utterances() if u.kind == "speech" and u.t >= since]
+
+    def said_like(self, since: float, starts: tuple[str, ...]) -> list[str]:
+        """What was said from ``since`` on that starts with one of ``starts``."""
+        return [u.text for u in self.said(since) if u.text.startswith(starts)]
+
+    def hear(self, heard: Callable[[str], bool], since: float, timeout: float = SLOW) -> bool:
+        """Wait until Orca says something (from ``since`` on) for which ``heard`` is true;
+        False when it did not within ``timeout`` seconds."""
+        return until(lambda: any(heard(u.text) for u in self.said(since)), timeout)
 
     def quiet(self, seconds: float = 0.8, timeout: float = 10.0) -> None:
         """Wait until Orca has said nothing new for ``seconds`` and its last utterance had
@@ -496,16 +570,22 @@ class Desktop:
         return list(self.page.evaluate("() => window.__focus || []"))
 
     def transcript(self) -> Iterator[str]:
-        """The transcript as lines: each utterance and key press with its time."""
+        """The transcript as lines: each utterance and key press with its time from the
+        first."""
+        events = self.timeline()
+        t0 = events[0][0] if events else 0.0
+        for t, line in events:
+            yield f"{t - t0:8.3f} {line}"
+
+    def timeline(self) -> list[tuple[float, str]]:
+        """Each utterance and key press with its wall-clock time, in order."""
         events: list[tuple[float, str]] = []
         for u in self.utterances():
-            if u.kind == "modes":
+            if u.kind in ("modes", "browsing"):
                 continue
             flag = " [interrupt]" if u.interrupt and u.kind == "speech" else ""
             events.append((u.t, f"{u.kind}{flag}: {u.text}"))
         for k in self.keys:
             events.append((k.t, f">>> {'type' if k.typed else 'key'} {k.key}"))
         events.sort(key=lambda e: e[0])
-        t0 = events[0][0] if events else 0.0
-        for t, line in events:
-            yield f"{t - t0:8.3f} {line}"
+        return events

@@ -1,7 +1,9 @@
 """What a transcript shows: the checks on what Orca said in one game, and its figures.
 
-Each check returns what it found wrong (empty: nothing), so one game's test can
-tell every failure at once; :func:`figures` gives the numbers docs/web.md shows.
+Each check returns what it found wrong (empty: nothing), each :class:`Finding`
+with the time it happened, so that one game's test can tell every failure at
+once and quote the transcript around each (:func:`report`); :func:`figures`
+gives the numbers docs/web.md shows.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import re
 import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +21,26 @@ from babel.messages.pofile import read_po
 from nimmt.narrate import LOCALE_DIR, narrator
 
 from .game import GameRun, Turn
-from .orca import Utterance, cut_off
+from .orca import Utterance, cut_off, speaking_time
 
 __all__ = [
     "MAX_KEYS_PER_TURN",
     "MAX_KEYS_TO_FIRST_CARD",
     "MAX_UTTERANCES_PER_TURN",
     "OLD",
+    "Finding",
+    "busy_turns",
     "cut_reveals",
     "duplicates",
     "english",
     "figures",
+    "keyed_turns",
     "old_rereads",
     "ordinary_turns",
+    "report",
     "row_prompts",
     "shortcut_failures",
+    "turn_utterances",
     "unspoken",
 ]
 
@@ -51,6 +59,32 @@ OLD = 10.0
 FOCUS_SAID = 3.0
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One thing a check found wrong: what, and the wall-clock time ``t`` it happened (where
+    to look in the transcript)."""
+
+    t: float
+    text: str
+
+
+def report(failed: dict[str, list[Finding]], timeline: Sequence[tuple[float, str]],
+           before: float = 4.0, after: float = 1.5, shown: int = 3) -> str:
+    """Each failed check by name with its findings, and the transcript's lines from
+    ``before`` seconds before each of the first ``shown`` findings to ``after`` seconds
+    past it (times from the transcript's start, as in ``transcript.txt``)."""
+    t0 = timeline[0][0] if timeline else 0.0
+    out = []
+    for check, findings in failed.items():
+        out.append(f"{check} ({len(findings)}):")
+        for k, f in enumerate(findings):
+            out.append(f"  at {f.t - t0:.3f}: {f.text}")
+            if k < shown:
+                out.extend(f"    {t - t0:8.3f} {line}" for t, line in timeline
+                           if f.t - before <= t <= f.t + after)
+    return "\n".join(out)
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -67,11 +101,11 @@ LEAVING = re.compile(r"^(leaving|napuštam|opouštím) [\w ]+\.?$")
 
 #: An utterance restarted by the same words within this many seconds was heard once: the
 #: first is cut after a syllable (Orca, on a loaded machine, may present one focus event
-#: twice, 60 ms apart).
-RESTART = 0.25
+#: twice, 60 ms apart, and further apart the busier the machine).
+RESTART = 1.0
 
 
-def duplicates(said: list[Utterance], key_times: list[float]) -> list[str]:
+def duplicates(said: list[Utterance], key_times: list[float]) -> list[Finding]:
     """Sentences said twice with no key pressed between them (a key may ask again); Orca's
     :data:`LEAVING` context words and a :data:`RESTART` aside."""
     out = []
@@ -87,7 +121,7 @@ def duplicates(said: list[Utterance], key_times: list[float]) -> list[str]:
         if LEAVING.match(text) or restart:
             continue
         if seen.get(text) == span:
-            out.append(text)
+            out.append(Finding(u.t, text))
         seen[text] = span
     return out
 
@@ -97,18 +131,34 @@ def reveal_prefix(lang: str) -> str:
     return narrator(lang)._("Cards revealed: {plays}.").split("{plays}")[0].strip()
 
 
-def cut_reveals(said: list[Utterance], lang: str, cps: float) -> list[str]:
+def cut_reveals(said: list[Utterance], lang: str, cps: float,
+                live: Sequence[dict[str, Any]] = (),
+                focused: Sequence[dict[str, Any]] = ()) -> list[Finding]:
     """Reveals cut short (:func:`.orca.cut_off` at ``cps`` characters a second), each with
-    what cut it."""
+    what cut it, where the page made the cut: its next message (``live``) or focus move
+    (``focused``) came before the reveal's speaking time had passed since the page put
+    the reveal up. A cut after the page waited that long is Orca starting the reveal late
+    on a loaded machine (the page cannot know when a screen reader begins), not the page's.
+    """
     prefix = reveal_prefix(lang)
     said = [u for u in said if u.kind in ("speech", "stop")]
+    page = sorted([(item["t"], _norm(item["text"])) for item in live]
+                  + [(f["t"], "") for f in focused])
     out = []
     for i, u in enumerate(said):
         if u.kind == "speech" and prefix in u.text:
             by = cut_off(said, i, cps)
-            if by is not None:
-                out.append(f"{u.text!r} cut after {by.t - u.t:.2f} s by "
-                           f"{by.kind} {by.text!r}")
+            if by is None:
+                continue
+            text = _norm(u.text)
+            posted = [t for t, added in page if added and t <= u.t + 0.05
+                      and (added in text or text in added)]
+            if posted:
+                after = [t for t, _ in page if posted[-1] < t <= by.t + 0.05]
+                if after and after[0] - posted[-1] >= speaking_time(u.text, cps):
+                    continue
+            out.append(Finding(by.t, f"{u.text!r} cut after {by.t - u.t:.2f} s by "
+                                     f"{by.kind} {by.text!r}"))
     return out
 
 
@@ -116,7 +166,7 @@ def _between(said: list[Utterance], start: float, end: float) -> list[Utterance]
     return [u for u in spoken(said) if start <= u.t <= end]
 
 
-def row_prompts(run: GameRun, said: list[Utterance]) -> list[str]:
+def row_prompts(run: GameRun, said: list[Utterance]) -> list[Finding]:
     """Row decisions whose prompt (the rows and their cost) Orca never said before the row
     was taken."""
     out = []
@@ -124,15 +174,16 @@ def row_prompts(run: GameRun, said: list[Utterance]) -> list[str]:
     for turn in run.turns:
         if turn.kind == "row":
             prompt = _norm(turn.sheet["decision"] or "")
-            heard = [_norm(u.text) for u in _between(said, previous, turn.acted)]
+            heard = [_norm(u.text) for u in _between(said, previous, turn.pressed)]
             if not any(prompt in h for h in heard):
-                out.append(f"round {turn.round} turn {turn.turn}: {prompt!r} not said")
-        previous = turn.acted
+                out.append(Finding(turn.pressed,
+                                   f"round {turn.round} turn {turn.turn}: {prompt!r} not said"))
+        previous = turn.pressed
     return out
 
 
 def old_rereads(said: list[Utterance], live: list[dict[str, Any]],
-                focused: Sequence[dict[str, Any]] = ()) -> list[str]:
+                focused: Sequence[dict[str, Any]] = ()) -> list[Finding]:
     """Utterances of a live message the page added more than :data:`OLD` seconds earlier
     and not since, unless they name the control focus had just moved to (a row's radio
     button is labelled with the row's sentence, which V or 1–4 may have said before)."""
@@ -145,43 +196,43 @@ def old_rereads(said: list[Utterance], live: list[dict[str, Any]],
         control = any(u.t - FOCUS_SAID <= f["t"] <= u.t + 0.05
                       and _norm(u.text) in _norm(f["text"]) for f in focused)
         if times and u.t - max(times) > OLD and not control:
-            out.append(f"{u.text!r}, {u.t - max(times):.0f} s after it was new")
+            out.append(Finding(u.t, f"{u.text!r}, {u.t - max(times):.0f} s after it was new"))
     return out
 
 
-def unspoken(said: list[Utterance], live: list[dict[str, Any]]) -> list[str]:
+def unspoken(said: list[Utterance], live: list[dict[str, Any]]) -> list[Finding]:
     """Live messages Orca never said (whole, in one utterance) after they were added."""
     out = []
     utterances = spoken(said)
     for item in live:
         text = _norm(item["text"])
         if not any(u.t >= item["t"] - 0.05 and text in _norm(u.text) for u in utterances):
-            out.append(f"{item['live']} {item['id']}: {text!r}")
+            out.append(Finding(item["t"], f"{item['live']} {item['id']}: {text!r}"))
     return out
 
 
-def shortcut_failures(run: GameRun) -> list[str]:
+def shortcut_failures(run: GameRun) -> list[Finding]:
     """Shortcuts that were not pressed from the hand or did not say their answer."""
     if not run.shortcuts:
-        return ["the shortcut turn never came"]
+        return [Finding(run.ended, "the shortcut turn never came")]
     out = []
     for s in run.shortcuts:
         if s.expected is None:
             continue
         if not s.focus_in_hand:
-            out.append(f"{s.key}: pressed with focus outside the hand")
+            out.append(Finding(s.t, f"{s.key}: pressed with focus outside the hand"))
         if not any(_norm(s.expected) in _norm(h) for h in s.heard):
-            out.append(f"{s.key}: expected {s.expected!r}, heard {s.heard!r}")
+            out.append(Finding(s.t, f"{s.key}: expected {s.expected!r}, heard {s.heard!r}"))
     return out
 
 
-def refusal_failures(run: GameRun) -> list[str]:
+def refusal_failures(run: GameRun) -> list[Finding]:
     """The refusal of a Start with a seat empty, unless it was said as the server's
     narration words it in the game's language."""
     want = narrator(run.lang).refusal_sentence("seats_empty")
     if any(_norm(want) in _norm(h) for h in run.refusal):
         return []
-    return [f"expected {want!r}, heard {run.refusal!r}"]
+    return [Finding(run.refused_at, f"expected {want!r}, heard {run.refusal!r}")]
 
 
 def _words(texts: Iterable[str]) -> set[str]:
@@ -227,7 +278,7 @@ ORCA_WORDS = frozenset({"menu", "push", "button", "frame", "entry", "combo", "bo
                         "not", "clickable"})
 
 
-def english(said: list[Utterance], lang: str, since: float) -> list[str]:
+def english(said: list[Utterance], lang: str, since: float) -> list[Finding]:
     """Utterances from ``since`` on with words of the project's English strings that the
     ``lang`` strings do not use (bot names, table names, untranslated labels)."""
     english_words, own = _catalog(lang)
@@ -238,8 +289,27 @@ def english(said: list[Utterance], lang: str, since: float) -> list[str]:
             continue
         words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", u.text)} & foreign
         if words:
-            out.append(f"{u.text!r} ({', '.join(sorted(words))})")
+            out.append(Finding(u.t, f"{u.text!r} ({', '.join(sorted(words))})"))
     return out
+
+
+def turn_utterances(said: list[Utterance], before: Turn, turn: Turn) -> list[Utterance]:
+    """What Orca said in a turn: from the Enter that answered ``before`` to the one that
+    answered ``turn`` (what the previous Enter caused, the others' choices, the prompt)."""
+    return [u for u in spoken(said) if before.pressed < u.t <= turn.pressed]
+
+
+def busy_turns(run: GameRun, said: list[Utterance]) -> list[Finding]:
+    """Ordinary turns with more than :data:`MAX_UTTERANCES_PER_TURN` utterances."""
+    return [Finding(turn.pressed, f"round {turn.round} turn {turn.turn}: {n} utterances")
+            for before, turn in ordinary_turns(run)
+            if (n := len(turn_utterances(said, before, turn))) > MAX_UTTERANCES_PER_TURN]
+
+
+def keyed_turns(run: GameRun) -> list[Finding]:
+    """Ordinary turns that took more than :data:`MAX_KEYS_PER_TURN` key presses."""
+    return [Finding(turn.pressed, f"round {turn.round} turn {turn.turn}: {turn.keys} keys")
+            for _, turn in ordinary_turns(run) if turn.keys > MAX_KEYS_PER_TURN]
 
 
 def ordinary_turns(run: GameRun) -> list[tuple[Turn, Turn]]:
@@ -257,8 +327,7 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
             key_times: list[float], cps: float,
             focused: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The numbers of one game: per ordinary turn, and the faults counted."""
-    per_turn = [len(_between(said, before.acted + 0.001, turn.acted))
-                for before, turn in ordinary_turns(run)]
+    per_turn = [len(turn_utterances(said, before, turn)) for before, turn in ordinary_turns(run)]
     keys = [turn.keys for _, turn in ordinary_turns(run)]
     game = spoken(u for u in said if run.started <= u.t <= run.ended)
     return {
@@ -272,7 +341,7 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
         "keys_to_first_card": run.keys_to_first_card,
         "typed_to_first_card": run.typed_to_first_card,
         "duplicates": len(duplicates(said, key_times)),
-        "cut_reveals": len(cut_reveals(said, run.lang, cps)),
+        "cut_reveals": len(cut_reveals(said, run.lang, cps, live, focused)),
         "reveals": sum(1 for u in game if reveal_prefix(run.lang) in u.text),
         "old_rereads": len(old_rereads(said, live, focused)),
         "unspoken_live": len(unspoken(said, live)),
