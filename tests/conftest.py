@@ -1,5 +1,28 @@
-"""Loads the hypothesis profiles (tests/profiles.py) before any test module is collected."""
+"""Loads the hypothesis profiles (tests/profiles.py) before any test module is collected,
+and has the search kernel compiled once before any test runs."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
+
+import pytest
+
 import profiles  # noqa: F401  (registers and loads the profiles)
+
+WARM_UP = "from nimmt.sim.search import warm_up; warm_up()"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On a fresh clone numba compiles the search kernel into its cache the first time a
+    process uses it: about 15 s alone, minutes on a busy machine with every test process,
+    bot worker and tutor compiling at once. Done here once, before xdist starts its
+    workers, no test's deadline pays for it (a warm cache loads in under a second)."""
+    if hasattr(config, "workerinput") or os.environ.get("NIMMT_NO_NUMBA"):
+        return
+    # A failure here (no numba: the kernel is plain Python) is left for the tests to report.
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", WARM_UP], capture_output=True, check=False,
+                       timeout=1800)

@@ -211,7 +211,7 @@ def test_help_version_and_python_m() -> None:
     assert version.stdout.strip() == f"nimmt {nimmt.__version__}"
     assert run("-V").stdout == version.stdout
     module = subprocess.run([sys.executable, "-m", "nimmt", "simulate", "-h"],
-                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert module.returncode == 0 and "--out" in module.stdout
 
 

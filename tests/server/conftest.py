@@ -74,10 +74,12 @@ def pg_url(pg_database: str) -> str:
 
 
 def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
-    """Settings for a test server: a free port, generous rate limits unless told."""
+    """Settings for a test server: a free port, generous rate limits unless told. Bots think
+    briefly but have a long grace (a busy machine never makes a well-behaved bot late)."""
     base: dict[str, Any] = {
         "host": "127.0.0.1", "port": 0, "db": db_url, "data_dir": tmp_path,
         "rate": 10_000.0, "burst": 10_000, "disconnect_grace": 30.0, "bot_seconds": 0.05,
+        "bot_grace": 10.0,
         "player_rate": 10_000.0, "player_burst": 10_000, "address_rate": 10_000.0,
         "address_burst": 10_000, "address_bytes": 1e9, "address_bytes_burst": 1 << 30,
         "names_per_minute": 10_000, "connections_per_address": 10_000,

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,18 @@ async def start_server(args: list[str], env: dict[str, str]) -> tuple[subprocess
     assert "open http://" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
     url = line.split("open ", 1)[1].split("/ ", 1)[0]
     return proc, url
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str,
+                     timeout: float = 60) -> None:
+    """Wait until ``check()`` holds: for what a server does in its own time (a timer, a
+    closed connection counted out, a write after the game). The bound is generous, for a
+    busy machine; it never measures speed."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not await check():
+        assert loop.time() < end, f"{what}: not within {timeout:g} s"
+        await asyncio.sleep(0.05)
 
 
 async def play_until_key(client: Client, key: str, rng: random.Random) -> None:
@@ -109,7 +122,7 @@ async def play_out(clients: list[Client], seed: int = 0, timeout: float = 120) -
 
 
 def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as resp:
+    with urllib.request.urlopen(url, timeout=30) as resp:
         return json.loads(resp.read())
 
 

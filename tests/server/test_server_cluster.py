@@ -44,9 +44,11 @@ def cluster_env(pg_url: str, tmp_path: Path) -> Iterator[dict[str, str]]:
         r.ping()
     except redis.RedisError as exc:
         pytest.fail(f"Redis is not reachable at {REDIS}: {exc}")
+    # Leases renewed every half second last 10 s: a busy machine never makes a live owner
+    # lose its table, and a dead one's tables move within seconds.
     yield {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path / "data"),
            "NIMMT_DB": pg_url, "NIMMT_REDIS": REDIS, "NIMMT_REDIS_PREFIX": prefix,
-           "NIMMT_LEASE_TTL": "2", "NIMMT_HEARTBEAT": "0.5", "NIMMT_BOT_WORKERS": "1",
+           "NIMMT_LEASE_TTL": "10", "NIMMT_HEARTBEAT": "0.5", "NIMMT_BOT_WORKERS": "1",
            "NIMMT_DISCONNECT_GRACE": "60", "NIMMT_BOT_SECONDS": "0.05"}
     keys = list(r.scan_iter(f"{prefix}*"))
     if keys:
@@ -105,7 +107,7 @@ async def test_four_players_on_three_processes_play_a_game_with_a_bot(
     code = (await clients[0].create_table(rules={"preset": "classic", "players": 3},
                                           name="Seen everywhere")).table.code
     # The lobby is the same from every process (each owner publishes it every heartbeat).
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while True:
         seen = [[t["code"] for t in (await api(f"{u}/api/tables"))["tables"]] for u in urls]
         if all(s == [code] for s in seen) or time.monotonic() > deadline:
@@ -167,7 +169,7 @@ async def test_owner_killed_mid_turn_fails_over_with_every_acknowledged_decision
     owner.wait(10)
     # The processes left take the table over and close the connections that were at it,
     # which reconnect (Ana, whose process died, through the second).
-    await asyncio.gather(*(wait_closed(c, 10) for c in players[1:]))
+    await asyncio.gather(*(wait_closed(c, 60) for c in players[1:]))
     homes = [urls[1], urls[1], urls[2], urls[1]]
     again: list[Client] = []
     for c, home in zip(players, homes, strict=True):
@@ -178,7 +180,8 @@ async def test_owner_killed_mid_turn_fails_over_with_every_acknowledged_decision
         assert isinstance(st, TableState)
         again.append(fresh)
     resumed = time.monotonic() - killed
-    assert resumed < 10, f"the game resumed {resumed:.1f} s after its owner died"
+    # Far above the lease (10 s), for a busy machine: the table moved once its lease ran out.
+    assert resumed < 60, f"the game resumed {resumed:.1f} s after its owner died"
     for i, card in acked.items():
         st = again[i].state
         assert st is not None and st.view is not None and st.view.my_choice == card
@@ -267,7 +270,7 @@ async def test_redis_needs_postgresql_and_workers_need_redis(tmp_path: Path,
 
     def serve(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([NIMMT, "serve", "--port", "0", *args], env=env,
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, timeout=120)
 
     out = await asyncio.to_thread(serve, "--redis", REDIS)
     assert out.returncode == 2 and "needs PostgreSQL" in out.stderr

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,7 +81,7 @@ def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
     thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
     thread.start()
-    assert started.wait(60)
+    assert started.wait(120)
     url = ready["url"]
 
     async def setup() -> tuple[str, str, str]:
@@ -101,9 +100,9 @@ def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 def hello(ws: ClientConnection, token: str, code: str) -> dict[str, Any]:
     ws.send(json.dumps({"type": "hello", "token": token, "table": code}))
-    welcome = json.loads(ws.recv(10))
+    welcome = json.loads(ws.recv(30))
     assert welcome["type"] == "welcome"
-    state = json.loads(ws.recv(10))
+    state = json.loads(ws.recv(30))
     assert state["type"] == "table_state"
     return state
 
@@ -111,7 +110,7 @@ def hello(ws: ClientConnection, token: str, code: str) -> dict[str, Any]:
 def snapshot(ws: ClientConnection, code: str) -> dict[str, Any]:
     ws.send(json.dumps({"type": "join", "table": code, "ref": "snap"}))
     while True:
-        msg = json.loads(ws.recv(10))
+        msg = json.loads(ws.recv(30))
         if msg["type"] == "table_state" and msg.get("ref") == "snap":
             return {"seq": msg["seq"], "view": msg["view"], "seats": msg["table"]["seats"]}
 
@@ -134,7 +133,7 @@ def test_hostile_frames(live: tuple[str, str, str]) -> None:
             ws.send(json.dumps({"type": "ping", "ref": "end"}))
             answers = []
             while True:
-                text = ws.recv(10)
+                text = ws.recv(30)
                 msg = parse_server(text)  # every answer is a valid server message
                 answers.append(msg)
                 if msg.type == "pong" and getattr(msg, "ref", None) == "end":
@@ -149,7 +148,7 @@ def test_hostile_frames(live: tuple[str, str, str]) -> None:
 
         probe()
         ws.send(json.dumps({"type": "ping", "ref": "alive"}))
-        while json.loads(ws.recv(10)).get("ref") != "alive":
+        while json.loads(ws.recv(30)).get("ref") != "alive":
             pass
 
     async def finish() -> None:
@@ -158,7 +157,7 @@ def test_hostile_frames(live: tuple[str, str, str]) -> None:
         cb = await Client.connect(url, token=b, table=code)
         await asyncio.gather(ca.expect(lambda m: m.type == "table_state"),
                              cb.expect(lambda m: m.type == "table_state"))
-        await play_out([ca, cb], seed=random.randrange(100))
+        await play_out([ca, cb], seed=7)
         await ca.close()
         await cb.close()
 

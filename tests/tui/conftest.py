@@ -24,7 +24,7 @@ def spawn(tmp_path: Path) -> Iterator[Spawn]:
     children: list[Any] = []
 
     def make(*args: str, env: dict[str, str] | None = None, data: Path | None = None,
-             timeout: float = 60, echo: bool = False) -> Any:
+             timeout: float = 120, echo: bool = False) -> Any:
         cmd = nimmt_command()
         full = dict(os.environ, LANG="C.UTF-8", NIMMT_DATA_DIR=str(data or tmp_path / "data"),
                     COLUMNS="200", LINES="50")

@@ -3,6 +3,7 @@ view, at a server the server's hint, each said as one line."""
 
 from __future__ import annotations
 
+import time
 import zlib
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def test_a_local_hint_is_the_advice_from_the_players_view() -> None:
     assert refused.urgent and refused.say == session.labels("nothing_asked")
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(600)
 def test_a_hint_at_a_server_and_the_hosts_switch(server: Server, tmp_path: Path) -> None:
     session = RemoteSession(
         Target(server.url), name="Hana", lang="sr", bots=["easy"],
@@ -52,17 +53,19 @@ def test_a_hint_at_a_server_and_the_hosts_switch(server: Server, tmp_path: Path)
     )
     session.open()
     try:
-        for _ in range(400):
+        end = time.monotonic() + 60
+        while session.snapshot.ask is None and time.monotonic() < end:
             session.pump(0.05)
-            if session.snapshot.ask is not None:
-                break
         ask = session.snapshot.ask
         assert ask is not None
+        client = session.client
+        assert client is not None
+        # The server's first hint starts its tutor's worker, a niced process: on a busy
+        # machine that can take longer than the session waits. Asked here first, with time.
+        client.request({"type": "hint"}, want="hint", timeout=240)
         text = session.hint()
         assert text.startswith(narrator("sr")._(PLAY).split("{")[0]), text
         assert any(str(card) in text for card in ask.options)
-        client = session.client
-        assert client is not None
         client.act("set_hints", hints=False)
         with pytest.raises(Refused) as off:
             session.hint()

@@ -35,7 +35,7 @@ EN = Labels("en")
 
 
 def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as resp:
+    with urllib.request.urlopen(url, timeout=30) as resp:
         return json.loads(resp.read())
 
 

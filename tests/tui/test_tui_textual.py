@@ -12,6 +12,8 @@ which is not tracked.
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,14 +52,24 @@ def said(app: NimmtApp) -> str:
     return str(app.query_one("#say", Static).render())
 
 
-async def settle(pilot: object, app: NimmtApp, before: str | None, rounds: int = 1500) -> None:
-    """Wait until the session asks something new (or the game is over)."""
-    for _ in range(rounds):
+async def until(pilot: object, check: Callable[[], bool], what: str,
+                timeout: float = 60) -> None:
+    """Let the app run until ``check()`` holds (a generous bound, for a busy machine)."""
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"{what}: not within {timeout:g} s"
         await pilot.pause(0.02)  # type: ignore[attr-defined]
+
+
+async def settle(pilot: object, app: NimmtApp, before: str | None) -> None:
+    """Wait until the session asks something new (or the game is over)."""
+
+    def moved_on() -> bool:
         snap = app.session.snapshot
-        if snap.status == "over" or (snap.ask is not None and snap.ask.key != before):
-            return
-    raise AssertionError("the game did not move on")
+        return snap.status == "over" or (snap.ask is not None and snap.ask.key != before)
+
+    await pilot.pause(0.02)  # type: ignore[attr-defined]
+    await until(pilot, moved_on, "the game moving on")
 
 
 async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
@@ -115,8 +127,8 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         await pilot.press("x", "enter")
         assert said(app) == session.labels("unknown_key", key="x")
         await pilot.press(*"105", "enter")
-        await pilot.pause(0.2)
-        assert said(app) == "You do not hold that card."
+        await until(pilot, lambda: said(app) == "You do not hold that card.",
+                    "the refusal of a card not held")
         await pilot.press("escape")
 
         rows_chosen = 0
@@ -135,7 +147,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
                 assert app.focused is hand
                 await pilot.press("home", "enter")
             await settle(pilot, app, snap.ask.key)
-        await pilot.pause(0.3)
+        await until(pilot, lambda: isinstance(app.screen, ResultsDialog), "the results")
         assert rows_chosen >= 1
         assert isinstance(app.screen, ResultsDialog)
         text = snapshot(app, "results")
@@ -204,7 +216,7 @@ async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
     )
     app = NimmtApp(session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app, None, rounds=1500)
+        await settle(pilot, app, None)
         assert session.snapshot.code is not None
         snapshot(app, "table-online")
         while session.snapshot.status != "over":
@@ -214,11 +226,7 @@ async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
                 await pilot.press("enter")
             else:
                 await pilot.press("home", "enter")
-            await settle(pilot, app, snap.ask.key, rounds=1500)
-        for _ in range(200):
-            if isinstance(app.screen, ResultsDialog):
-                break
-            await pilot.pause(0.05)
-        assert isinstance(app.screen, ResultsDialog)
+            await settle(pilot, app, snap.ask.key)
+        await until(pilot, lambda: isinstance(app.screen, ResultsDialog), "the results")
         assert "Tex (you)" in snapshot(app, "results-online")
         await pilot.press("ctrl+q")

@@ -128,7 +128,8 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
         ctx = browser.new_context(viewport={"width": width, "height": height},
                                   reduced_motion="reduce",
                                   color_scheme="dark" if dark else "light")
-        ctx.set_default_timeout(20_000)
+        # Generous for a busy machine: a wait ends as soon as what it waits for happens.
+        ctx.set_default_timeout(60_000)
         ctx.add_init_script(RECORDER)
         if lang:
             ctx.add_init_script(f"localStorage.setItem('nimmt.lang', {lang!r});")

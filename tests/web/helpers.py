@@ -28,8 +28,9 @@ def set_name(page: Any, name: str) -> None:
 
 
 def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: int = 2,
-                 timer: str = "", start: bool = True) -> str:
-    """Create a table by keyboard from the lobby; seat ``bots`` easy bots; start it."""
+                 timer: str = "", start: bool = True, strength: str = "easy") -> str:
+    """Create a table by keyboard from the lobby; seat ``bots`` bots (easy ones unless
+    told); start it."""
     page.locator("#c-players").fill(str(players))
     if rounds is not None:
         page.locator("input[name=end][value=rounds]").check()
@@ -41,7 +42,7 @@ def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: i
     page.wait_for_selector("#view-table:not([hidden])")
     page.wait_for_function("() => document.querySelector('#table-h').textContent.includes('(')")
     code = page.evaluate("localStorage.getItem('nimmt.table')")
-    page.locator("#bot-strength").select_option("easy")
+    page.locator("#bot-strength").select_option(strength)
     for k in range(bots):
         page.locator("#add-bot").focus()
         page.keyboard.press("Enter")

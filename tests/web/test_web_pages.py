@@ -8,6 +8,7 @@ docs/screenshots/, the README's pictures."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,19 +37,21 @@ def _axe(page: Any, state: str) -> None:
     assert result.violations_count == 0, f"{state}:\n{result.generate_report()}"
 
 
-def _go(page: Any, hash_: str) -> None:
+def _go(page: Any, view: str) -> None:
+    """Open ``view`` by its address and wait until it shows."""
+    hash_ = "#/" if view == "lobby" else f"#/{view}"
     page.evaluate(f"location.hash = {hash_!r}")
-    page.wait_for_timeout(150)
+    page.wait_for_selector(f"#view-{view}:not([hidden])")
 
 
 def test_axe_every_page_and_state(new_page: NewPage) -> None:
     page = new_page()
     _axe(page, "lobby")
-    _go(page, "#/help")
+    _go(page, "help")
     _axe(page, "help")
-    _go(page, "#/settings")
+    _go(page, "settings")
     _axe(page, "settings")
-    _go(page, "#/")
+    _go(page, "lobby")
     set_name(page, fresh_name("Axe"))
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2, start=False)
@@ -57,12 +60,12 @@ def test_axe_every_page_and_state(new_page: NewPage) -> None:
     _axe(page, "table, choosing a card")
     page.keyboard.press("Home")
     page.keyboard.press("Enter")  # the joker: a row choice
-    page.wait_for_function("() => document.querySelector('#row-dialog').open", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#row-dialog').open")
     _axe(page, "row choice")
     page.keyboard.press("Enter")
     play_by_keyboard(page)
     _axe(page, "results")
-    _go(page, "#/history")
+    _go(page, "history")
     page.wait_for_selector("#history-list a")
     _axe(page, "history")
     page.locator("#history-list a").first.click()
@@ -113,7 +116,7 @@ def test_two_browsers_one_table(new_page: NewPage) -> None:
             ana.wait_for_timeout(50)
     assert decisions >= 20
     for page in (ana, bob):
-        page.wait_for_selector("#view-results:not([hidden])", timeout=30_000)
+        page.wait_for_selector("#view-results:not([hidden])")
         assert page.locator("#results-body tr").count() == 2
     # Both heard the same reveals, each as "you" for their own card.
     a_text = " ".join(t for _, t in announcements(ana))
@@ -254,7 +257,11 @@ def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:
     page.evaluate("location.hash = '#/'")
     page.locator("#me-lang").select_option("cs")
     page.wait_for_function("() => document.documentElement.lang === 'cs'")
-    page.wait_for_timeout(500)
+    # The page says hello again in Czech: wait for that frame (the waits pass events on).
+    deadline = time.monotonic() + 60
+    while sum('"hello"' in f for f in sent) < 2:
+        assert time.monotonic() < deadline, sent
+        page.wait_for_timeout(50)
     hellos = [json.loads(f) for f in sent if '"hello"' in f]
     assert [h["lang"] for h in hellos] == ["en", "cs"], hellos
     assert hellos[1]["table"] == code
@@ -274,6 +281,6 @@ def test_the_lobby_names_the_rules_in_the_readers_language(new_page: Any) -> Non
     guest.wait_for_function(
         "(name) => [...document.querySelectorAll('#tables-list li')]"
         ".some(li => li.textContent.includes(name) && li.textContent.includes('Klasická'))",
-        arg=name, timeout=30_000)
+        arg=name)
     line = guest.locator("#tables-list li", has_text=name).first.text_content() or ""
     assert "classic" not in line, line

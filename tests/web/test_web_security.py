@@ -32,7 +32,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 def csp_page(browser: Any, server: str) -> Iterator[tuple[Any, list[str]]]:
     """A page of the client that records CSP violations and console complaints."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
-    ctx.set_default_timeout(20_000)
+    ctx.set_default_timeout(60_000)
     ctx.add_init_script(RECORDER)
     ctx.add_init_script(CSP_RECORDER)
     page = ctx.new_page()
@@ -68,7 +68,8 @@ def test_no_csp_violation_in_a_whole_game(csp_page: tuple[Any, list[str]]) -> No
     page.locator("#replay-next").click()
     page.evaluate("location.hash = '#/help'")
     page.evaluate("location.hash = '#/settings'")
-    page.wait_for_timeout(200)
+    page.wait_for_selector("#view-settings:not([hidden])")
+    page.wait_for_timeout(200)  # a violation would be reported by now
     assert page.evaluate("window.__csp") == []
     assert [c for c in complaints if "Content Security Policy" in c or "Refused" in c] == []
     # The policy is in force: an inline script added now is blocked, and reported.
