@@ -36,7 +36,8 @@ BUILD = Path(__file__).resolve().parents[2] / "build" / "screenreader"
 CPS = float(os.environ.get("NIMMT_TEST_CPS", "34"))
 NAMES = {"sr": "Marko", "cs": "Jana", "en": "Anna"}
 
-pytestmark = pytest.mark.timeout(400)
+# A game takes two to four minutes; a busy machine may double that.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")

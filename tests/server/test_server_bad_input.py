@@ -15,7 +15,7 @@ from conftest import make_settings
 from nimmt.client import Client
 from nimmt.server.run import running_server
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 RULES = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
 

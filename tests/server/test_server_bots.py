@@ -36,7 +36,7 @@ from nimmt.server.cli import parse_bot_flags
 from nimmt.server.protocol import EventItem, Events, ServerMessage
 from nimmt.server.run import running_hub
 
-pytestmark = [pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.timeout(300)]
 
 HERE = Path(__file__).resolve().parent
 NIMMT = str(Path(sys.executable).parent / "nimmt")

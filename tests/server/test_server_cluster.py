@@ -30,7 +30,7 @@ from nimmt.client import Client
 from nimmt.server.protocol import TableState
 from nimmt.server.store import LogEntry, StaleOwner, Store, fence_all, tables
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 REDIS = os.environ.get("NIMMT_TEST_REDIS", "redis://127.0.0.1:6379/0")
 

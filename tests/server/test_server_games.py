@@ -9,7 +9,7 @@ from server_helpers import RULE_SETS, api, close_all, play_out, rules_id, seat_t
 
 from nimmt.record import record_from_dict, replay
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=rules_id)

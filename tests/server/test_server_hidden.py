@@ -20,7 +20,7 @@ from server_helpers import RULE_SETS, api, close_all, play_out, rules_id, seat_t
 
 from nimmt.client import Client
 
-pytestmark = [pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.timeout(300)]
 
 
 def event_cards(ev: dict[str, Any]) -> tuple[set[int], set[int]]:

@@ -26,7 +26,7 @@ from nimmt.server.protocol import Error, Pong
 from nimmt.server.run import proxy_options, running_server
 from nimmt.server.settings import Settings
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 RULES = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
 #: Seconds without a message after which a flood's answers are taken to be all in.

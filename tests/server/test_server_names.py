@@ -29,7 +29,7 @@ from nimmt.server.run import running_server
 from nimmt.server.store import MIGRATIONS, hash_token
 from nimmt.server.text import check_name, clean_text, has_visible, name_key
 
-pytestmark = [pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.timeout(300)]
 
 NFD_JOSE = unicodedata.normalize("NFD", "José")
 #: Names that show nothing: fillers, blanks, zero-width and space characters.

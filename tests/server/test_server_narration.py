@@ -31,7 +31,7 @@ from nimmt.server.protocol import (
     TableState,
 )
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 SHORT = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 1}
 STEP_STARTS = ("turn_started", "round_started", "round_scored", "game_over")

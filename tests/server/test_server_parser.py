@@ -19,7 +19,7 @@ from conftest import make_settings
 from nimmt.server.protocol import Ack
 from nimmt.server.run import running_server
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 RULES = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
 

@@ -97,7 +97,7 @@ def test_nesting_depth_skips_strings_and_counts_what_the_parser_would() -> None:
 
 
 @pytest.mark.asyncio
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(300)
 async def test_schema_is_served(server: str) -> None:
     assert await api(f"{server}/protocol.json") == json.loads(json.dumps(P.protocol_schema()))
     info = await api(f"{server}/api")

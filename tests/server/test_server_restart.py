@@ -15,7 +15,7 @@ from server_helpers import LIFTED_LIMITS, play_until_key, start_server
 from nimmt.client import Client, ServerError
 from nimmt.server.protocol import TableState
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 
 async def snapshot(client: Client, code: str) -> TableState:

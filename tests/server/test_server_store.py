@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 
 from nimmt.server.store import MIGRATIONS, LogEntry, Store, metadata
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 
 async def test_migrations_match_the_models(db_url: str) -> None:

@@ -14,7 +14,7 @@ from nimmt.client import Client, ServerError
 from nimmt.server.protocol import EventItem, Events, NoticeItem, TableState
 from nimmt.server.run import running_server
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 SHORT = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 1}
 
