@@ -7,6 +7,8 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -26,3 +28,12 @@ def pytest_configure(config: pytest.Config) -> None:
     with contextlib.suppress(subprocess.TimeoutExpired):
         subprocess.run([sys.executable, "-c", WARM_UP], capture_output=True, check=False,
                        timeout=1800)
+
+
+@pytest.fixture(scope="session")
+def pw() -> Iterator[Any]:
+    """The process's one Playwright (its sync API runs an event loop on this thread: a
+    second one beside it refuses to start), for the browser and the screen-reader tests."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        yield playwright

@@ -214,6 +214,6 @@ def test_the_rules_free_space_leaves_open_what_the_rules_leave_open() -> None:
 
 
 def test_a_limit_too_large_for_float32_is_refused_with_the_reason() -> None:
-    with pytest.raises(ValueError, match="float32 holds exactly"):
+    with pytest.raises(ValueError, match=r"limit 2000000 is too large.*float32 holds exactly"):
         nenv.env(players=10, limit=2_000_000)
     nenv.env(players=10, limit=1_000_000)

@@ -288,7 +288,9 @@ class Desktop:
     keys: list[KeyPress] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     page: Any = None
-    _pw: Any = None
+    #: The process's Playwright (the ``pw`` fixture): one per process, shared with the
+    #: browser tests (a second one in the same thread refuses to start).
+    pw: Any = None
     _browser: Any = None
 
     @property
@@ -382,8 +384,6 @@ class Desktop:
 
     def open(self, url: str) -> Any:
         """Start Chromium on ``url``; the page (Playwright, for looking only) once it loaded."""
-        from playwright.sync_api import sync_playwright
-
         profile = self.work / "chrome"
         self._spawn(["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility",
                      "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
@@ -398,8 +398,7 @@ class Desktop:
         self._wait(lambda: port_file.exists() and bool(port_file.read_text().strip()),
                    "Chromium's DevTools port")
         port = port_file.read_text().split()[0]
-        self._pw = sync_playwright().start()
-        self._browser = self._pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
+        self._browser = self.pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
                                                            timeout=90_000)
         self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
                    "Chromium's page")
@@ -420,9 +419,6 @@ class Desktop:
             with contextlib.suppress(Exception):
                 self._browser.close()
             self._browser = None
-        if self._pw is not None:
-            self._pw.stop()
-            self._pw = None
         for proc in reversed(self.procs):
             if proc.poll() is None:
                 with contextlib.suppress(ProcessLookupError):

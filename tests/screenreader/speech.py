@@ -62,17 +62,19 @@ FOCUS_SAID = 3.0
 @dataclass(frozen=True)
 class Finding:
     """One thing a check found wrong: what, and the wall-clock time ``t`` it happened (where
-    to look in the transcript)."""
+    to look in the transcript); ``since``: where what led to it began (a whole turn)."""
 
     t: float
     text: str
+    since: float | None = None
 
 
 def report(failed: dict[str, list[Finding]], timeline: Sequence[tuple[float, str]],
            before: float = 4.0, after: float = 1.5, shown: int = 3) -> str:
     """Each failed check by name with its findings, and the transcript's lines from
-    ``before`` seconds before each of the first ``shown`` findings to ``after`` seconds
-    past it (times from the transcript's start, as in ``transcript.txt``)."""
+    ``before`` seconds before each of the first ``shown`` findings (or from its ``since``)
+    to ``after`` seconds past it (times from the transcript's start, as in
+    ``transcript.txt``)."""
     t0 = timeline[0][0] if timeline else 0.0
     out = []
     for check, findings in failed.items():
@@ -80,8 +82,9 @@ def report(failed: dict[str, list[Finding]], timeline: Sequence[tuple[float, str
         for k, f in enumerate(findings):
             out.append(f"  at {f.t - t0:.3f}: {f.text}")
             if k < shown:
+                start = f.t - before if f.since is None else f.since - 0.5
                 out.extend(f"    {t - t0:8.3f} {line}" for t, line in timeline
-                           if f.t - before <= t <= f.t + after)
+                           if start <= t <= f.t + after)
     return "\n".join(out)
 
 
@@ -301,7 +304,8 @@ def turn_utterances(said: list[Utterance], before: Turn, turn: Turn) -> list[Utt
 
 def busy_turns(run: GameRun, said: list[Utterance]) -> list[Finding]:
     """Ordinary turns with more than :data:`MAX_UTTERANCES_PER_TURN` utterances."""
-    return [Finding(turn.pressed, f"round {turn.round} turn {turn.turn}: {n} utterances")
+    return [Finding(turn.pressed, f"round {turn.round} turn {turn.turn}: {n} utterances",
+                    before.pressed)
             for before, turn in ordinary_turns(run)
             if (n := len(turn_utterances(said, before, turn))) > MAX_UTTERANCES_PER_TURN]
 

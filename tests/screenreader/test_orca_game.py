@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,9 +59,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("lang", ["sr", "cs", "en"])
-def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
+def test_whole_game_heard_through_orca(server: str, pw: Any, lang: str) -> None:
     out = BUILD / lang
-    with Desktop(out / "desktop", lang, CPS) as d:
+    with Desktop(out / "desktop", lang, CPS, pw=pw) as d:
         try:
             run = play_game(d, server, lang, NAMES[lang])
             live = [item for item in d.live() if item["t"] >= run.in_language]
@@ -96,11 +97,11 @@ def test_whole_game_heard_through_orca(server: str, lang: str) -> None:
                         f"{out / 'transcript.txt'}):\n" + S.report(failed, timeline))
 
 
-def test_quick_game_to_the_first_card(server: str) -> None:
+def test_quick_game_to_the_first_card(server: str, pw: Any) -> None:
     """From the lobby to the first card played by the quick game: at most
     :data:`.speech.MAX_KEYS_TO_FIRST_CARD` key presses (the name typed apart)."""
     out = BUILD / "quick"
-    with Desktop(out / "desktop", "sr", CPS) as d:
+    with Desktop(out / "desktop", "sr", CPS, pw=pw) as d:
         try:
             keys, typed = quick_start(d, server, "sr")
         finally:

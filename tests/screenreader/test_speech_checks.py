@@ -70,3 +70,12 @@ def test_a_report_names_the_check_and_quotes_the_transcript_around_it() -> None:
         "       3.000 >>> key Return",
         "       4.000 speech: B.",
     ]
+
+
+def test_a_busy_turn_is_quoted_from_its_start() -> None:
+    timeline = [(100.0, ">>> key Return"), (100.5, "speech: leaving list."),
+                (101.0, "speech: Cards revealed: ..."), (108.0, ">>> key Return")]
+    text = S.report({"utterances in an ordinary turn": [
+        S.Finding(108.0, "round 1 turn 4: 6 utterances", 100.0)]}, timeline)
+    assert "       0.000 >>> key Return" in text.splitlines()
+    assert "       0.500 speech: leaving list." in text.splitlines()

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("NIMMT_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -108,13 +108,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+def browser(pw: Any) -> Iterator[Any]:
+    b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 @pytest.fixture

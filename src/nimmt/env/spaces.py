@@ -71,7 +71,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import gymnasium
@@ -202,7 +203,7 @@ def _round_bullheads(rules: Rules) -> tuple[int, int]:
 
 
 @functools.cache
-def field_bounds(rules: Rules | None = None) -> dict[str, tuple[float, float]]:
+def field_bounds(rules: Rules | None = None) -> Mapping[str, tuple[float, float]]:
     """Each field's lowest and highest value under ``rules``, derived from the rules.
 
     Cards are codes up to the deck's highest card (jokers -10..-1 where they are
@@ -222,7 +223,7 @@ def field_bounds(rules: Rules | None = None) -> dict[str, tuple[float, float]]:
         out = dict(field_bounds(widest))
         for name in ("scores", "round", "limit"):
             out[name] = (0.0, math.inf)
-        return out
+        return MappingProxyType(out)
     n = rules.players
     top = max(rules.deck(n))
     low = float(min(rules.joker_cards(), default=0))
@@ -234,14 +235,15 @@ def field_bounds(rules: Rules | None = None) -> dict[str, tuple[float, float]]:
     else:
         scores, rounds = rules.limit - 1 + per_round, n * rules.limit
     if max(scores, rounds) > EXACT:
+        what = f"{rules.rounds} rounds" if rules.end is EndMode.ROUNDS else f"limit {rules.limit}"
         raise ValueError(
-            f"the limit {rules.limit} and {rules.rounds} rounds are too large for an "
-            f"observation: totals up to {scores} and rounds up to {rounds} would pass "
-            f"{EXACT}, the largest whole number a float32 holds exactly"
+            f"a {what} is too large for an observation: totals up to {scores} and rounds "
+            f"up to {rounds} would pass {EXACT}, the largest whole number a float32 holds "
+            "exactly"
         )
     seat = float(n)
     card = (low, float(top))
-    return {
+    return MappingProxyType({
         "hand": (0, 1),
         "seen": (0, 1),
         "played_by": (0, seat),
@@ -268,7 +270,7 @@ def field_bounds(rules: Rules | None = None) -> dict[str, tuple[float, float]]:
         "variants": (0, 1),
         "players": (0, seat),
         "limit": (0, rules.limit),
-    }
+    })
 
 
 def field_slice(name: str) -> slice:

@@ -143,9 +143,19 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
   /** @type {Map<string, HTMLElement>} */
   const have = new Map(items(hand).map((li) => [li.dataset.card || "", li]));
   const want = new Set(cards.map(String));
+  const stays = (/** @type {HTMLElement} */ li) => want.has(li.dataset.card || "");
+  if (focusedLi instanceof HTMLElement && !stays(focusedLi)) {
+    // The focused card leaves the hand (it was played): its neighbour takes focus before
+    // it goes, so focus never falls to the page (a screen reader would say it left the
+    // list and came back).
+    const list = items(hand);
+    const at = list.indexOf(focusedLi);
+    const next = list.slice(at + 1).find(stays) || list.slice(0, at).reverse().find(stays);
+    if (next) { next.tabIndex = 0; next.focus(); }
+  }
   let lostAt = -1;
   items(hand).forEach((li, i) => {
-    if (!want.has(li.dataset.card || "")) {
+    if (!stays(li)) {
       if (li === focusedLi) lostAt = i;
       li.remove();
     }
@@ -165,7 +175,8 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
     attr(li, "aria-disabled", ok.has(c) ? null : "true");
     attr(li, "aria-label", chosen ? t("card.chosen", { name: cardName(c) }) : cardName(c));
   });
-  if (focusedLi && focusedLi.isConnected) S.cursor = items(hand).indexOf(/** @type {HTMLElement} */ (focusedLi));
+  const now = document.activeElement;
+  if (now instanceof HTMLElement && hand.contains(now)) S.cursor = items(hand).indexOf(now);
   else if (lostAt >= 0) S.cursor = lostAt;
   S.cursor = Math.max(0, Math.min(S.cursor, cards.length - 1));
   items(hand).forEach((li, k) => {
