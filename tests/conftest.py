@@ -30,10 +30,14 @@ def pytest_configure(config: pytest.Config) -> None:
                        timeout=1800)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pw() -> Iterator[Any]:
-    """The process's one Playwright (its sync API runs an event loop on this thread: a
-    second one beside it refuses to start), for the browser and the screen-reader tests."""
+    """One Playwright at a time in a process, for the browser and the screen-reader tests.
+
+    Its sync API runs an event loop on this thread while it lives: a second one beside it
+    refuses to start, and so does every asyncio test (``Runner.run() cannot be called from
+    a running event loop``). So it lives for one module's tests: pytest stops it before a
+    test of another module runs in this process."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         yield playwright

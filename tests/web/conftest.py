@@ -107,7 +107,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(pw: Any) -> Iterator[Any]:
     b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
     try:
