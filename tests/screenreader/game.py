@@ -266,8 +266,9 @@ class Player:
         return f"{view['round']}.{view['turn']}.{pend['kind']}"
 
     def over(self) -> bool:
+        """Whether the game's final standings are on the table."""
         return bool(self.page.evaluate(
-            "() => { const r = document.getElementById('view-results');"
+            "() => { const r = document.getElementById('standings-panel');"
             " return !!r && !r.hidden; }"))
 
     def wait_decision(self, answered: str | None, timeout: float = 90.0
@@ -358,8 +359,10 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
             run.keys_to_first_card = sum(1 for k in d.keys if not k.typed)
             run.typed_to_first_card = sum(1 for k in d.keys if k.typed)
         mark = len(d.keys)
+    # The last step is said, then the final standings take focus.
+    until(lambda: p.focused("#standings-h"), 3 * SLOW)
     names = data["view"] and page.evaluate(
-        "() => [...document.querySelectorAll('#results-body tr')].map(r => r.textContent)")
+        "() => [...document.querySelectorAll('#standings li')].map(r => r.textContent)")
     run.names = list(names or [])
     d.quiet(1.0, timeout=8.0)
     run.ended = time.time()

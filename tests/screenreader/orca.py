@@ -445,11 +445,13 @@ class Desktop:
             time.sleep(pause)
 
     def type(self, text: str) -> None:
-        """Type ``text`` into the focused field, key by key."""
+        """Type ``text`` into the focused field, key by key, each key logged when it is
+        sent (what Orca says after one is its answer, not a repeat)."""
         for ch in text:
             self.keys.append(KeyPress(time.time(), ch, typed=True))
-        subprocess.run(["xdotool", "type", "--delay", "40", text], env=self.env, check=True,
-                       timeout=30)
+            subprocess.run(["xdotool", "type", "--delay", "0", ch], env=self.env, check=True,
+                           timeout=10)
+            time.sleep(0.04)
         time.sleep(0.2)
 
     def utterances(self) -> list[Utterance]:

@@ -27,6 +27,7 @@ LIFTED_LIMITS = {
     "NIMMT_NAMES_PER_MINUTE": "1000",
     # Bots keep no pause after a reveal for people to hear it: tests play at once.
     "NIMMT_REVEAL_PACE": "0",
+    "NIMMT_LISTEN_CPS": "0",
 }
 
 

@@ -33,7 +33,7 @@ from hypothesis.stateful import (
 
 from nimmt import Rules
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
-from nimmt.events import CardsRevealed
+from nimmt.events import CardChosen, CardsRevealed, Event
 from nimmt.narrate import narrator
 from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
@@ -428,6 +428,48 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert isinstance(effects[0], Persist)
     assert [type(e).__name__ for e in effects[0].entries] == ["AutoPlay", "Decided"]
     assert seat.auto is False
+
+
+def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
+    """With ``listen_cps``, a person's turn timer gets the time the narration of what was
+    just logged takes to say at that rate (the start of the game, a reveal), at most
+    ``listen_max``; the bots are not held back by it."""
+    def next_turn(limits: Limits) -> tuple[float, str, Harness]:
+        h = Harness(limits=limits, turn_timer=30.0)
+        ana, bob = seated_table(h)
+        h.run(StartGame(ana, None, 11))
+        h.answer_bots()
+        game = h.table.game
+        assert game is not None
+        # Long after the start was heard (a listener hears one thing after another: told
+        # at once, the reveal would wait for the start's narration).
+        h.now += 100.0
+        mark = h.table.seq
+        h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
+        effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
+        # The bot plays at once; then the reveal, and the next turn's timers start.
+        h.answer_bots()
+        starts = [e for e in h.effects + effects if isinstance(e, StartTimer)
+                  and isinstance(e.timer, TurnTimer) and e.timer.seat == 1]
+        events = [i.payload for i in h.table.items if i.seq > mark
+                  and isinstance(i.payload, Event) and not isinstance(i.payload, CardChosen)]
+        text = narrator("en").announce(events, h.table.names("en"))
+        return starts[-1].seconds, text, h
+
+    seconds, text, h = next_turn(Limits(listen_cps=20.0))
+    assert "revealed" in text
+    assert seconds == pytest.approx(30.0 + len(text) / 20.0)
+    assert json.loads(h.fanout.state_frame(1, "en", None, h.now))["prompt"]["seconds"] == (
+        pytest.approx(seconds))
+    assert next_turn(Limits(listen_cps=20.0, listen_max=2.0))[0] == 32.0
+    assert next_turn(Limits())[0] == 30.0
+    # The start of the game: the deal and the first turn's narration on top of the timer.
+    h = Harness(limits=Limits(listen_cps=20.0), turn_timer=30.0)
+    ana, _ = seated_table(h)
+    effects = h.run(StartGame(ana, None, 11))
+    first = [e.seconds for e in effects
+             if isinstance(e, StartTimer) and e.timer == TurnTimer(1, "1.1.1.card")]
+    assert first and first[0] > 30.0
 
 
 def test_a_timeout_hands_over_that_decision_only() -> None:

@@ -202,7 +202,8 @@ class Server:
                    NIMMT_RATE="1000", NIMMT_BURST="1000",
                    NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
                    NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
-                   NIMMT_NAMES_PER_MINUTE="1000", NIMMT_REVEAL_PACE="0")
+                   NIMMT_NAMES_PER_MINUTE="1000", NIMMT_REVEAL_PACE="0",
+                   NIMMT_LISTEN_CPS="0")
         env.update(self.env)
         self.proc = subprocess.Popen(
             [*nimmt_command(), "serve", "--port", str(port), "--db",

@@ -61,21 +61,11 @@ def _nimmt() -> list[str]:
     return [sys.executable, "-c", "from nimmt.cli import main; main()"]
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` of a running ``nimmt serve``."""
+def _serve(data: Path, env: dict[str, str]) -> Iterator[str]:
+    """``nimmt serve`` on a free loopback port with a SQLite file in ``data``, with
+    ``env``; yields its address and stops it."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (it installs chromium)")
-    data = tmp_path_factory.mktemp("web-server")
-    # Every test's browser is a new player from 127.0.0.1: more than the default quota
-    # of new names per address and minute allows, and more unstarted tables at once.
-    env = dict(os.environ, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
-               NIMMT_RATE="1000", NIMMT_BURST="1000", NIMMT_NAMES_PER_MINUTE="1000",
-               NIMMT_PLAYER_RATE="1000", NIMMT_PLAYER_BURST="1000",
-               NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
-               NIMMT_TABLES_PER_ADDRESS="1000", NIMMT_REVEAL_PACE="0",
-               # A small search budget: the analyses in these tests take a second, not ten.
-               NIMMT_ANALYSIS_ROLLOUTS="100")
     proc = subprocess.Popen(
         [*_nimmt(), "serve", "--port", "0", "--db",
          f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],
@@ -107,6 +97,34 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
+#: Every test's browser is a new player from 127.0.0.1: more than the default quota of new
+#: names per address and minute allows, and more unstarted tables at once.
+QUOTAS = {"NIMMT_NAMES_PER_MINUTE": "1000", "NIMMT_TABLES_PER_ADDRESS": "1000",
+          "NIMMT_RATE": "1000", "NIMMT_BURST": "1000", "NIMMT_PLAYER_RATE": "1000",
+          "NIMMT_PLAYER_BURST": "1000", "NIMMT_ADDRESS_RATE": "10000",
+          "NIMMT_ADDRESS_BURST": "10000"}
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of a running ``nimmt serve`` at a test's pace: bots answer
+    at once and do not wait after a reveal, timers get no listening time."""
+    env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
+               NIMMT_REVEAL_PACE="0", NIMMT_LISTEN_CPS="0",
+               # A small search budget: the analyses in these tests take a second, not ten.
+               NIMMT_ANALYSIS_ROLLOUTS="100")
+    yield from _serve(tmp_path_factory.mktemp("web-server"), env)
+
+
+@pytest.fixture(scope="session")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A ``nimmt serve`` at the pace a newcomer's server has (its defaults: the bots' time,
+    the pause after a reveal, the timers' listening time); only the quotas of new names
+    and tables are raised, as every test is a new player from one address."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NIMMT_")}
+    yield from _serve(tmp_path_factory.mktemp("web-default"), dict(env, **QUOTAS))
+
+
 @pytest.fixture(scope="module")
 def browser(pw: Any) -> Iterator[Any]:
     b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -116,20 +134,22 @@ def browser(pw: Any) -> Iterator[Any]:
         b.close()
 
 
-@pytest.fixture
-def new_page(browser: Any, server: str) -> Iterator[NewPage]:
-    """Make pages in fresh browser contexts (each its own localStorage, like a new device)."""
+def _pages(browser: Any, url: str) -> Iterator[NewPage]:
     contexts = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
              dark: bool = False, pace: int | None = 5,
-             ws: Callable[[Any], None] | None = None) -> Any:
+             ws: Callable[[Any], None] | None = None, motion: bool = False,
+             touch: bool = False, script: str | None = None) -> Any:
         ctx = browser.new_context(viewport={"width": width, "height": height},
-                                  reduced_motion="reduce",
-                                  color_scheme="dark" if dark else "light")
+                                  reduced_motion="no-preference" if motion else "reduce",
+                                  color_scheme="dark" if dark else "light",
+                                  has_touch=touch, is_mobile=touch)
         # Generous for a busy machine: a wait ends as soon as what it waits for happens.
         ctx.set_default_timeout(60_000)
         ctx.add_init_script(RECORDER)
+        if script:
+            ctx.add_init_script(script)
         if lang:
             ctx.add_init_script(f"localStorage.setItem('nimmt.lang', {lang!r});")
         if pace is not None:
@@ -141,10 +161,24 @@ def new_page(browser: Any, server: str) -> Iterator[NewPage]:
             ctx.route_web_socket("**/ws", ws)
         contexts.append(ctx)
         page = ctx.new_page()
-        page.goto(f"{server}/play/")
+        page.goto(f"{url}/play/")
         page.wait_for_selector("body[data-ready='1']")
         return page
 
     yield make
     for ctx in contexts:
         ctx.close()
+
+
+@pytest.fixture
+def new_page(browser: Any, server: str) -> Iterator[NewPage]:
+    """Make pages in fresh browser contexts (each its own localStorage, like a new device):
+    ``motion`` lets the page animate (reduced motion otherwise), ``touch`` makes it a
+    phone's (touch events, a mobile viewport); ``script`` runs before the page's own."""
+    yield from _pages(browser, server)
+
+
+@pytest.fixture
+def default_page(browser: Any, default_server: str) -> Iterator[NewPage]:
+    """Pages of the server at its default pace (:func:`default_server`)."""
+    yield from _pages(browser, default_server)

@@ -90,10 +90,10 @@ def wait_turn(page: Any, seen: int) -> str:
     """Wait for a new decision (a new assertive announcement) or the results; say which."""
     page.wait_for_function(
         f"""() => window.__ann.filter(a => a[0] === 'assertive').length > {seen}
-            || !document.querySelector('#view-results').hidden""",
+            || document.activeElement === document.querySelector('#standings-h')""",
         timeout=60_000,
     )
-    if page.locator("#view-results").is_visible():
+    if over(page):
         return "over"
     if page.evaluate("document.querySelector('#row-dialog').open"):
         return "row"
@@ -120,3 +120,16 @@ def play_by_keyboard(page: Any, *, on_turn: Any = None,
             on_turn(page, kind)
         page.keyboard.press("Enter")
     raise AssertionError("the game did not end")
+
+
+def over(page: Any) -> bool:
+    """Whether the game is over and its final standings have taken focus (once the last
+    step was said)."""
+    return bool(page.evaluate(
+        "() => document.activeElement === document.querySelector('#standings-h')"))
+
+
+def open_results(page: Any) -> None:
+    """From the final standings on the table to the results page, by its link."""
+    page.locator("#standings-panel a").click()
+    page.wait_for_selector("#view-results:not([hidden])")

@@ -11,6 +11,7 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_results,
     play_by_keyboard,
     set_name,
     two_at_a_table,
@@ -43,8 +44,8 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
             assert step["focus"]["type"] == "radio" and step["focus"]["inDialog"], step
     cards = [s for s in steps if s["kind"] == "card"]
     assert len(cards) == 20  # 2 rounds of 10 turns
-    # The results page takes focus at the end.
-    assert page.evaluate("document.activeElement.id") == "results-h"
+    # The final standings, on the table, take focus at the end.
+    assert page.evaluate("document.activeElement.id") == "standings-h"
     ann = announcements(page)
     assertive = [t for lvl, t in ann if lvl == "assertive"]
     assert len(assertive) == len(steps)
@@ -81,6 +82,9 @@ def test_whole_game_by_keyboard(new_page: NewPage) -> None:
         assert re.search(rf"\byou: {card}\b", ann[i][1]), (card, ann[i][1])
     polite = [t for lvl, t in ann if lvl == "polite"]
     assert any("Game over" in t for t in polite[-3:]), polite[-3:]
+    # The final standings are on the table; the results page is a link away.
+    assert page.locator("#standings li").count() == 3
+    open_results(page)
     assert page.locator("#results-body tr").count() == 3
     # The narration and the shortcuts' sentences came over the WebSocket, with the state:
     # the page never asked the speech endpoint.

@@ -59,7 +59,7 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
         assert _press(page, str(n)) == sheet_rows[n - 1]
     assert page.evaluate("document.activeElement.dataset.card") == focused
     # Shift and a card's number jump to it.
-    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]:not(.leaving)')]"
                           ".map(li => li.dataset.card)")
     target = next(c for c in reversed(cards) if c != focused and not c.startswith("-"))
     for digit in target:
@@ -120,7 +120,7 @@ def test_remap_and_turn_off(new_page: NewPage) -> None:
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive')")
-    page.locator("#hand [role=option]").first.focus()
+    page.locator("#hand [role=option]:not(.leaving)").first.focus()
     page.wait_for_timeout(300)
     before = len(announcements(page))
     for key in ("v", "t", "Shift+P", "c"):
@@ -161,5 +161,5 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     page.wait_for_function(f"() => window.__ann.some(a => a[1].includes('row {chosen}'))")
     # Focus came back out of the dialog, to the hand.
     page.wait_for_function("() => document.activeElement.getAttribute('role') === 'option'"
-                           " || !document.querySelector('#view-results').hidden")
+                           " || !document.querySelector('#standings-panel').hidden")
     play_by_keyboard(page)

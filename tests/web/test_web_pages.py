@@ -20,6 +20,8 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_results,
+    over,
     play_by_keyboard,
     set_name,
     start_game,
@@ -30,6 +32,9 @@ from .helpers import (
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+#: The cards of the hand as a player sees them (a played card on its way out is not one).
+HAND = ("[...document.querySelectorAll('#hand [role=option]:not(.leaving)')]"
+        ".map(li => li.dataset.card)")
 
 
 def _axe(page: Any, state: str) -> None:
@@ -102,12 +107,12 @@ def test_two_browsers_one_table(new_page: NewPage) -> None:
     seen = {id(ana): 0, id(bob): 0}
     decisions = 0
     for _ in range(3000):
-        if ana.locator("#view-results").is_visible() and bob.locator("#view-results").is_visible():
+        if over(ana) and over(bob):
             break
         acted = False
         for page in (ana, bob):
             count = assertive_count(page)
-            if count > seen[id(page)] and not page.locator("#view-results").is_visible():
+            if count > seen[id(page)] and not over(page):
                 seen[id(page)] = count
                 page.keyboard.press("Enter")
                 decisions += 1
@@ -116,7 +121,7 @@ def test_two_browsers_one_table(new_page: NewPage) -> None:
             ana.wait_for_timeout(50)
     assert decisions >= 20
     for page in (ana, bob):
-        page.wait_for_selector("#view-results:not([hidden])")
+        open_results(page)
         assert page.locator("#results-body tr").count() == 2
     # Both heard the same reveals, each as "you" for their own card.
     a_text = " ".join(t for _, t in announcements(ana))
@@ -132,14 +137,12 @@ def test_reload_mid_game_restores_the_seat(new_page: NewPage) -> None:
         seen = assertive_count(page)
         page.keyboard.press("Enter")
         wait_turn(page, seen)
-    hand_before = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
-                                ".map(li => li.dataset.card)")
+    hand_before = page.evaluate(HAND)
     assert 0 < len(hand_before) < 10
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_function("() => window.__ann.some(a => a[0] === 'assertive')")
-    hand_after = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
-                               ".map(li => li.dataset.card)")
+    hand_after = page.evaluate(HAND)
     assert hand_after == hand_before
     assert "(you)" in page.locator("#players").inner_text()
     # Focus is where the player must act: the hand, or the row dialog if a row is asked.
@@ -152,6 +155,7 @@ def test_reload_mid_game_restores_the_seat(new_page: NewPage) -> None:
     page.wait_for_timeout(300)
     page.context.set_offline(False)
     play_by_keyboard(page)
+    open_results(page)
     assert page.locator("#results-body tr").count() == 3
 
 
@@ -175,7 +179,7 @@ def test_table_in_serbian_and_czech(new_page: NewPage, lang: str, plurals: tuple
     # Plural forms, from both catalogs: the narration's rows and the UI's cards.
     rows = page.evaluate("[...document.querySelectorAll('#rows [role=option]')]"
                          ".map(li => li.getAttribute('aria-label'))")
-    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]')]"
+    cards = page.evaluate("[...document.querySelectorAll('#hand [role=option]:not(.leaving)')]"
                           ".map(li => [Number(li.dataset.card), li.getAttribute('aria-label')])")
     forms = {"sr": {1: "1 bod", 2: "2 boda", 3: "3 boda", 5: "5 bodova", 7: "7 bodova"},
              "cs": {1: "1 bod", 2: "2 body", 3: "3 body", 5: "5 bodů", 7: "7 bodů"}}[lang]
@@ -218,13 +222,14 @@ def test_screenshots(new_page: NewPage, label: str, width: int, height: int) -> 
         page.keyboard.press("Enter")
         wait_turn(page, assertive_count(page))
     page.wait_for_timeout(500)
-    page.evaluate("document.querySelector('#status').scrollIntoView()")
+    # The page as it opens: the status, the rows and the hand on one screen from its top.
+    page.evaluate("window.scrollTo(0, 0)")
     box = page.evaluate("""() => {
         const r = (id) => document.getElementById(id).getBoundingClientRect();
-        return {rowsTop: r('rows').top, handBottom: r('hand').bottom, width: innerWidth,
+        return {statusTop: r('status').top, handBottom: r('hand').bottom, width: innerWidth,
                 height: innerHeight, scrollWidth: document.documentElement.scrollWidth};
     }""")
-    assert box["rowsTop"] >= 0 and box["handBottom"] <= box["height"], box
+    assert box["statusTop"] >= 0 and box["handBottom"] <= box["height"], box
     assert box["scrollWidth"] <= box["width"], box  # nothing sticks out sideways
     # Every card of a row shows its bullheads; each row marks its sixth place.
     heads = page.evaluate("[...document.querySelectorAll('#rows .card')].every("

@@ -18,7 +18,14 @@ import pytest
 from nimmt.server.headers import SECURITY_HEADERS
 
 from .conftest import RECORDER
-from .helpers import create_table, fresh_name, play_by_keyboard, set_name, start_game
+from .helpers import (
+    create_table,
+    fresh_name,
+    open_results,
+    play_by_keyboard,
+    set_name,
+    start_game,
+)
 
 CSP_RECORDER = """
 window.__csp = [];
@@ -60,6 +67,7 @@ def test_no_csp_violation_in_a_whole_game(csp_page: tuple[Any, list[str]]) -> No
     page.wait_for_function("() => document.querySelector('#log').textContent.includes('hello')")
     start_game(page)
     steps = play_by_keyboard(page)
+    open_results(page)
     assert steps and page.locator("#results-body tr").count() == 2
     page.evaluate("location.hash = '#/history'")
     page.wait_for_selector("#history-list a")

@@ -7,7 +7,14 @@ from __future__ import annotations
 import re
 
 from .conftest import NewPage
-from .helpers import announcements, create_table, fresh_name, play_by_keyboard, set_name
+from .helpers import (
+    announcements,
+    create_table,
+    fresh_name,
+    open_results,
+    play_by_keyboard,
+    set_name,
+)
 
 
 def _said_after(page: object, n: int) -> list[tuple[str, str]]:
@@ -20,7 +27,7 @@ def test_a_hint_is_said_in_the_players_language_and_the_host_can_turn_hints_off(
     set_name(page, fresh_name("Savet"))
     create_table(page, players=3, rounds=1, bots=2)
     page.wait_for_function("() => document.activeElement.closest('#hand') !== null")
-    options = page.evaluate("[...document.querySelectorAll('#hand [data-card]')]"
+    options = page.evaluate("[...document.querySelectorAll('#hand [data-card]:not(.leaving)')]"
                             ".map(li => Number(li.dataset.card))")
     n = len(announcements(page))
     page.keyboard.press("h")  # from the hand, as every shortcut
@@ -40,7 +47,7 @@ def test_a_hint_is_said_in_the_players_language_and_the_host_can_turn_hints_off(
     # The host turns hints off: the button goes, and H is refused in Serbian.
     page.locator("#hints-allowed").uncheck()
     page.wait_for_function("() => document.querySelector('#ask-hint').hidden")
-    page.locator("#hand [data-card]").first.focus()
+    page.locator("#hand [data-card]:not(.leaving)").first.focus()
     n = len(announcements(page))
     page.keyboard.press("h")
     page.wait_for_function(f"() => window.__ann.slice({n}).some(a => a[0] === 'assertive')")
@@ -70,7 +77,7 @@ def test_the_analysis_on_the_results_page_and_in_the_replay_viewer(new_page: New
     set_name(page, name)
     create_table(page, players=3, rounds=1, bots=2)
     play_by_keyboard(page)
-    page.wait_for_selector("#view-results:not([hidden])")
+    open_results(page)
     assert page.locator("#analysis-box").is_hidden()
     page.locator("#analyse").click()
     page.wait_for_function("() => !document.querySelector('#analysis-box').hidden",

@@ -81,7 +81,7 @@ def test_the_hand_stays_in_place_and_focus_moves_once_a_turn(new_page: NewPage) 
     create_table(page, players=3, rounds=1, bots=2)
     # Mark every card element and count focus moves to a card from here on.
     page.evaluate("""() => {
-        window.__marked = new Set(document.querySelectorAll('#hand [role=option]'));
+        window.__marked = new Set(document.querySelectorAll('#hand [role=option]:not(.leaving)'));
         window.__focus = 0;
         document.addEventListener('focusin', (e) => {
             if (e.target.closest('#hand')) window.__focus++;
@@ -103,7 +103,7 @@ def test_the_hand_stays_in_place_and_focus_moves_once_a_turn(new_page: NewPage) 
         # card once a turn (from the played card to its neighbour), and once more back
         # from a row dialog.
         state = page.evaluate("""() => {
-            const now = [...document.querySelectorAll('#hand [role=option]')];
+            const now = [...document.querySelectorAll('#hand [role=option]:not(.leaving)')];
             return {same: now.every(li => window.__marked.has(li)), size: now.length,
                     focus: window.__focus};
         }""")
@@ -173,7 +173,7 @@ def test_a_tap_selects_a_card_and_a_second_tap_plays_it(new_page: NewPage) -> No
     page = new_page(width=390, height=844)
     set_name(page, fresh_name("Tap"))
     create_table(page, players=3, rounds=1, bots=2)
-    cards = page.locator("#hand [role=option]")
+    cards = page.locator("#hand [role=option]:not(.leaving)")
     second = cards.nth(1)
     card = second.get_attribute("data-card")
     second.click()
@@ -192,7 +192,7 @@ def test_a_tap_selects_a_card_and_a_second_tap_plays_it(new_page: NewPage) -> No
         seen = assertive_count(page)
         page.keyboard.press("Enter")
         kind = wait_turn(page, seen)
-    first = page.locator("#hand [role=option]").first
+    first = page.locator("#hand [role=option]:not(.leaving)").first
     card = first.get_attribute("data-card")
     first.click()
     page.locator("#play-card").click()

@@ -38,7 +38,7 @@ from .. import record as records
 from ..deals import Deal
 from ..decisions import Decision, DecisionKind
 from ..engine import Game
-from ..events import CardsRevealed, Event
+from ..events import CardChosen, CardsRevealed, Event
 from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
 from . import protocol as P
@@ -147,6 +147,11 @@ class Limits:
     open_idle_close: float = 180.0
     #: Seconds bots wait after a reveal while a person is at the table (0: no wait).
     reveal_pace: float = 0.0
+    #: Characters a second of a listener's voice: a person's turn timer gets the time the
+    #: narration of what led to the decision takes at it (0: no allowance) ...
+    listen_cps: float = 0.0
+    #: ... and at most this many seconds of it.
+    listen_max: float = 60.0
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
@@ -155,6 +160,7 @@ class Limits:
             chat_per_game=settings.chat_per_game, games_per_table=settings.games_per_table,
             disconnect_grace=settings.disconnect_grace, idle_close=settings.idle_close,
             open_idle_close=settings.open_idle_close, reveal_pace=settings.reveal_pace,
+            listen_cps=settings.listen_cps, listen_max=settings.listen_max,
         )
 
 
@@ -290,6 +296,9 @@ class Table:
     changes: dict[int, tuple[str, int]] = field(default_factory=dict)
     #: Bots wait until then (the commands' clock) after a reveal (``Limits.reveal_pace``).
     paced_until: float = 0.0
+    #: Until then a listener is still hearing the narration of what was logged (at
+    #: ``Limits.listen_cps``): a person's turn timer starting earlier gets the difference.
+    heard_at: float = 0.0
     #: During :func:`replay`: the stored deals of each game, in order.
     replay_deals: dict[int, list[Deal]] = field(default_factory=dict)
 
@@ -763,6 +772,7 @@ class _Step:
         """A change everyone sees in full: logged, acknowledged, a new table_state to all."""
         mark = self.t.seq
         self.log(entry, rng)
+        self.listen(mark)
         self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
         self.out.append(Broadcast(mark, True, self.t.audience()))
@@ -784,6 +794,7 @@ class _Step:
         new = t.items[len(t.items) - (t.seq - mark):]
         if any(isinstance(item.payload, CardsRevealed) for item in new) and self.person_here():
             t.paced_until = self.now + t.limits.reveal_pace
+        self.listen(mark)
         if who is not None:
             self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
@@ -1009,10 +1020,31 @@ class _Step:
                 bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
                 self.out.append(AskBot(p, key, bot, game.view(p)))
             elif t.turn_timer is not None:
-                self.start(TurnTimer(p, key), t.turn_timer)
+                # The clock is fair to a listener: the time to hear what led here comes on top.
+                heard = min(t.limits.listen_max, max(0.0, t.heard_at - self.now))
+                self.start(TurnTimer(p, key), t.turn_timer + heard)
         for k in turns:
             if live is not None and k not in live:
                 self.cancel(k)
+
+    def listen(self, mark: int) -> None:
+        """What was logged after ``mark``, as a listener hears it: its narration (in the
+        source language; the others are about as long) is said after what they are still
+        hearing, at ``listen_cps`` characters a second. Only tables with a turn timer keep
+        count."""
+        t = self.t
+        cps = t.limits.listen_cps
+        if t.turn_timer is None or cps <= 0 or t.game is None:
+            return
+        fresh = t.items[max(0, len(t.items) - (t.seq - mark)):]
+        # Another seat's face-down choice is not told one by one (the web client says once
+        # that all others have chosen).
+        events = [i.payload for i in fresh if isinstance(i.payload, Event)
+                  and not (isinstance(i.payload, CardChosen) and not i.payload.face_up)]
+        if not events:
+            return
+        text = narrator(SOURCE_LANGUAGE).announce(events, t.names(SOURCE_LANGUAGE))
+        t.heard_at = max(t.heard_at, self.now) + len(text) / cps
 
     def person_here(self) -> bool:
         """Whether a seated person (not one the default player replaced for good) is

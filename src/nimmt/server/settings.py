@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     #: Seconds bots wait after cards are revealed while a person sits connected at the
     #: table, so the reveal is heard before the next plays are told (0: no wait).
     reveal_pace: float = Field(default=3.0, ge=0, le=60)
+    #: A listener's speaking rate, characters a second (espeak-ng's default voice): a
+    #: person's turn timer gets the time the narration of what led to the decision takes at
+    #: it, so a player listening to a reveal is not timed out by it (0: no allowance).
+    listen_cps: float = Field(default=17.0, ge=0, le=1000)
+    #: At most this many seconds of that allowance per decision.
+    listen_max: float = Field(default=60.0, ge=0, le=600)
     #: Worker processes for search bots (and the operator's bots); one more runs the cheap ones.
     bot_workers: int = Field(default_factory=default_bot_workers, ge=1, le=64)
     #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,

@@ -8,12 +8,16 @@ import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
 import { $, S, choice, dialog, field, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
 import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
-import { connect, forgetTable, onServer, reconnect, saveSeq, send, setConn, welcomed } from "./net.js";
 import {
-  closeRowDialog, focusHand, isOver, openRowDialog, regainFocus, renderTable, renderTimer,
-  wireTable,
+  connect, forgetTable, onServer, reconnect, refused, saveSeq, send, setConn, welcomed,
+} from "./net.js";
+import {
+  closeRowDialog, focusHand, isOver, noteEvent, openRowDialog, regainFocus, renderTable,
+  revealFromView, wireTable,
 } from "./table.js";
-import { createTable, joinTable, loadTables, quickGame, renderMe, renderTables } from "./lobby.js";
+import {
+  createTable, joinTable, loadTables, nameRefused, quickGame, renderMe, renderTables,
+} from "./lobby.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
 import { wireTutor } from "./tutor.js";
 
@@ -26,6 +30,7 @@ onServer((msg) => {
       S.name = msg.player;
       local.set("name", msg.player);
       setConn("online");
+      nameRefused(null);
       renderMe();
       welcomed();
       break;
@@ -47,6 +52,12 @@ function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
     return;
   }
   if (msg.code === "no_table" || msg.code === "closed" || msg.code === "kicked") forgetTable();
+  if (!S.welcomed) {
+    // The hello itself was refused (a name taken): shown and said by the name field.
+    refused(msg);
+    nameRefused(msg.text || msg.message);
+    return;
+  }
   urgent(msg.text || msg.message);
 }
 
@@ -59,7 +70,9 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   if (S.code !== msg.table.code) {
     S.code = msg.table.code;
     local.set("table", S.code);
+    S.reveal = { plays: [], out: {}, take: null, taken: null };
   }
+  revealFromView();
   if (!location.hash.startsWith("#/table/") && !location.hash.startsWith("#/results")) {
     location.hash = `#/table/${S.code}`;
   }
@@ -99,6 +112,7 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       if (!(item.seat === S.you && item.name === S.name)) S.step.said.push(item.said);
     }
   }
+  for (const item of events) noteEvent(item.event);
   const quiet = events.length > 0 && events.every(othersChoice);
   if (quiet) (msg.text || []).forEach((/** @type {string} */ s) => addLog(s, "event"));
   S.step.texts.push(...before, ...(quiet ? [] : msg.text || []), ...after);
@@ -126,7 +140,6 @@ function othersAllChosen() {
 // key), move focus only when the player must act, show the results at the end.
 function afterUpdate() {
   const p = S.prompt;
-  renderTimer();
   const texts = S.step.texts.splice(0);
   const reveal = S.step.reveal ? texts.join(" ") : "";
   S.step.reveal = false;
@@ -159,8 +172,9 @@ function afterUpdate() {
   if (isOver() && S.table && S.shownOver !== `${S.code}.${S.table.game_no}`) {
     S.shownOver = `${S.code}.${S.table.game_no}`;
     cue("over");
-    // The results page takes focus once the last step has been said.
-    say("", { before: () => { location.hash = "#/results"; return true; } });
+    // The final standings are on the table at once; they take focus once the last step
+    // has been said (the results page, with the analysis, is a link from there).
+    say("", { before: () => { $("standings-h").focus(); return true; } });
   }
 }
 
@@ -289,6 +303,7 @@ function wire() {
     setConn($("conn").dataset.state || "idle");
     renderMe();
     renderTable();
+    if (!$("view-lobby").hidden) loadTables();
     // The new hello gets a table_state whose sheet is in the new language.
     if (S.ws) reconnect();
   });

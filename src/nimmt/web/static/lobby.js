@@ -6,6 +6,22 @@ import { $, S, field } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
 
+/** Show (and say) why the server refused the name, next to the name field; null clears
+ * it. The player is back in the field to choose another. */
+export function nameRefused(/** @type {string | null} */ text) {
+  const note = $("me-error");
+  note.hidden = !text;
+  note.textContent = text || "";
+  const input = field("me-name");
+  if (!text) { input.removeAttribute("aria-invalid"); return; }
+  S.name = null;
+  input.setAttribute("aria-invalid", "true");
+  if ($("view-lobby").hidden) location.hash = "#/";
+  $("me-name-field").hidden = false;
+  input.focus();
+  urgent(text);
+}
+
 export function renderMe() {
   const known = Boolean(S.token && S.name);
   $("me-known").hidden = !known;

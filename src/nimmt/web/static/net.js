@@ -4,6 +4,7 @@
 // by their `ref`.
 import { language, t } from "./i18n.js";
 import { $, S, local } from "./state.js";
+import { answer, urgent } from "./voice.js";
 
 /** @type {(msg: any) => void} */
 let handler = () => {};
@@ -11,11 +12,24 @@ let handler = () => {};
 /** Where the server's messages go (app.js). */
 export function onServer(/** @type {(msg: any) => void} */ f) { handler = f; }
 
+/** Show the connection's state (nothing before the first connection), and say when it is
+ * lost and when it is back. */
 export function setConn(/** @type {string} */ state) {
   const el = $("conn");
+  const was = el.dataset.state;
   el.dataset.state = state;
-  el.textContent = t(`conn.${state}`);
+  el.textContent = state === "idle" ? "" : t(`conn.${state}`);
+  if (was === "online" && state === "offline") {
+    lost = true;
+    urgent(t("conn.offline"));
+  } else if (lost && state === "online") {
+    lost = false;
+    answer(t("conn.online"));
+  }
 }
+
+/** The connection was lost, and its coming back is still to be said. */
+let lost = false;
 
 export function connect() {
   if (S.ws && (S.ws.readyState === WebSocket.OPEN || S.ws.readyState === WebSocket.CONNECTING)) return;
@@ -69,13 +83,27 @@ export function reconnect() {
 
 export function welcomed() {
   S.welcomed = true;
-  S.onWelcome.splice(0).forEach((f) => f());
+  S.onWelcome.splice(0).forEach((f) => f(null));
 }
 
+/** The server refused this connection's hello (`error`: its answer, a taken name): what
+ * waited for the welcome gets that answer, and the page stops connecting until the player
+ * tries again. */
+export function refused(/** @type {any} */ error) {
+  S.closing = true;
+  const ws = S.ws;
+  S.ws = null;
+  if (ws) ws.close();
+  S.closing = false;
+  setConn("refused");
+  S.onWelcome.splice(0).forEach((f) => f(error));
+}
+
+/** @returns {Promise<any>} null once welcomed, else the server's refusal. */
 function whenWelcomed() {
-  if (S.welcomed) return Promise.resolve();
+  if (S.welcomed) return Promise.resolve(null);
   connect();
-  return new Promise((resolve) => S.onWelcome.push(() => resolve(undefined)));
+  return new Promise((resolve) => S.onWelcome.push(resolve));
 }
 
 /**
@@ -84,7 +112,8 @@ function whenWelcomed() {
  * @returns {Promise<any>}
  */
 export async function send(msg) {
-  await whenWelcomed();
+  const refusal = await whenWelcomed();
+  if (refusal) return refusal;
   const ref = ++S.refs;
   msg.ref = ref;
   return new Promise((resolve) => {

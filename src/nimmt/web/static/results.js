@@ -4,7 +4,7 @@
 import { t, tn, isolate, joined, language } from "./i18n.js";
 import { $, S, button } from "./state.js";
 import { cardEl } from "./cards.js";
-import { isOver, names } from "./table.js";
+import { isOver, names, standings, total } from "./table.js";
 import { answer, urgent } from "./voice.js";
 import { analyseReplayed } from "./tutor.js";
 
@@ -19,7 +19,7 @@ export function renderResults() {
     return;
   }
   const ns = names();
-  const order = ns.map((_, i) => i).sort((a, b) => v.scores[a] - v.scores[b]);
+  const order = standings(v);
   const winners = (v.winners || []).map((i) => isolate(ns[i]));
   $("results-summary").replaceChildren(...(winners.length
     ? tn("results.winners", { names: joined(winners), count: winners.length }) : []));
@@ -27,7 +27,7 @@ export function renderResults() {
     const tr = document.createElement("tr");
     for (const cell of [[String(k + 1)],
       i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])],
-      [String(v.scores[i])]]) {
+      [String(total(v, i))]]) {
       const td = document.createElement("td");
       td.append(...cell);
       tr.append(td);

@@ -11,14 +11,21 @@
  * @typedef {{kind: string, players: number[], card: number | null, reason: string | null}} Pending
  * @typedef {{player: number | null, phase: string, pending: Pending | null, round: number,
  *   turn: number, options: number[], hand: number[], my_choice: number | null,
- *   rows: number[][], scores: number[], chosen: boolean[], eliminated: boolean[],
- *   active: number[], draft_pool: number[], winners: number[]}} View
+ *   rows: number[][], scores: number[], penalties: number[], chosen: boolean[],
+ *   eliminated: boolean[], active: number[], draft_pool: number[], winners: number[],
+ *   revealed: [number, number][][], to_resolve: [number, number][], marker: number | null}} View
  * @typedef {{kind: string, key: string, options: number[], card?: number | null,
  *   reason?: string | null, seconds?: number | null}} Prompt
  * @typedef {{rows?: string, row?: string[], row_bullheads?: string[],
  *   cards?: [number, string][], chosen?: string, scores?: string, hand?: string | null,
  *   decision?: string | null, timer?: string[], idle?: string, rules?: string}} Sheet
- * @typedef {{type: string, player?: number, card?: number | null, face_up?: boolean}} GameEvent
+ * @typedef {{type: string, player?: number, card?: number | null, face_up?: boolean,
+ *   plays?: [number, number][], row?: number, started?: boolean, cards?: number[],
+ *   bullheads?: number}} GameEvent
+ * @typedef {{row: number, bullheads: number, count: number}} Take
+ * @typedef {{row?: number, took?: Take | null, choosing?: boolean}} Outcome
+ * @typedef {{plays: [number, number][], out: Record<number, Outcome>,
+ *   take: (Take & {player: number}) | null, taken: number | null}} Reveal
  * @typedef {{seq: number, kind: "event", event: GameEvent}} EventItem
  * @typedef {{seq: number, kind: "notice", notice: string, reason: string | null,
  *   seat: number | null, name: string | null, text: string}} NoticeItem
@@ -52,7 +59,9 @@ export const dialog = (/** @type {string} */ id) => /** @type {HTMLDialogElement
 /** The button of index.html with this id. */
 export const button = (/** @type {string} */ id) => /** @type {HTMLButtonElement} */ ($(id));
 /** The element children of a list (cards, rows): all of them HTML elements. */
-export const items = (/** @type {Element} */ el) => /** @type {HTMLElement[]} */ ([...el.children]);
+/** A list's items, without one that is on its way out (see renderHand). */
+export const items = (/** @type {Element} */ el) => /** @type {HTMLElement[]} */ (
+  [...el.children].filter((c) => !c.classList.contains("leaving")));
 
 export const S = {
   /** @type {WebSocket | null} */ ws: null,
@@ -67,6 +76,7 @@ export const S = {
   /** @type {string | null} */ announcedKey: null,
   /** @type {string | null} */ warnedKey: null,
   /** @type {string | null} */ timerKey: null,
+  /** @type {Prompt | null} */ timerFor: null,
   /** @type {string | null} */ chosenSaid: null,
   /** @type {number | null} */ deadline: null,
   /** @type {number | undefined} */ timerId: undefined,
@@ -74,13 +84,17 @@ export const S = {
   /** @type {number | undefined} */ lobbyTimer: undefined,
   refs: 0,
   /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
-  /** @type {(() => void)[]} */ onWelcome: [],
+  /** @type {((refusal: any) => void)[]} */ onWelcome: [],
   /** What the current game step says, gathered until the frames that came together are in
    * (`said`: lines the log has already, chat). */
   step: { texts: /** @type {string[]} */ ([]), said: /** @type {string[]} */ ([]), reveal: false },
   cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
   /** @type {HTMLElement | null} */ returnFocus: null,
   /** @type {string | null} */ shownOver: null,
+  /** The turn's revealed cards as the table shows them: each play, where it went, what it
+   * took (`take`: a row taken, waiting for the card that starts it anew; `taken`: the
+   * row taken last, marked on the table). */
+  /** @type {Reveal} */ reveal: { plays: [], out: {}, take: null, taken: null },
 };
 
 /** The sheet's sentence for C on `card`, if the sheet has it. */

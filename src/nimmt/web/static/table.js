@@ -46,10 +46,15 @@ export function renderTable() {
   $("seating").hidden = !open;
   $("host-tools").hidden = !(open && host);
   $("sit-down").hidden = !(open && S.you === null && tb.seats.some((s) => s.kind === "empty"));
+  const shown = !$("game").hidden;
   $("game").hidden = !S.view || open;
+  // The game begins (the Start button may have been far down a long list of seats): the
+  // table from its top, the status, the rows and the hand on one screen.
+  if (!shown && !$("game").hidden) window.scrollTo(0, 0);
   const mine = S.you !== null ? tb.seats[S.you] : null;
   $("auto-note").hidden = !(mine && mine.auto && !isOver());
   if (S.view) renderGame();
+  renderTimer();
   renderTutor();
   // This render hid the focused element (Start, with the seating): put focus back at
   // once, before a screen reader goes looking for the next thing to read.
@@ -74,21 +79,164 @@ function renderGame() {
   const p = S.prompt;
   /** @type {(string | Node)[]} */
   let status;
-  if (isOver()) status = [t("status.over")];
+  if (isOver()) status = [t("status.over"), " ", ...winnersLine(v, ns)];
   else if (p) status = [t(`decision.${p.kind}`)];
   else if (v.pending) {
     const who = joined(v.pending.players.map((i) => isolate(ns[i])));
     status = tn("status.waiting", { who });
   } else status = [];
-  $("status").replaceChildren(`${t("status.round", { round: v.round, turn: v.turn })} `, ...status);
+  const where = isOver() ? "" : `${t("status.round", { round: v.round, turn: v.turn })} `;
+  $("status").replaceChildren(where, ...status);
   renderRows(v);
   renderHand(v);
+  renderReveal(ns);
   renderPlayers(v, ns);
+  renderStandings(v, ns);
+}
+
+/** "Winner: Anna." (or the winners), once the game is over. */
+function winnersLine(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
+  const winners = (v.winners || []).map((i) => isolate(ns[i]));
+  return winners.length ? tn("results.winners", { names: joined(winners), count: winners.length }) : [];
+}
+
+/** The seats from fewest bullheads to most: the order of the final standings. */
+export function standings(/** @type {import("./state.js").View} */ v) {
+  return v.scores.map((_, i) => i).sort((a, b) => total(v, a) - total(v, b) || a - b);
+}
+
+/** A seat's total now: before this round, and what it has taken this round (once the
+ * game is over, its scores hold the last round too). */
+export function total(/** @type {import("./state.js").View} */ v, /** @type {number} */ i) {
+  return v.scores[i] + roundPenalty(v, i);
+}
+
+/** What a seat has taken this round, while the round is played. */
+function roundPenalty(/** @type {import("./state.js").View} */ v, /** @type {number} */ i) {
+  return v.phase === "over" ? 0 : (v.penalties && v.penalties[i]) || 0;
+}
+
+/** The final standings on the table, the moment the game is over. */
+function renderStandings(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
+  const over = isOver();
+  $("standings-panel").hidden = !over;
+  if (!over) return;
+  $("standings-winner").replaceChildren(...winnersLine(v, ns));
+  $("standings").replaceChildren(...standings(v).map((i) => {
+    const li = document.createElement("li");
+    if ((v.winners || []).includes(i)) li.className = "won";
+    const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
+    li.append(...tn("player.score", { name: who, count: total(v, i) }));
+    return li;
+  }));
+}
+
+// ---------------------------------------------------------------- the turn's reveal
+
+/** Whether the player is asked to take a row now. */
+export function choosingRow() {
+  return Boolean(S.prompt && S.prompt.kind === "row" && S.prompt.key !== tookKey);
+}
+
+/** The row decision answered already (a second click waits for the server's word). */
+let tookKey = "";
+
+/** Follow one game event for the reveal the table shows (its cards, where each went,
+ * what it took). */
+export function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
+  const r = S.reveal;
+  switch (e.type) {
+    case "round_started":
+      S.reveal = { plays: [], out: {}, take: null, taken: null };
+      break;
+    case "cards_revealed":
+      S.reveal = { plays: e.plays || [], out: {}, take: null, taken: null };
+      break;
+    case "row_choice_needed":
+      r.out[/** @type {number} */ (e.card)] = { choosing: true };
+      break;
+    case "row_taken":
+      r.take = { player: /** @type {number} */ (e.player), row: /** @type {number} */ (e.row),
+        bullheads: e.bullheads || 0, count: (e.cards || []).length };
+      r.taken = e.row || null;
+      break;
+    case "card_placed": {
+      const take = e.started && r.take && r.take.player === e.player ? r.take : null;
+      r.out[/** @type {number} */ (e.card)] = { row: e.row, took: take };
+      if (take) r.take = null;
+      break;
+    }
+    default: break;
+  }
+}
+
+/** The reveal as the view has it, when no event told it (a reload, a join mid-game): the
+ * last revealed turn of the round, each card where it lies now. */
+export function revealFromView() {
+  const v = S.view;
+  if (!v || S.reveal.plays.length || !v.revealed || !v.revealed.length) return;
+  const plays = v.revealed[v.revealed.length - 1];
+  const waiting = new Set((v.to_resolve || []).map(([, c]) => c));
+  /** @type {Record<number, import("./state.js").Outcome>} */
+  const out = {};
+  for (const [, card] of plays) {
+    const row = v.rows.findIndex((r) => r.includes(card));
+    if (row >= 0 && !waiting.has(card)) out[card] = { row: row + 1 };
+    else if (v.pending && v.pending.card === card) out[card] = { choosing: true };
+  }
+  S.reveal = { plays, out, take: null, taken: null };
+}
+
+/** Milliseconds between two cards of a reveal shown landing: all of them within about
+ * 2.4 s, the server's pause after a reveal while a person is at the table. */
+function revealStep() {
+  return Math.min(450, Math.round(2400 / Math.max(1, S.reveal.plays.length)));
+}
+
+function renderReveal(/** @type {string[]} */ ns) {
+  const r = S.reveal;
+  const list = $("reveal");
+  $("reveal-panel").hidden = !r.plays.length;
+  $("game").style.setProperty("--step", `${revealStep()}ms`);
+  const key = r.plays.map(([p, c]) => `${p}:${c}`).join(",");
+  if (list.dataset.key !== key) {
+    // A new reveal: its cards, each with its player (drawn once, so each lands once).
+    list.dataset.key = key;
+    list.replaceChildren(...r.plays.map(([seat, card], k) => {
+      const li = document.createElement("li");
+      li.style.setProperty("--i", String(k));
+      li.dataset.card = String(card);
+      const who = document.createElement("span");
+      who.className = "who";
+      who.append(seat === S.you ? t("you.short") : isolate(ns[seat]));
+      const what = document.createElement("span");
+      what.className = "what";
+      const about = document.createElement("span");
+      about.className = "about";
+      about.append(who, " ", what);
+      li.append(cardEl(card), " ", about);
+      return li;
+    }));
+  }
+  for (const li of items(list)) {
+    const o = r.out[Number(li.dataset.card)] || {};
+    const what = /** @type {HTMLElement} */ (li.querySelector(".what"));
+    const text = o.took ? t("reveal.took", { row: o.took.row, count: o.took.bullheads })
+      : o.row ? t("reveal.row", { row: o.row })
+        : o.choosing ? t("reveal.choosing") : "";
+    if (what.textContent !== text) what.textContent = text;
+    li.classList.toggle("took", Boolean(o.took));
+  }
 }
 
 function renderRows(/** @type {import("./state.js").View} */ v) {
   const rows = $("rows");
   const limit = 6;
+  const choosing = choosingRow();
+  const options = new Set(choosing && S.prompt ? S.prompt.options : []);
+  rows.classList.toggle("choosing", choosing);
+  $("rows-help").hidden = !choosing;
+  $("rows-help").textContent = choosing ? t("rows.choose") : "";
   v.rows.forEach((row, i) => {
     let li = items(rows)[i];
     if (!li) {
@@ -107,6 +255,8 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
     }
     li.tabIndex = i === S.rowCursor ? 0 : -1;
     attr(li, "aria-selected", i === S.rowCursor ? "true" : "false");
+    li.classList.toggle("choosable", options.has(i + 1));
+    li.classList.toggle("taken", S.reveal.taken === i + 1);
     attr(li, "aria-label", (S.sheet.row && S.sheet.row[i]) || t("row.label", { row: i + 1 }));
     const cards = /** @type {HTMLElement} */ (li.querySelector(".row-cards"));
     /** @type {Map<string, HTMLElement>} */
@@ -131,6 +281,9 @@ function renderRows(/** @type {import("./state.js").View} */ v) {
 function landing(/** @type {number} */ card) {
   const el = cardEl(card);
   el.classList.add("landing");
+  // In the order of the reveal: the cards of a turn land one after another.
+  const k = S.reveal.plays.findIndex(([, c]) => c === card);
+  el.style.setProperty("--i", String(Math.max(0, k)));
   return el;
 }
 
@@ -155,10 +308,15 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
   }
   let lostAt = -1;
   items(hand).forEach((li, i) => {
-    if (!stays(li)) {
-      if (li === focusedLi) lostAt = i;
-      li.remove();
-    }
+    if (stays(li)) return;
+    if (li !== focusedLi) { li.remove(); return; }
+    lostAt = i;
+    // The card that had focus goes a moment later, unseen, in a later update of the
+    // page's accessibility tree: removed in the same update as the focus move, a screen
+    // reader may handle the removal first and say that focus left the list and came back.
+    li.classList.add("leaving");
+    li.removeAttribute("id");
+    window.setTimeout(() => li.remove(), 250);
   });
   const ok = playable();
   cards.forEach((c, i) => {
@@ -169,7 +327,8 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
       li.id = `card-${c}`;
       li.tabIndex = -1;
     }
-    if (hand.children[i] !== li) hand.insertBefore(li, hand.children[i] || null);
+    const kids = items(hand);
+    if (kids[i] !== li) hand.insertBefore(li, kids[i] || null);
     const chosen = v.my_choice === c;
     li.classList.toggle("chosen", chosen);
     attr(li, "aria-disabled", ok.has(c) ? null : "true");
@@ -200,18 +359,39 @@ function renderPlayButton() {
 
 function renderPlayers(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
   const tb = /** @type {import("./state.js").TableInfo} */ (S.table);
+  const pend = v.pending;
   $("players").replaceChildren(...tb.seats.map((s, i) => {
     const li = document.createElement("li");
     const done = v.chosen && v.chosen[i];
     const out = v.eliminated && v.eliminated[i];
-    li.className = done ? "done" : "";
-    const mark = out ? t("player.out") : (v.pending && v.pending.kind === "card"
-      ? (done ? t("player.chosen") : t("player.choosing")) : "");
+    const asked = Boolean(pend && pend.players.includes(i));
+    li.classList.toggle("done", Boolean(done) && Boolean(pend) && pend?.kind === "card");
+    li.classList.toggle("asked", asked && !done && !isOver());
+    li.classList.toggle("you", i === S.you);
+    let mark = "";
+    if (out) mark = t("player.out");
+    else if (pend && pend.kind === "row" && asked) mark = t("player.row");
+    else if (pend && pend.kind === "card" && v.active.includes(i)) {
+      mark = done ? t("player.chosen") : t("player.choosing");
+    }
     const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
-    const more = [mark, s.auto ? t("player.auto") : "",
+    const pen = roundPenalty(v, i);
+    const more = [pen ? t("player.round", { count: pen }) : "", mark,
+      v.marker === i ? t("player.marker") : "", s.auto ? t("player.auto") : "",
       s.kind === "human" && !s.connected ? t("player.away") : ""].filter(Boolean);
-    li.replaceChildren(...tn("player.score", { name: who, count: v.scores[i] }),
-      ...more.map((m) => ` — ${m}`));
+    const score = document.createElement("span");
+    score.append(...tn("player.score", { name: who, count: total(v, i) }));
+    li.append(score);
+    if (more.length) {
+      const state = document.createElement("span");
+      state.className = "state";
+      // A line of its own on the screen; the dash is for the voice, which reads one line.
+      const dash = document.createElement("span");
+      dash.className = "sr-only";
+      dash.textContent = " — ";
+      state.append(dash, more.join(" — "));
+      li.append(state);
+    }
     return li;
   }));
 }
@@ -228,9 +408,12 @@ export function renderTimer() {
     S.deadline = null;
     return;
   }
-  if ((p.seconds !== null && p.seconds !== undefined) || S.timerKey !== p.key) {
+  // The time left counts from when the prompt came (drawing the table again, or another
+  // frame without a new prompt, does not start it again).
+  if (S.timerFor !== p && ((p.seconds !== null && p.seconds !== undefined) || S.timerKey !== p.key)) {
     S.deadline = Date.now() + seconds * 1000;
   }
+  S.timerFor = p;
   S.timerKey = p.key;
   $("timer").hidden = false;
   const tick = () => {
@@ -285,7 +468,7 @@ function rove(/** @type {HTMLElement} */ list, /** @type {number} */ i) {
 
 function moveCursor(/** @type {number} */ i) {
   const hand = $("hand");
-  const n = hand.children.length;
+  const n = items(hand).length;
   if (!n) return;
   S.cursor = Math.max(0, Math.min(n - 1, i));
   rove(hand, S.cursor);
@@ -308,7 +491,7 @@ function chooseCurrent() {
 // Shift and a card's digits jump to it (digits alone speak the rows, keys 1–4, unless
 // the shortcuts are off or a digit is not one of them).
 function onHandKey(/** @type {KeyboardEvent} */ e) {
-  const n = $("hand").children.length;
+  const n = items($("hand")).length;
   if (e.altKey || e.ctrlKey || e.metaKey) return;
   switch (e.key) {
     case "ArrowDown": case "ArrowRight": moveCursor(S.cursor + 1); break;
@@ -367,7 +550,9 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   else if (e.key === "Escape") { e.preventDefault(); items($("hand"))[S.cursor]?.focus(); return; }
   else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
-    answer((S.sheet.row || [])[i]);
+    // While a row is asked of the player, Enter takes the row; otherwise it says it.
+    if (choosingRow()) takeRow(i + 1);
+    else answer((S.sheet.row || [])[i]);
     return;
   } else return;
   e.preventDefault();
@@ -418,6 +603,8 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
 
 /** Open the row choice (moves focus into it). */
 export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
+  // The row may have been taken on the table meanwhile (a click does not wait for the voice).
+  if (!choosingRow() || !S.prompt || S.prompt.key !== p.key) return false;
   const dlg = dialog("row-dialog");
   const v = /** @type {import("./state.js").View} */ (S.view);
   $("row-dialog-h").textContent = t(p.reason === "joker" ? "rowdlg.joker" : "rowdlg.title",
@@ -434,7 +621,12 @@ export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
     input.checked = r === best;
     const text = document.createElement("span");
     text.textContent = (S.sheet.row && S.sheet.row[r - 1]) || t("row.label", { row: r });
-    label.append(input, text);
+    // The row itself, as on the table: the choice never hides the rows it is about.
+    const cards = document.createElement("span");
+    cards.className = "row-cards";
+    cards.setAttribute("aria-hidden", "true");
+    cards.append(...v.rows[r - 1].map((c) => cardEl(c)));
+    label.append(input, text, cards);
     return label;
   }));
   if (!dlg.open) {
@@ -471,9 +663,16 @@ export function closeRowDialog() {
 
 function submitRow() {
   const input = /** @type {HTMLInputElement | null} */ ($("row-choices").querySelector("input:checked"));
-  if (!input || !S.prompt || S.prompt.kind !== "row") return;
-  send({ type: "take_row", row: Number(input.value) });
+  if (input) takeRow(Number(input.value));
+}
+
+/** Take row `row` for the card asked about (from the table or the dialog). */
+function takeRow(/** @type {number} */ row) {
+  if (!choosingRow() || !S.prompt) return;
+  tookKey = S.prompt.key;
+  send({ type: "take_row", row });
   closeRowDialog();
+  if (S.view) renderRows(S.view);
 }
 
 export function wireTable() {
@@ -485,7 +684,12 @@ export function wireTable() {
   $("rows").addEventListener("keydown", onRowsKey);
   $("rows").addEventListener("click", (/** @type {MouseEvent} */ e) => {
     const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=option]"));
-    if (li) { S.rowCursor = Number(li.dataset.row) - 1; li.focus(); }
+    if (!li) return;
+    S.rowCursor = Number(li.dataset.row) - 1;
+    // A click or tap on a row takes it the moment it is asked (the dialog may still be
+    // waiting for the voice).
+    if (choosingRow()) takeRow(Number(li.dataset.row));
+    else li.focus();
   });
   $("game").addEventListener("keydown", onGameKey);
   // The row dialog is part of the game area: 1–4, C, T, S, R and the history keys work there.
