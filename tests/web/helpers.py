@@ -13,6 +13,11 @@ from typing import Any
 _names = itertools.count(1)
 
 
+#: The cards of the hand as a player sees them (a played card on its way out is not one).
+HAND = ("[...document.querySelectorAll('#hand [role=option]:not(.leaving)')]"
+        ".map(li => li.dataset.card)")
+
+
 def fresh_name(prefix: str = "Ana") -> str:
     """A player name no other test uses (the server keeps names for good)."""
     return f"{prefix}{next(_names)}x{id(_names) % 997}"

@@ -6,7 +6,16 @@ import re
 from typing import Any
 
 from .conftest import NewPage
-from .helpers import announcements, create_table, fresh_name, play_by_keyboard, set_name
+from .helpers import (
+    HAND,
+    announcements,
+    create_table,
+    fresh_name,
+    play_by_keyboard,
+    set_name,
+    start_game,
+    two_at_a_table,
+)
 
 
 def _last_polite(page: Any) -> str:
@@ -163,3 +172,55 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     page.wait_for_function("() => document.activeElement.getAttribute('role') === 'option'"
                            " || !document.querySelector('#standings-panel').hidden")
     play_by_keyboard(page)
+
+
+def test_keys_for_hand_time_table_and_chat(new_page: NewPage) -> None:
+    """A (the hand), L (time left), W (who is here), chat in its own channel (said alone,
+    Shift+M mutes it, . reads its last lines, \\ moves the history keys to it, / writes
+    and comes back), − and = the sounds' volume, V twice to the rows and back."""
+    host, guest, _ = two_at_a_table(new_page, timer="60")
+    start_game(host)
+    page = host
+    cards = page.evaluate(HAND)
+    said = _press(page, "a")
+    assert all(c in said for c in cards), (said, cards)
+    assert re.search(r"\d+ s", _press(page, "l"))
+    names = [page.evaluate("localStorage.getItem('nimmt.name')"),
+             guest.evaluate("localStorage.getItem('nimmt.name')")]
+    said = _press(page, "w")
+    assert all(n in said for n in names), said
+    # A chat line is said on its own, not inside a game message.
+    guest.locator("#chat-text").fill("hello there")
+    guest.locator("#chat-text").press("Enter")
+    page.wait_for_function("() => window.__ann.some(a => a[1].includes('hello there'))")
+    line = next(t for _, t in announcements(page) if "hello there" in t)
+    assert "hello there" in _press(page, "Period")
+    # Muted: kept (the log, the . key), not said.
+    assert _press(page, "Shift+M").startswith("Chat muted")
+    guest.locator("#chat-text").fill("second line")
+    guest.locator("#chat-text").press("Enter")
+    page.wait_for_function(
+        "() => document.getElementById('log').textContent.includes('second line')")
+    assert not any("second line" in t for _, t in announcements(page))
+    said = _press(page, "Period")
+    assert "hello there" in said and "second line" in said
+    # The history keys on the chat channel: its newest line first, then the one before.
+    assert _press(page, "Backslash") == "History: chat."
+    assert "second line" in _press(page, "[")
+    assert _press(page, "[") == line
+    assert _press(page, "Shift+M") == "Chat spoken."
+    # / writes in the chat; Enter sends and focus comes back to the card it left.
+    card = page.evaluate("document.activeElement.dataset.card")
+    page.keyboard.press("Slash")
+    assert page.evaluate("document.activeElement.id") == "chat-text"
+    page.keyboard.type("gl")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.activeElement.dataset.card === '{card}'")
+    # The sounds' volume, in steps of ten.
+    assert _press(page, "Minus") == "Volume 60 percent."
+    assert _press(page, "Equal") == "Volume 70 percent."
+    # V to the rows, V again back to the hand (no Escape needed).
+    page.keyboard.press("v")
+    page.wait_for_function("() => document.activeElement.closest('#rows') !== null")
+    page.keyboard.press("v")
+    page.wait_for_function(f"() => document.activeElement.dataset.card === '{card}'")

@@ -16,6 +16,7 @@ import pytest
 
 from .conftest import NewPage
 from .helpers import (
+    HAND,
     announcements,
     assertive_count,
     create_table,
@@ -32,9 +33,6 @@ from .helpers import (
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
-#: The cards of the hand as a player sees them (a played card on its way out is not one).
-HAND = ("[...document.querySelectorAll('#hand [role=option]:not(.leaving)')]"
-        ".map(li => li.dataset.card)")
 
 
 def _axe(page: Any, state: str) -> None:

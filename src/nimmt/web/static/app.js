@@ -7,12 +7,14 @@
 import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
 import { $, S, choice, dialog, field, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
-import { answer, cue, pace, say, setPace, setSound, soundOn, urgent } from "./voice.js";
+import { answer, chatMuted, keep, pace, say, setPace, urgent } from "./voice.js";
+import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
+import { notifyOn, setNotify, yourTurn } from "./alert.js";
 import {
   connect, forgetTable, onServer, reconnect, refused, saveSeq, send, setConn, welcomed,
 } from "./net.js";
 import {
-  closeRowDialog, focusHand, isOver, noteEvent, openRowDialog, regainFocus, renderTable,
+  closeRowDialog, focusHand, isOver, noteEvents, openRowDialog, regainFocus, renderTable,
   revealFromView, wireTable,
 } from "./table.js";
 import {
@@ -41,6 +43,10 @@ onServer((msg) => {
     default: break;
   }
 });
+
+/** Notices heard as someone coming to the table, and as someone leaving it. */
+const JOINS = ["sat", "bot_added"];
+const LEAVES = ["left", "removed", "kicked"];
 
 function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
   if (msg.code === "bad_token") {
@@ -107,17 +113,29 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
     }
     if (item.kind === "notice") {
       (item.seq < first ? before : after).push(item.text);
+      if (JOINS.includes(item.notice)) cue("join");
+      else if (LEAVES.includes(item.notice)) cue("leave");
     } else if (item.kind === "chat") {
       addLog(isolating(item.said, [item.name, item.text]), "chat");
-      if (!(item.seat === S.you && item.name === S.name)) S.step.said.push(item.said);
+      // Chat is its own channel: said on its own (never inside a game message) unless
+      // muted (Shift+M), and kept for the history keys and the key that reads it (.).
+      if (item.seat === S.you && item.name === S.name) keep(item.said, "chat");
+      else if (chatMuted) keep(item.said, "chat");
+      else {
+        say(item.said, { channel: "chat" });
+        cue("chat");
+      }
     }
   }
-  for (const item of events) noteEvent(item.event);
+  noteEvents(events.map((i) => i.event));
+  if (events.some((i) => i.event.type === "card_chosen" && i.event.player === S.you)) cue("chosen");
+  if (events.some((i) => i.event.type === "round_scored") && !events.some((i) => i.event.type === "game_over")) {
+    cue("round");
+  }
   const quiet = events.length > 0 && events.every(othersChoice);
   if (quiet) (msg.text || []).forEach((/** @type {string} */ s) => addLog(s, "event"));
   S.step.texts.push(...before, ...(quiet ? [] : msg.text || []), ...after);
   if (events.some((i) => i.event.type === "cards_revealed")) S.step.reveal = true;
-  if (events.some((i) => i.event.type === "row_taken" && i.event.player === S.you)) cue("take");
   renderTable();
   settle();
 }
@@ -144,7 +162,6 @@ function afterUpdate() {
   const reveal = S.step.reveal ? texts.join(" ") : "";
   S.step.reveal = false;
   texts.forEach((text) => addLog(text, "event"));
-  texts.push(...S.step.said.splice(0));
   const turnKey = S.view ? `${S.code}.${S.view.round}.${S.view.turn}` : null;
   const asked = Boolean(p && p.key !== S.announcedKey);
   // Once a turn, when the others are done and you are not (the decision itself says so).
@@ -157,7 +174,8 @@ function afterUpdate() {
     S.announcedKey = p.key;
     const decision = S.sheet.decision || t(`decision.${p.kind}`);
     addLog(decision, "urgent");
-    cue("turn");
+    cue(p.kind === "row" ? "row" : "turn");
+    yourTurn(decision);
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row
       // costs, from a live region inside it (see voice.js).
@@ -176,6 +194,14 @@ function afterUpdate() {
     // has been said (the results page, with the analysis, is a link from there).
     say("", { before: () => { $("standings-h").focus(); return true; } });
   }
+}
+
+/** Back to where the chat key (/) was pressed, if it still is on the page. */
+function backFromChat() {
+  const from = S.chatFrom;
+  S.chatFrom = null;
+  if (from && from.isConnected && !from.closest("[hidden]")) from.focus();
+  else if (from) regainFocus();
 }
 
 /** A line of the game log (for review: it is not a live region). */
@@ -213,6 +239,8 @@ function renderHelp() {
 function renderSettings() {
   field("set-keys-on").checked = KEYS.on;
   field("set-sound").checked = soundOn;
+  field("set-volume").value = String(volume);
+  field("set-notify").checked = notifyOn();
   // A pace not among the choices (set by hand) shows as the nearest one.
   const paces = [...choice("set-pace").options].map((o) => Number(o.value));
   choice("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
@@ -232,14 +260,19 @@ function renderSettings() {
   }));
 }
 
-function saveSettings() {
+async function saveSettings() {
   /** @type {Record<string, string>} */
   const map = {};
   for (const a of ACTIONS) map[a] = field(`key-${a}`).value.trim().toLowerCase();
   setKeys({ on: field("set-keys-on").checked, map });
   setSound(field("set-sound").checked);
+  setVolume(Number(field("set-volume").value));
   setPace(Number(choice("set-pace").value));
-  answer(t("settings.saved"));
+  // The browser asks its permission now, from the click that saved.
+  const asked = field("set-notify").checked;
+  const notify = await setNotify(asked);
+  field("set-notify").checked = notify;
+  answer(asked && !notify ? `${t("settings.saved")} ${t("notify.denied")}` : t("settings.saved"));
 }
 
 // ---------------------------------------------------------------- routing
@@ -338,6 +371,10 @@ function wire() {
     if (!text) return;
     send({ type: "chat", text });
     field("chat-text").value = "";
+    backFromChat();
+  });
+  $("chat-text").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key === "Escape" && S.chatFrom) { e.preventDefault(); backFromChat(); }
   });
   wireTable();
   wireResults();

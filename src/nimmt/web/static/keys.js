@@ -5,11 +5,13 @@ import { t } from "./i18n.js";
 import { local } from "./state.js";
 
 export const ACTIONS = ["rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores",
-  "reveal", "older", "newer", "hint", "keys"];
+  "hand", "time", "who", "reveal", "older", "newer", "channel", "chatlast", "chat", "chatmute",
+  "hint", "sound", "quieter", "louder", "keys"];
 /** @type {Record<string, string>} */
 const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
-  bullheads: "c", chosen: "t", scores: "s", reveal: "r", older: "[", newer: "]", hint: "h",
-  keys: "k" };
+  bullheads: "c", chosen: "t", scores: "s", hand: "a", time: "l", who: "w", reveal: "r",
+  older: "[", newer: "]", channel: "\\", chatlast: ".", chat: "/", chatmute: "shift+m",
+  hint: "h", sound: "m", quieter: "-", louder: "=", keys: "k" };
 
 /** @returns {{on: boolean, map: Record<string, string>}} */
 function load() {
@@ -35,15 +37,19 @@ function normSpec(/** @type {string} */ spec) {
   return [...mods, key].join("+");
 }
 
-// Letters and digits by their physical key, so a layout whose digit row needs Shift
-// (Czech) still has 1–4.
+/** Punctuation keys by their physical place (a US keyboard's names for them). */
+/** @type {Record<string, string>} */
+const PUNCTUATION = { BracketLeft: "[", BracketRight: "]", Backslash: "\\", Period: ".",
+  Slash: "/", Minus: "-", Equal: "=" };
+
+// Letters, digits and punctuation by their physical key, so a layout whose digit row
+// needs Shift (Czech) still has 1–4.
 function eventSpec(/** @type {KeyboardEvent} */ e) {
   let key = e.key.toLowerCase();
   if (e.code.startsWith("Key")) key = e.code.slice(3).toLowerCase();
   else if (e.code.startsWith("Digit")) key = e.code.slice(5);
   else if (/^Numpad\d$/.test(e.code)) key = e.code.slice(6);
-  else if (e.code === "BracketLeft") key = "[";
-  else if (e.code === "BracketRight") key = "]";
+  else if (PUNCTUATION[e.code]) key = PUNCTUATION[e.code];
   const mods = [];
   if (e.ctrlKey) mods.push("ctrl");
   if (e.altKey) mods.push("alt");

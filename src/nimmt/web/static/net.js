@@ -5,6 +5,7 @@
 import { language, t } from "./i18n.js";
 import { $, S, local } from "./state.js";
 import { answer, urgent } from "./voice.js";
+import { cue } from "./sound.js";
 
 /** @type {(msg: any) => void} */
 let handler = () => {};
@@ -22,9 +23,11 @@ export function setConn(/** @type {string} */ state) {
   if (was === "online" && state === "offline") {
     lost = true;
     urgent(t("conn.offline"));
+    cue("lost");
   } else if (lost && state === "online") {
     lost = false;
     answer(t("conn.online"));
+    cue("back");
   }
 }
 

@@ -58,7 +58,6 @@ export const choice = (/** @type {string} */ id) => /** @type {HTMLSelectElement
 export const dialog = (/** @type {string} */ id) => /** @type {HTMLDialogElement} */ ($(id));
 /** The button of index.html with this id. */
 export const button = (/** @type {string} */ id) => /** @type {HTMLButtonElement} */ ($(id));
-/** The element children of a list (cards, rows): all of them HTML elements. */
 /** A list's items, without one that is on its way out (see renderHand). */
 export const items = (/** @type {Element} */ el) => /** @type {HTMLElement[]} */ (
   [...el.children].filter((c) => !c.classList.contains("leaving")));
@@ -75,6 +74,8 @@ export const S = {
   /** @type {Sheet} */ sheet: {},
   /** @type {string | null} */ announcedKey: null,
   /** @type {string | null} */ warnedKey: null,
+  /** The decision and second the timer's last tick sounded for. */
+  /** @type {string | null} */ tickedAt: null,
   /** @type {string | null} */ timerKey: null,
   /** @type {Prompt | null} */ timerFor: null,
   /** @type {string | null} */ chosenSaid: null,
@@ -85,11 +86,12 @@ export const S = {
   refs: 0,
   /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
   /** @type {((refusal: any) => void)[]} */ onWelcome: [],
-  /** What the current game step says, gathered until the frames that came together are in
-   * (`said`: lines the log has already, chat). */
-  step: { texts: /** @type {string[]} */ ([]), said: /** @type {string[]} */ ([]), reveal: false },
+  /** What the current game step says, gathered until the frames that came together are in. */
+  step: { texts: /** @type {string[]} */ ([]), reveal: false },
   cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
   /** @type {HTMLElement | null} */ returnFocus: null,
+  /** Where the chat key (/) came from: focus goes back there once the line is sent. */
+  /** @type {HTMLElement | null} */ chatFrom: null,
   /** @type {string | null} */ shownOver: null,
   /** The turn's revealed cards as the table shows them: each play, where it went, what it
    * took (`take`: a row taken, waiting for the card that starts it anew; `taken`: the

@@ -6,7 +6,11 @@ import { t, tn, isolate, joined } from "./i18n.js";
 import { $, S, button, cardSentence, dialog, items } from "./state.js";
 import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
-import { answer, clearLive, cue, heard, historyStep, lastRevealText, urgent } from "./voice.js";
+import {
+  answer, chatMuted, clearLive, heard, historyStep, lastRevealText, latest, nextChannel, setChatMuted,
+  urgent,
+} from "./voice.js";
+import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
 import { send } from "./net.js";
 import { askHint, renderTutor } from "./tutor.js";
 
@@ -143,7 +147,18 @@ let tookKey = "";
 
 /** Follow one game event for the reveal the table shows (its cards, where each went,
  * what it took). */
-export function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
+/** Whether the events noted now sound (a catch-up of many turns after a reconnection
+ * is not played back). */
+let sounding = true;
+
+/** Note the events of one message: what the table shows of the reveal, and their cues. */
+export function noteEvents(/** @type {import("./state.js").GameEvent[]} */ events) {
+  sounding = events.filter((e) => e.type === "cards_revealed").length <= 1;
+  events.forEach(noteEvent);
+  sounding = true;
+}
+
+function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
   const r = S.reveal;
   switch (e.type) {
     case "round_started":
@@ -151,6 +166,7 @@ export function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
       break;
     case "cards_revealed":
       S.reveal = { plays: e.plays || [], out: {}, take: null, taken: null };
+      if (sounding) cue("reveal");
       break;
     case "row_choice_needed":
       r.out[/** @type {number} */ (e.card)] = { choosing: true };
@@ -164,6 +180,10 @@ export function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
       const take = e.started && r.take && r.take.player === e.player ? r.take : null;
       r.out[/** @type {number} */ (e.card)] = { row: e.row, took: take };
       if (take) r.take = null;
+      // Heard as the card lands on the table (one after another at the reveal's pace).
+      const k = Math.max(0, r.plays.findIndex(([, c]) => c === e.card));
+      const name = !take ? "place" : take.player === S.you ? "take_you" : "take_other";
+      if (sounding) cue(name, k * revealStep());
       break;
     }
     default: break;
@@ -422,7 +442,11 @@ export function renderTimer() {
     if (left <= 10 && S.warnedKey !== p.key && left > 0) {
       S.warnedKey = p.key;
       urgent((S.sheet.timer || [])[left - 1] || "");
-      cue("warn");
+    }
+    // The last five seconds tick, once a second.
+    if (left > 0 && left <= 5 && S.tickedAt !== `${p.key}.${left}`) {
+      S.tickedAt = `${p.key}.${left}`;
+      cue("tick");
     }
   };
   tick();
@@ -547,8 +571,13 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
   else if (e.key === "ArrowUp" || e.key === "ArrowLeft") i = (i - 1 + n) % n;
   else if (e.key === "Home") i = 0;
   else if (e.key === "End") i = n - 1;
-  else if (e.key === "Escape") { e.preventDefault(); items($("hand"))[S.cursor]?.focus(); return; }
-  else if (e.key === "Enter" || e.key === " ") {
+  else if (e.key === "Escape" || actionFor(e) === "rows") {
+    // Back to the hand: Escape, or V again (a screen reader may keep Escape for itself).
+    e.preventDefault();
+    e.stopPropagation();
+    items($("hand"))[S.cursor]?.focus();
+    return;
+  } else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
     // While a row is asked of the player, Enter takes the row; otherwise it says it.
     if (choosingRow()) takeRow(i + 1);
@@ -562,6 +591,13 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
 }
 
 // ---------------------------------------------------------------- shortcuts
+
+/** Key W: who is at the table, each as the players' list (or, before the game, the
+ * seats) shows them: their bullheads, whether they are away or played by the bot. */
+function whoIsHere() {
+  const list = $("game").hidden ? $("seat-list") : $("players");
+  return items(list).map((li) => (li.textContent || "").replace(/\s+/g, " ").trim()).join(". ");
+}
 
 function onGameKey(/** @type {KeyboardEvent} */ e) {
   if (isTyping(/** @type {Element} */ (e.target))) return;
@@ -590,10 +626,26 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     }
     case "chosen": answer(sh.chosen); break;
     case "scores": answer(sh.scores); break;
+    case "hand": answer(sh.hand || t("hand.none")); break;
+    case "time": answer($("timer").hidden ? t("time.none") : $("timer").textContent); break;
+    case "who": answer(whoIsHere()); break;
+    case "channel": answer(t(`channel.${nextChannel()}`)); break;
+    case "chatlast": answer(latest("chat", 3).join(" ") || t("chat.none")); break;
+    case "chat":
+      S.chatFrom = /** @type {HTMLElement} */ (document.activeElement);
+      $("chat-text").focus();
+      break;
+    case "chatmute": setChatMuted(!chatMuted); answer(t(chatMuted ? "chat.muted" : "chat.unmuted")); break;
+    case "quieter": case "louder":
+      setVolume(volume + (action === "louder" ? 10 : -10));
+      cue("chosen");
+      answer(t("sound.volume", { n: volume }));
+      break;
     case "reveal": answer(lastRevealText() || t("reveal.none")); break;
     case "older": answer(historyStep(-1) || t("history.empty")); break;
     case "newer": answer(historyStep(1) || t("history.empty")); break;
     case "hint": askHint(); break;
+    case "sound": setSound(!soundOn); answer(t(soundOn ? "sound.on" : "sound.off")); break;
     case "keys": answer(keysSummary()); break;
     default: break;
   }

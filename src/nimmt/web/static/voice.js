@@ -13,7 +13,7 @@
 /** Paragraphs a live region keeps: only the newest, so nothing old is there to be read
  * again when focus comes back from a dialog. */
 const KEEP = 1;
-const HISTORY = 50;
+const HISTORY = 200;
 /** The longest wait for one message, however long it is (a key press ends it sooner). */
 const MAX_WAIT = 30000;
 /** A pause between a focus move and the message after it, so the message is not cut. */
@@ -22,12 +22,18 @@ const AFTER_FOCUS = 250;
  * for a message is its speaking time and this. */
 const START = 250;
 
-/** @typedef {{text: string, level: string, reveal: string, before: (() => boolean | void) | null}} Message */
+/** @typedef {{text: string, level: string, reveal: string, channel: string,
+ *   before: (() => boolean | void) | null}} Message */
 
 /** @type {Message[]} */
 const pending = [];
-/** @type {string[]} */
+/** What was said, newest last, each with its channel: "game" (the game's messages,
+ * errors, warnings) or "chat". */
+/** @type {{text: string, channel: string}[]} */
 const history = [];
+/** The history keys' channel: "game", "chat" or "all" (key \ steps through them). */
+export const CHANNELS = ["game", "chat", "all"];
+let channel = "game";
 /** How far back the history keys are: -1 before the first press, 0 the newest message. */
 let back = -1;
 let lastReveal = "";
@@ -77,10 +83,15 @@ function write(/** @type {string} */ text, /** @type {string} */ level) {
   busyUntil = performance.now() + speaking(text);
 }
 
-function remember(/** @type {string} */ text) {
-  history.push(text);
+function remember(/** @type {string} */ text, /** @type {string} */ ch = "game") {
+  history.push({ text, channel: ch });
   while (history.length > HISTORY) history.shift();
   back = -1;
+}
+
+/** The history of the channel the history keys are on. */
+function inChannel() {
+  return history.filter((h) => channel === "all" || h.channel === channel).map((h) => h.text);
 }
 
 function pump() {
@@ -96,7 +107,7 @@ function pump() {
   const go = () => {
     if (msg.text) {
       write(msg.text, msg.level);
-      remember(msg.text);
+      remember(msg.text, msg.channel);
       if (msg.reveal) lastReveal = msg.reveal;
     }
     if (pending.length) pump();
@@ -110,15 +121,22 @@ function pump() {
  * Say a game message in its turn. `before` runs just before it is said (to open a
  * dialog or move focus, which would cut the message before); it returns true when it
  * moved focus. An empty message with a `before` only waits for its turn to run it.
- * `reveal`: the part of the message that tells a reveal, for key R.
+ * `reveal`: the part of the message that tells a reveal, for key R. `channel`: where
+ * the history keeps it ("game", or "chat" for a chat line).
  * @param {string} text
- * @param {{level?: string, reveal?: string, before?: (() => boolean | void) | null}} [how]
+ * @param {{level?: string, reveal?: string, channel?: string,
+ *   before?: (() => boolean | void) | null}} [how]
  */
 export function say(text, how = {}) {
   if (!text && !how.before) return;
   pending.push({ text, level: how.level || "polite", reveal: how.reveal || "",
-    before: how.before || null });
+    channel: how.channel || "game", before: how.before || null });
   pump();
+}
+
+/** Keep a line in the history without saying it (a muted channel's line). */
+export function keep(/** @type {string} */ text, /** @type {string} */ ch) {
+  if (text) remember(text, ch);
 }
 
 /** Say at once, out of turn: errors and the warning that time runs out. */
@@ -149,41 +167,27 @@ export function lastRevealText() { return lastReveal; }
 /** Step through the history: -1 an older message, +1 a newer one (keys [ and ]); the
  * first press says the newest. */
 export function historyStep(/** @type {number} */ delta) {
-  if (!history.length) return null;
-  back = Math.max(0, Math.min(history.length - 1, back - delta));
-  return history[history.length - 1 - back];
+  const lines = inChannel();
+  if (!lines.length) return null;
+  back = Math.max(0, Math.min(lines.length - 1, back - delta));
+  return lines[lines.length - 1 - back];
 }
 
-let audio = /** @type {AudioContext | null} */ (null);
-export let soundOn = localStorage.getItem("nimmt.sound") === "1";
-export function setSound(/** @type {boolean} */ on) {
-  soundOn = on;
-  localStorage.setItem("nimmt.sound", on ? "1" : "0");
+/** Move the history keys to the next channel (game, chat, all); its name. */
+export function nextChannel() {
+  channel = CHANNELS[(CHANNELS.indexOf(channel) + 1) % CHANNELS.length];
+  back = -1;
+  return channel;
 }
 
-/** @type {Record<string, number[]>} */
-const TONES = { turn: [523, 784], take: [392, 262], warn: [880, 880], over: [523, 659] };
+/** The newest `n` lines of `ch`, oldest first. */
+export function latest(/** @type {string} */ ch, /** @type {number} */ n) {
+  return history.filter((h) => h.channel === ch).slice(-n).map((h) => h.text);
+}
 
-// A short tone (Web Audio, no files): "turn" rises, "take" falls, "warn" beeps twice.
-export function cue(/** @type {string} */ kind) {
-  if (!soundOn) return;
-  try {
-    audio = audio || new AudioContext();
-    const ctx = audio;
-    const now = ctx.currentTime;
-    const tones = TONES[kind];
-    if (!tones) return;
-    tones.forEach((freq, i) => {
-      const osc = ctx.createOscillator();
-      const gain = ctx.createGain();
-      osc.frequency.value = freq;
-      gain.gain.setValueAtTime(0.08, now + i * 0.12);
-      gain.gain.exponentialRampToValueAtTime(0.001, now + i * 0.12 + 0.11);
-      osc.connect(gain).connect(ctx.destination);
-      osc.start(now + i * 0.12);
-      osc.stop(now + i * 0.12 + 0.12);
-    });
-  } catch (_) {
-    // No audio device: cues are optional.
-  }
+/** Whether chat lines are only kept, not said (localStorage `nimmt.chatmute`). */
+export let chatMuted = localStorage.getItem("nimmt.chatmute") === "1";
+export function setChatMuted(/** @type {boolean} */ on) {
+  chatMuted = on;
+  localStorage.setItem("nimmt.chatmute", on ? "1" : "0");
 }
