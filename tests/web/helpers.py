@@ -8,6 +8,8 @@ expression by evaluating its text in the page, while it calls a function as is.
 from __future__ import annotations
 
 import itertools
+import json
+from collections.abc import Iterator
 from typing import Any
 
 _names = itertools.count(1)
@@ -138,3 +140,67 @@ def open_results(page: Any) -> None:
     """From the final standings on the table to the results page, by its link."""
     page.locator("#standings-panel a").click()
     page.wait_for_selector("#view-results:not([hidden])")
+
+
+#: The page's own record of what it received and when its screen changed (performance.now()).
+RECORDER = """
+window.__frames = [];
+window.__marks = [];
+const Native = window.WebSocket;
+window.WebSocket = class extends Native {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (e) => {
+      try { window.__frames.push([performance.now(), JSON.parse(e.data)]); } catch (_) {}
+    });
+  }
+};
+// Each time the page scrolls: how far, and what had focus (a scroll is a fault to explain).
+window.__scrolls = [];
+addEventListener("scroll", () => {
+  const el = document.activeElement;
+  window.__scrolls.push([Math.round(performance.now()), scrollY,
+                         el ? el.id || el.tagName : null]);
+}, true);
+document.addEventListener("DOMContentLoaded", () => {
+  let rows = false;
+  let over = false;
+  new MutationObserver(() => {
+    const choosing = !!document.querySelector("#rows.choosing li.choosable");
+    if (choosing && !rows) window.__marks.push(["rows", performance.now()]);
+    rows = choosing;
+    const shown = !document.getElementById("standings-panel").hidden;
+    if (shown && !over) window.__marks.push(["standings", performance.now()]);
+    over = shown;
+  }).observe(document.body, {subtree: true, childList: true, attributes: true,
+                             attributeFilter: ["class", "hidden"]});
+});
+"""
+
+#: The decision the server asks of this page now (the newest frame that says), if any;
+#: "over" once a frame ended the game.
+ASKED = """() => {
+  for (let i = window.__frames.length - 1; i >= 0; i--) {
+    const m = window.__frames[i][1];
+    if (m.type !== "events" && m.type !== "table_state") continue;
+    const over = (m.view && m.view.phase === "over") || (m.table && m.table.status === "over");
+    if (over) return "over";
+    return m.prompt ? m.prompt.key + " " + m.prompt.kind : "";
+  }
+  return "";
+}"""
+
+
+def decisions(page: Any) -> Iterator[str]:
+    """Each new decision the server asks of ``page`` (``"<key> card"``, ``"<key> row"``),
+    read from the frames :data:`RECORDER` keeps, until a frame ends the game."""
+    answered: set[str] = set()
+    while True:
+        page.wait_for_function(
+            f"() => {{ const a = ({ASKED})(); return a === 'over' || "
+            f"(a !== '' && !{json.dumps(sorted(answered))}.includes(a)); }}", timeout=120_000)
+        asked = str(page.evaluate(ASKED))
+        if asked == "over":
+            return
+        answered.add(asked)
+        yield asked

@@ -48,7 +48,10 @@ def test_speech_endpoint_errors(server: str) -> None:
         assert http.get("/api/games/999999/replay").status_code == 404
         page = http.get("/play/")
         assert page.status_code == 200 and 'aria-live="assertive"' in page.text
-        assert 'role="application"' not in page.text
+        # Applications only where keys must reach the game in every reader's mode: the
+        # status line and around the rows' and the hand's list boxes (docs/web.md).
+        assert page.text.count('role="application"') == 3
+        assert '<div id="game" class="game" hidden>' in page.text
         assert http.get("/play", follow_redirects=False).status_code == 307
 
 

@@ -287,3 +287,31 @@ def test_the_lobby_names_the_rules_in_the_readers_language(new_page: Any) -> Non
         arg=name)
     line = guest.locator("#tables-list li", has_text=name).first.text_content() or ""
     assert "classic" not in line, line
+
+
+def test_the_lobby_list_changes_only_what_changed(new_page: Any) -> None:
+    """A refresh while a player is on a table's Join button: the button keeps focus when
+    that table's seats change and when another table comes into the list."""
+    host = new_page()
+    set_name(host, fresh_name("Lobby"))
+    code = create_table(host, players=3, rounds=1, bots=0, start=False)
+    guest = new_page()
+    item = f"#tables-list li[data-code='{code}']"
+    guest.wait_for_selector(item)
+    guest.locator(f"{item} button").focus()
+    guest.evaluate("() => { window.__button = document.activeElement; }")
+    before = guest.locator(item).inner_text()
+    host.locator("#add-bot").click()
+    guest.wait_for_function(
+        "([sel, before]) => { document.getElementById('tables-refresh').click();"
+        " return document.querySelector(sel).innerText !== before; }",
+        arg=[item, before], polling=500)
+    assert guest.evaluate("() => document.activeElement === window.__button")
+    other = new_page()
+    set_name(other, fresh_name("Other"))
+    code2 = create_table(other, players=2, rounds=1, bots=0, start=False)
+    guest.wait_for_function(
+        "(sel) => { document.getElementById('tables-refresh').click();"
+        " return document.querySelector(sel) !== null; }",
+        arg=f"#tables-list li[data-code='{code2}']", polling=500)
+    assert guest.evaluate("() => document.activeElement === window.__button")

@@ -24,57 +24,9 @@ from typing import Any
 import pytest
 
 from .conftest import NewPage
-from .helpers import fresh_name
+from .helpers import RECORDER, decisions, fresh_name
 
 BUILD = Path(__file__).resolve().parents[2] / "build"
-
-#: The page's own record of what it received and when its screen changed (performance.now()).
-RECORDER = """
-window.__frames = [];
-window.__marks = [];
-const Native = window.WebSocket;
-window.WebSocket = class extends Native {
-  constructor(...args) {
-    super(...args);
-    this.addEventListener("message", (e) => {
-      try { window.__frames.push([performance.now(), JSON.parse(e.data)]); } catch (_) {}
-    });
-  }
-};
-// Each time the page scrolls: how far, and what had focus (a scroll is a fault to explain).
-window.__scrolls = [];
-addEventListener("scroll", () => {
-  const el = document.activeElement;
-  window.__scrolls.push([Math.round(performance.now()), scrollY,
-                         el ? el.id || el.tagName : null]);
-}, true);
-document.addEventListener("DOMContentLoaded", () => {
-  let rows = false;
-  let over = false;
-  new MutationObserver(() => {
-    const choosing = !!document.querySelector("#rows.choosing li.choosable");
-    if (choosing && !rows) window.__marks.push(["rows", performance.now()]);
-    rows = choosing;
-    const shown = !document.getElementById("standings-panel").hidden;
-    if (shown && !over) window.__marks.push(["standings", performance.now()]);
-    over = shown;
-  }).observe(document.body, {subtree: true, childList: true, attributes: true,
-                             attributeFilter: ["class", "hidden"]});
-});
-"""
-
-#: The decision the server asks of this page now (the newest frame that says), if any;
-#: "over" once a frame ended the game.
-ASKED = """() => {
-  for (let i = window.__frames.length - 1; i >= 0; i--) {
-    const m = window.__frames[i][1];
-    if (m.type !== "events" && m.type !== "table_state") continue;
-    const over = (m.view && m.view.phase === "over") || (m.table && m.table.status === "over");
-    if (over) return "over";
-    return m.prompt ? m.prompt.key + " " + m.prompt.kind : "";
-  }
-  return "";
-}"""
 
 #: The newest view, and the plays of the newest reveal, from the frames.
 LATEST = """() => {
@@ -220,15 +172,8 @@ def play(page: Any, touch: bool, label: str) -> dict[str, Any]:
     the end by pointer alone; the figures and faults."""
     p = Player(page, touch, label)
     start(p, 4)
-    answered: set[str] = set()
     rows = cards = 0
-    while True:
-        page.wait_for_function(
-            f"() => {{ const a = ({ASKED})(); return a === 'over' || "
-            f"(a !== '' && !{json.dumps(sorted(answered))}.includes(a)); }}", timeout=120_000)
-        asked = page.evaluate(ASKED)
-        if asked == "over":
-            break
+    for asked in decisions(page):
         key, kind = asked.split(" ")
         if kind == "row":
             rows += 1
@@ -246,7 +191,6 @@ def play(page: Any, touch: bool, label: str) -> dict[str, Any]:
             p.press("#hand li:not([aria-disabled]):not(.leaving)")
             page.wait_for_selector("#play-card:not([hidden])")
             p.press("#play-card")
-        answered.add(asked)
     page.wait_for_selector("#standings-panel:not([hidden])")
     p.check_screen("over")
     p.shot("over")
@@ -312,13 +256,9 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
     p = Player(page, touch, label)
     start(p, 10)
     played: set[str] = set()
-    answered: set[str] = set()
-    while len(played) < 3:
-        page.wait_for_function(
-            f"() => {{ const a = ({ASKED})(); return a !== '' && "
-            f"!{json.dumps(sorted(answered))}.includes(a); }}", timeout=120_000)
-        asked = page.evaluate(ASKED)
-        answered.add(asked)
+    for asked in decisions(page):
+        if len(played) == 3:
+            break
         if asked.endswith(" row"):
             page.wait_for_selector("#rows.choosing li.choosable")
             p.check_screen(f"row {asked}")

@@ -19,8 +19,7 @@ import numpy as np
 import pytest
 
 from .conftest import NewPage
-from .helpers import create_table, fresh_name, set_name, wait_turn
-from .test_web_pointer import RECORDER
+from .helpers import RECORDER, create_table, fresh_name, set_name, wait_turn
 
 #: The page's cues as played (``nimmt-cue``), its sockets, and a recording of its output.
 TAP = """

@@ -7,14 +7,16 @@
 import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
 import { $, S, choice, dialog, field, local } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
-import { answer, chatMuted, keep, pace, say, setPace, urgent } from "./voice.js";
+import {
+  answer, chatMuted, keep, pace, say, setPace, setVoiceSettings, urgent, voiceSettings, voicesFor,
+} from "./voice.js";
 import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
 import { notifyOn, setNotify, yourTurn } from "./alert.js";
 import {
   connect, forgetTable, onServer, reconnect, refused, saveSeq, send, setConn, welcomed,
 } from "./net.js";
 import {
-  closeRowDialog, focusHand, isOver, noteEvents, openRowDialog, regainFocus, renderTable,
+  closeRowDialog, focusHand, isOver, keysTarget, noteEvents, openRowDialog, regainFocus, renderTable,
   revealFromView, wireTable,
 } from "./table.js";
 import {
@@ -223,7 +225,7 @@ function renderHelp() {
     .map((k) => { const p = document.createElement("p"); p.textContent = t(k); return p; }));
   const rows = [...ACTIONS.map((a) => [KEYS.on && KEYS.map[a] ? KEYS.map[a].toUpperCase() : t("keys.none"), t(`action.${a}`)]),
     [t("key.arrows"), t("action.move")], [t("key.digits"), t("action.jump")],
-    ["Enter", t("action.play")], ["Escape", t("action.back")]];
+    ["Enter", t("action.play")], ["Escape", t("action.back")], ["Ctrl", t("action.stop")]];
   $("help-keys").replaceChildren(...rows.map(([k, d]) => {
     const tr = document.createElement("tr");
     const th = document.createElement("th");
@@ -241,6 +243,10 @@ function renderSettings() {
   field("set-sound").checked = soundOn;
   field("set-volume").value = String(volume);
   field("set-notify").checked = notifyOn();
+  const voice = voiceSettings();
+  field("set-selfvoice").checked = voice.on;
+  field("set-rate").value = String(voice.rate);
+  renderVoices();
   // A pace not among the choices (set by hand) shows as the nearest one.
   const paces = [...choice("set-pace").options].map((o) => Number(o.value));
   choice("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
@@ -268,11 +274,29 @@ async function saveSettings() {
   setSound(field("set-sound").checked);
   setVolume(Number(field("set-volume").value));
   setPace(Number(choice("set-pace").value));
+  setVoiceSettings({ on: field("set-selfvoice").checked, voice: choice("set-voice").value,
+    rate: Number(field("set-rate").value) });
   // The browser asks its permission now, from the click that saved.
   const asked = field("set-notify").checked;
   const notify = await setNotify(asked);
   field("set-notify").checked = notify;
   answer(asked && !notify ? `${t("settings.saved")} ${t("notify.denied")}` : t("settings.saved"));
+}
+
+/** The voice list of the page's language (the browser may load its voices late). */
+function renderVoices() {
+  const select = choice("set-voice");
+  const want = voiceSettings().voice;
+  const def = document.createElement("option");
+  def.value = "";
+  def.textContent = t("settings.voice.default");
+  select.replaceChildren(def, ...voicesFor(document.documentElement.lang || "en").map((v) => {
+    const o = document.createElement("option");
+    o.value = v.name;
+    o.textContent = v.name;
+    return o;
+  }));
+  select.value = [...select.options].some((o) => o.value === want) ? want : "";
 }
 
 // ---------------------------------------------------------------- routing
@@ -297,6 +321,8 @@ async function route() {
     renderTable();
     document.title = `${t("table.doc")} — 6 nimmt!`;
     if (S.prompt) { focusHand(); return; }
+    // In the game, where the game's keys work in every screen reader's mode.
+    target = keysTarget();
   } else if (parts[0] === "results") {
     target = show("results");
     renderResults();
@@ -391,6 +417,7 @@ function wire() {
     answer(t("settings.restored"));
   });
   window.addEventListener("hashchange", route);
+  if ("speechSynthesis" in window) speechSynthesis.addEventListener("voiceschanged", renderVoices);
 }
 
 async function main() {

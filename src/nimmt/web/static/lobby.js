@@ -2,7 +2,7 @@
 // The lobby: who you are, the open tables, joining by code, a new table, and the quick
 // game against bots (one key from the lobby to the first decision).
 import { t, tn, isolate, language } from "./i18n.js";
-import { $, S, field } from "./state.js";
+import { $, S, field, items } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
 
@@ -39,28 +39,59 @@ export async function loadTables() {
 }
 
 /** @param {{code: string, name: string, rules_name: string, rules_label?: string,
- *   taken: number, seats: number, status: string}[]} tables */
+ *   taken: number, seats: number, status: string}[]} tables
+ * The list is updated in place, one item per table code: a table whose text did not
+ * change keeps its element (and its button keeps focus); only what changed is redrawn,
+ * so the list can be refreshed while a player reads it. */
 export function renderTables(tables) {
   const list = $("tables-list");
-  if (!tables.length) {
-    const li = document.createElement("li");
-    li.textContent = t("lobby.none");
-    list.replaceChildren(li);
-    return;
-  }
-  list.replaceChildren(...tables.map((tb) => {
-    const li = document.createElement("li");
-    const text = document.createElement("span");
-    text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_label || tb.rules_name,
-      taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
-    const b = document.createElement("button");
+  const focused = list.contains(document.activeElement) ? document.activeElement : null;
+  /** @type {Map<string, HTMLElement>} */
+  const have = new Map(items(list).map((li) => [li.dataset.code || "", li]));
+  /** @type {HTMLElement[]} */
+  const want = tables.length ? tables.map((tb) => tableItem(tb, have.get(tb.code))) : [emptyItem(have.get(""))];
+  const keep = new Set(want);
+  for (const li of items(list)) if (!keep.has(li)) li.remove();
+  want.forEach((li, i) => { if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null); });
+  // The focused table went (it filled up and closed): focus stays in the list.
+  if (focused && !focused.isConnected) /** @type {HTMLElement} */ (list.querySelector("button") || $("tables-refresh")).focus();
+}
+
+function emptyItem(/** @type {HTMLElement | undefined} */ li) {
+  const el = li || document.createElement("li");
+  el.dataset.code = "";
+  const text = t("lobby.none");
+  if (el.textContent !== text) el.textContent = text;
+  return el;
+}
+
+/** The list item of table `tb`: `li` again if it says the same, else `li` redrawn (or
+ * a new one). */
+function tableItem(/** @type {{code: string, name: string, rules_name: string,
+  rules_label?: string, taken: number, seats: number, status: string}} */ tb,
+/** @type {HTMLElement | undefined} */ li) {
+  const full = tb.taken >= tb.seats || tb.status !== "open";
+  const key = JSON.stringify([tb.name, tb.rules_label || tb.rules_name, tb.taken, tb.seats, tb.status, language()]);
+  if (li && li.dataset.key === key) return li;
+  const el = li || document.createElement("li");
+  el.dataset.code = tb.code;
+  el.dataset.key = key;
+  // The text and the button stay the same elements (focus on the button stays); only
+  // their words change.
+  let text = /** @type {HTMLElement | null} */ (el.querySelector("span.table"));
+  let b = /** @type {HTMLButtonElement | null} */ (el.querySelector("button"));
+  if (!text || !b) {
+    text = document.createElement("span");
+    text.className = "table";
+    b = document.createElement("button");
     b.type = "button";
-    const full = tb.taken >= tb.seats || tb.status !== "open";
-    b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: isolate(tb.name) }));
-    b.addEventListener("click", () => joinTable(tb.code));
-    li.append(text, " ", b);
-    return li;
-  }));
+    b.addEventListener("click", () => joinTable(el.dataset.code || ""));
+    el.replaceChildren(text, " ", b);
+  }
+  text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_label || tb.rules_name,
+    taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
+  b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: isolate(tb.name) }));
+  return el;
 }
 
 /** The name to say hello with; `guest`: make one up when none was typed (quick game). */

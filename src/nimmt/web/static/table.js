@@ -336,6 +336,8 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
     // reader may handle the removal first and say that focus left the list and came back.
     li.classList.add("leaving");
     li.removeAttribute("id");
+    li.tabIndex = -1;
+    attr(li, "aria-selected", "false");
     window.setTimeout(() => li.remove(), 250);
   });
   const ok = playable();
@@ -476,8 +478,15 @@ export function regainFocus() {
   const lost = !el || el === document.body || !el.isConnected || el.closest("[hidden]") !== null;
   if (!lost || !S.table) return false;
   if (focusHand()) return true;
-  $("table-h").focus();
+  keysTarget().focus();
   return true;
+}
+
+/** Where focus rests in the game when there is no hand (a spectator, a round's end): the
+ * status line, an `application` so that a screen reader in browse mode passes the game's
+ * keys on (NVDA and JAWS switch to focus mode on it); the table's heading before the game. */
+export function keysTarget() {
+  return $("game").hidden ? $("table-h") : $("table-keys");
 }
 
 /** Move a listbox's current option (the hand's or the rows'): the one in the tab order,
@@ -549,6 +558,15 @@ function onHandClick(/** @type {MouseEvent} */ e) {
   const li = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest("[role=option]"));
   if (!li) return;
   const i = items($("hand")).indexOf(li);
+  // A click from no pointer (detail 0: a screen reader's Enter in browse mode, which
+  // clicks, or TalkBack's double-tap) plays the card at once, as Enter does; a tap or a
+  // mouse click selects it first, and a second one plays it.
+  if (e.detail === 0 && !li.classList.contains("leaving")) {
+    for (const other of items($("hand"))) delete other.dataset.tapped;
+    moveCursor(i);
+    chooseCurrent();
+    return;
+  }
   if (i === S.cursor && li.dataset.tapped === "1") chooseCurrent();
   for (const other of items($("hand"))) delete other.dataset.tapped;
   li.dataset.tapped = "1";
@@ -727,6 +745,9 @@ function takeRow(/** @type {number} */ row) {
   if (S.view) renderRows(S.view);
 }
 
+/** An arrow key is being handled in the row dialog (see wireTable). */
+let arrowing = false;
+
 export function wireTable() {
   // Any key the player presses means they are listening again (see voice.js).
   document.addEventListener("keydown", heard, true);
@@ -749,6 +770,19 @@ export function wireTable() {
   $("row-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); submitRow(); });
   $("row-choices").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     if (e.key === "Enter") { e.preventDefault(); submitRow(); }
+    // An arrow checks the next radio button with a click of its own (detail 0): that one
+    // only moves, until the task ends.
+    else if (e.key.startsWith("Arrow") || e.key === "Home" || e.key === "End") {
+      arrowing = true;
+      window.setTimeout(() => { arrowing = false; }, 0);
+    }
+  });
+  // A screen reader in browse mode clicks the radio button for Enter (detail 0): that
+  // takes the row, as Enter does in focus mode. A mouse click or a tap only selects it.
+  $("row-choices").addEventListener("click", (/** @type {MouseEvent} */ e) => {
+    if (e.detail === 0 && !arrowing && /** @type {Element} */ (e.target).matches("input[type=radio]")) {
+      submitRow();
+    }
   });
   $("row-dialog").addEventListener("cancel", (/** @type {Event} */ e) => e.preventDefault());
 }

@@ -73,8 +73,10 @@ function speaking(/** @type {string} */ text) {
   return START + Math.min(MAX_WAIT, text.length * pace());
 }
 
-// Each message is a new paragraph, so the same text said twice is said twice.
-function write(/** @type {string} */ text, /** @type {string} */ level) {
+// Each message is a new paragraph, so the same text said twice is said twice. With
+// self-voicing on, the page speaks instead and the live regions stay quiet.
+function write(/** @type {string} */ text, /** @type {string} */ level, interrupt = false) {
+  if (selfVoicing()) { speak(text, interrupt); return; }
   const r = region(level);
   const p = document.createElement("p");
   p.textContent = text;
@@ -96,6 +98,8 @@ function inChannel() {
 
 function pump() {
   if (pumpId !== undefined) return;
+  // Self-voicing knows when a sentence has really been said: the next waits for its end.
+  if (selfVoicing() && speakingNow) return;
   const wait = busyUntil - performance.now();
   if (wait > 0) {
     pumpId = window.setTimeout(() => { pumpId = undefined; pump(); }, wait);
@@ -142,17 +146,24 @@ export function keep(/** @type {string} */ text, /** @type {string} */ ch) {
 /** Say at once, out of turn: errors and the warning that time runs out. */
 export function urgent(/** @type {string} */ text) {
   if (!text) return;
-  write(text, "assertive");
+  write(text, "assertive", true);
   remember(text);
 }
 
 /** Answer a key the player pressed: at once, politely, not kept in the history. */
 export function answer(/** @type {string | null | undefined} */ text) {
-  if (text) write(text, "polite");
+  if (text) write(text, "polite", true);
 }
 
 /** The player pressed a key: they are listening again, so queued messages may go. */
-export function heard() {
+export function heard(/** @type {KeyboardEvent} */ e) {
+  // Control alone stops the page's own voice (as it stops a screen reader's): what it
+  // was saying and what waited is dropped from speech, kept in the history.
+  if (selfVoicing() && e && e.key === "Control") {
+    pending.splice(0).forEach((m) => { if (m.before) m.before(); if (m.text) remember(m.text, m.channel); });
+    hush();
+    return;
+  }
   busyUntil = 0;
   if (pending.length) {
     window.clearTimeout(pumpId);
@@ -190,4 +201,71 @@ export let chatMuted = localStorage.getItem("nimmt.chatmute") === "1";
 export function setChatMuted(/** @type {boolean} */ on) {
   chatMuted = on;
   localStorage.setItem("nimmt.chatmute", on ? "1" : "0");
+}
+
+// ---------------------------------------------------------------- self-voicing
+
+/** Whether the page speaks by itself (Settings; localStorage `nimmt.selfvoice`). */
+export function selfVoicing() {
+  return localStorage.getItem("nimmt.selfvoice") === "1" && "speechSynthesis" in window;
+}
+
+/** The self-voicing settings: on, the voice's name ("" the browser's default for the
+ * language), the rate (0.5–3). */
+export function voiceSettings() {
+  const rate = Number(localStorage.getItem("nimmt.rate"));
+  return { on: localStorage.getItem("nimmt.selfvoice") === "1",
+    voice: localStorage.getItem("nimmt.voice") || "",
+    rate: Number.isFinite(rate) && rate >= 0.5 && rate <= 3 ? rate : 1 };
+}
+
+export function setVoiceSettings(/** @type {{on: boolean, voice: string, rate: number}} */ v) {
+  localStorage.setItem("nimmt.selfvoice", v.on ? "1" : "0");
+  localStorage.setItem("nimmt.voice", v.voice);
+  localStorage.setItem("nimmt.rate", String(v.rate));
+  if (!v.on) hush();
+}
+
+/** The voices the browser has for the page's language. */
+export function voicesFor(/** @type {string} */ lang) {
+  if (!("speechSynthesis" in window)) return [];
+  return speechSynthesis.getVoices().filter((v) => v.lang.toLowerCase().startsWith(lang));
+}
+
+/** Whether an utterance of the page is being spoken (its end not yet heard). */
+let speakingNow = false;
+/** The utterance being spoken, so that its end is told from a cancelled one's. */
+let current = /** @type {SpeechSynthesisUtterance | null} */ (null);
+
+/** Speak `text` with the player's voice and rate; `interrupt`: stop what is being said
+ * first (a key's answer, an error). The queue goes on when the utterance has ended. */
+function speak(/** @type {string} */ text, /** @type {boolean} */ interrupt) {
+  if (interrupt) hush();
+  const u = new SpeechSynthesisUtterance(text);
+  const lang = document.documentElement.lang || "en";
+  u.lang = lang;
+  const { voice, rate } = voiceSettings();
+  const chosen = voicesFor(lang).find((v) => v.name === voice);
+  try { if (chosen) u.voice = chosen; } catch (_) { /* a voice gone since */ }
+  u.rate = rate;
+  const done = () => {
+    if (current !== u) return;
+    current = null;
+    speakingNow = false;
+    busyUntil = 0;
+    if (pending.length) pump();
+  };
+  u.addEventListener("end", done);
+  u.addEventListener("error", done);
+  current = u;
+  speakingNow = true;
+  speechSynthesis.speak(u);
+}
+
+/** Stop the page's voice now. */
+function hush() {
+  if (!("speechSynthesis" in window)) return;
+  current = null;
+  speakingNow = false;
+  speechSynthesis.cancel();
 }
