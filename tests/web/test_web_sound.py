@@ -221,3 +221,48 @@ def test_every_event_is_heard_in_a_recorded_game(new_page: NewPage) -> None:
 
 CUE_NAMES = ("turn", "chosen", "reveal", "place", "take_you", "take_other", "row", "tick",
              "round", "over", "chat", "join", "leave", "lost", "back")
+
+
+#: The page out of sight on demand (``window.__setHidden(true)``), and every system
+#: notification it makes, recorded.
+HIDDEN = """
+window.__hidden = false;
+Object.defineProperty(document, "hidden", {get: () => window.__hidden, configurable: true});
+Object.defineProperty(document, "visibilityState",
+                      {get: () => (window.__hidden ? "hidden" : "visible"), configurable: true});
+window.__setHidden = (h) => {
+  window.__hidden = h;
+  document.dispatchEvent(new Event("visibilitychange"));
+};
+window.__notes = [];
+window.Notification = class {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title, options) { window.__notes.push([title, options.body]); }
+  close() {}
+};
+"""
+
+
+@pytest.mark.timeout(300)
+def test_your_turn_in_a_hidden_tab(new_page: NewPage) -> None:
+    """Out of sight, your turn sounds, the title says so and a notification tells the
+    decision (the setting on); in sight again, the title is the page's own."""
+    page = new_page(script=TAP + HIDDEN)
+    set_name(page, fresh_name("Away"))
+    page.goto(page.url.split("#")[0] + "#/settings")
+    page.locator("#set-notify").check()
+    page.locator("#settings-form button[type=submit]").click()
+    page.wait_for_function("() => localStorage.getItem('nimmt.notify') === '1'")
+    page.goto(page.url.split("#")[0] + "#/")
+    create_table(page, players=2, rounds=1, bots=1, start=False)
+    plain = page.title()
+    page.evaluate("window.__setHidden(true)")
+    page.locator("#start-game").dispatch_event("click")
+    page.wait_for_function("() => window.__notes.length > 0")
+    assert page.title().startswith("Your turn — "), page.title()
+    title, body = page.evaluate("window.__notes[0]")
+    assert title == "Your turn" and body == "Your turn: choose a card.", (title, body)
+    assert page.evaluate("window.__cues.some((c) => c.name === 'turn')")
+    page.evaluate("window.__setHidden(false)")
+    assert page.title() == plain
