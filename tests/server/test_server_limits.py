@@ -173,6 +173,34 @@ async def test_unstarted_tables_are_capped_per_host_per_address_and_in_all(stric
     await close_all([ana, bob, cid, dan, eve, fay])
 
 
+async def test_running_tables_are_capped_per_host_and_per_address(tmp_path: Path) -> None:
+    """A started game goes on with its bots once its host leaves: it counts against the
+    host and the address until it ends, so nobody leaves dozens running."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, running_per_host=2,
+                             running_per_address=3, tables_per_host=5,
+                             tables_per_address=10)
+    long = {"preset": "classic", "players": 2, "end": "classic", "limit": 1000}
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana", "127.0.0.20")
+        for _ in range(2):
+            await ana.create_table(rules=long)
+            await ana.add_bot("easy")
+            await ana.start()
+            # Opening the next table detaches Ana from this one: her seat stays hers and
+            # the game goes on (the default bot plays for her once she is away).
+        assert await refusal(ana, {"type": "create_table", "rules": long},
+                             "table_state") == "quota"  # two running per host
+        bob = await connect(url, "Bob", "127.0.0.20")
+        await bob.create_table(rules=long)
+        cid = await connect(url, "Cid", "127.0.0.20")
+        assert await refusal(cid, {"type": "create_table", "rules": long},
+                             "table_state") == "quota"  # three per address
+        dan = await connect(url, "Dan", "127.0.0.21")
+        await dan.create_table(rules=long)  # another address is not held back
+        await pings_ok(url)
+        await close_all([ana, bob, cid, dan])
+
+
 async def test_abandoned_unstarted_tables_close_within_the_setting_and_not_after_restart(
     db_url: str, tmp_path: Path
 ) -> None:

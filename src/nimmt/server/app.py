@@ -459,6 +459,17 @@ class Hub:
             raise P.ProtocolError(
                 "quota", f"{s.tables_per_address} unstarted tables come from your address "
                 "already: start or leave one first")
+        # Started games go on without their host (the bots play them): they count until
+        # they end, so one player cannot leave dozens running.
+        live = [a for a in self.tables.values() if a.status in ("open", "playing")]
+        if sum(1 for a in live if a.host_id == conn.player_id) >= s.running_per_host:
+            raise P.ProtocolError(
+                "quota", f"you host {s.running_per_host} running tables already: finish or "
+                "leave one, and wait for its game to end")
+        if sum(1 for a in live if a.address == conn.address) >= s.running_per_address:
+            raise P.ProtocolError(
+                "quota", f"{s.running_per_address} running tables come from your address "
+                "already: wait for one of their games to end")
         spec = msg.rules.model_dump()
         if spec["limit"] is None:
             del spec["limit"]

@@ -114,6 +114,10 @@ class Settings(BaseSettings):
     #: Unstarted tables one player may host, and one client address may open, at once.
     tables_per_host: int = Field(default=2, ge=1)
     tables_per_address: int = Field(default=8, ge=1)
+    #: Live tables (unstarted or playing: bots play on when their host leaves) one player
+    #: may host, and one client address may have opened, at once.
+    running_per_host: int = Field(default=3, ge=1)
+    running_per_address: int = Field(default=12, ge=1)
     #: Seconds an unstarted table with no seated person connected stays open.
     open_idle_close: float = Field(default=180.0, gt=0)
     #: Times a player may change their chosen card before the cards are revealed.
