@@ -135,6 +135,43 @@ async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) 
 
 
 @pytest.mark.asyncio
+async def test_one_player_with_many_connections_takes_one_hint_slot(
+    hub: tuple[str, Hub],
+) -> None:
+    """Eight connections of one player ask at once: one hint is computed, the others are
+    told it is pending, and a player at another table still gets a hint (the lane holds
+    eight; before, this player took them all and the other got ``busy``)."""
+    url, _server = hub
+    (ana,), code = await seat_table(url, RULES, 1, ["easy"])
+    (bob,), _other = await seat_table(url, RULES, 1, ["easy"], prefix="B")
+    more: list[Client] = []
+    try:
+        for _ in range(7):
+            c = await Client.connect(url, token=ana.token)
+            await c.join(code)
+            more.append(c)
+        mine = [ana, *more]
+        for c in mine:
+            if c.prompt is None:
+                await c.expect(lambda m, c=c: c.prompt is not None)
+        for i, c in enumerate(mine):
+            await c.send({"type": "hint", "ref": f"a{i}"})
+        if bob.prompt is None:
+            await bob.expect(lambda m: bob.prompt is not None)
+        answers = {}
+        for i, c in enumerate(mine):
+            msg = await c.expect(lambda m, i=i: getattr(m, "ref", None) == f"a{i}", 240)
+            answers[i] = (msg.type, getattr(msg, "code", None))
+        assert sorted(answers.values()).count(("hint", None)) == 1, answers
+        assert all(a in {("hint", None), ("error", "hint_pending")}
+                   for a in answers.values()), answers
+        hint = await bob.hint()
+        assert hint.type == "hint"
+    finally:
+        await close_all([ana, bob, *more])
+
+
+@pytest.mark.asyncio
 async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
     url, server = hub
     clients, _code = await seat_table(url, RULES, 2, ["easy"])

@@ -113,6 +113,8 @@ class TableActor:
         self.tutor = tutor
         #: Hints being computed, each answering one connection.
         self.hints: set[asyncio.Task[None]] = set()
+        #: The seats whose hint is being computed (one at a time per seat).
+        self.hinting: set[int] = set()
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
         self.table = Table(table_id, code, name, host_id, rules, turn_timer, rated, private,
@@ -372,11 +374,14 @@ class TableActor:
         peer = self.peers.get(effect.conn)
         if peer is None:
             return
-        if peer.hinting:
+        # One hint at a time per seat, however many connections its player has: one
+        # player cannot take every slot of the lane the whole server shares.
+        if peer.hinting or effect.seat in self.hinting:
             self.fanout.refuse(effect.conn, "hint_pending", "your last hint is still being "
                                "computed; it comes in a moment", effect.ref)
             return
         peer.hinting = True
+        self.hinting.add(effect.seat)
         task = asyncio.create_task(self._hint(peer, effect), name=f"hint-{self.code}")
         self.hints.add(task)
         task.add_done_callback(self.hints.discard)
@@ -399,6 +404,7 @@ class TableActor:
             return
         finally:
             peer.hinting = False
+            self.hinting.discard(effect.seat)
         peer.send(dump(build(P.Hint, {
             "seq": peer.seq, "type": "hint", "key": effect.key, "text": text,
             "advice": AdvicePayload.model_validate(data), "ref": effect.ref})))
