@@ -9,9 +9,9 @@ sentences of its shortcuts come from ``/api/speech`` with the player's token
 (the oracle of what should be said), and where focus is comes from the page.
 
 On the second turn of the first round (an ordinary turn, before the card is
-played) the seed's shortcuts are pressed from the hand: V (then Escape back to
-the hand), 1 to 4, C, T and S, and what Orca said after each is kept with what
-the server says the answer is.
+played) the seed's shortcuts are pressed from the hand: V (then V again back to
+the hand: no key depends on Escape, which NVDA and JAWS keep), 1 to 4, C, T and
+S, and what Orca said after each is kept with what the server says the answer is.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ PLAYERS = 3
 LIMIT = 1
 #: Keys of the seed's Playroom pressed on the shortcut turn, with the sheet entry each
 #: should speak (``row`` N: the sentence of row N; ``card``: the focused card's).
-SHORTCUTS = [("v", "row 1"), ("Escape", None), ("1", "row 1"), ("2", "row 2"),
+SHORTCUTS = [("v", "row 1"), ("v", None), ("1", "row 1"), ("2", "row 2"),
              ("3", "row 3"), ("4", "row 4"), ("c", "card"), ("t", "chosen"), ("s", "scores")]
 
 
@@ -100,9 +100,11 @@ class Player:
         return self.d.page
 
     def focused(self, selector: str) -> bool:
+        """Whether ``selector`` has focus (the page's element is not focused while focus is
+        in the browser's own window, Firefox's toolbar)."""
         return bool(self.page.evaluate(
-            "s => { const el = document.activeElement; return !!el && el.matches(s); }",
-            selector))
+            "s => { const el = document.activeElement;"
+            " return document.hasFocus() && !!el && el.matches(s); }", selector))
 
     def tab_to(self, selector: str, limit: int = 80, back: bool = False) -> None:
         """Press Tab (Shift+Tab: ``back``) until ``selector`` has focus, as a player tabs
@@ -117,13 +119,23 @@ class Player:
                     self.d.hear(bool, pressed)
                 self.d.quiet(0.4, timeout=4.0)
                 return
-            self.page.evaluate("() => { window.__tabFrom = document.activeElement; }")
+            self.page.evaluate("() => { window.__tabFrom = document.activeElement;"
+                               " window.__tabHad = document.hasFocus(); }")
             pressed = time.time()
             self.d.key("shift+Tab" if back else "Tab", pause=0.2)
             # A busy machine may deliver the key late: look again only once focus has
-            # moved, or a second Tab would pass the field the first one reached.
-            until(lambda: not self.page.evaluate(
-                "() => document.activeElement === window.__tabFrom"), SLOW / 3, 0.05)
+            # moved, or a second Tab would pass the field the first one reached. Past
+            # the page's end Tab goes through the browser's toolbar (Firefox's; Chromium's
+            # app window has none), where the page sees no move: there, what Orca says
+            # of the control Tab reached tells it.
+            def moved(t: float = pressed) -> bool:
+                page = self.page.evaluate(
+                    "() => document.hasFocus() ? (document.activeElement !== window.__tabFrom"
+                    " || !window.__tabHad) : (window.__tabHad ? 'left' : 'outside')")
+                return page is True or page == "left" or (
+                    page == "outside" and bool(self.d.said(t)))
+
+            until(moved, SLOW / 3, 0.05)
         raise AssertionError(f"{selector} never took focus by Tab")
 
     def fill(self, selector: str, text: str) -> None:
@@ -218,12 +230,12 @@ class Player:
 
     def back_to_hand(self) -> None:
         """Come back to the hand's current card, as a player who heard focus is elsewhere
-        (a browse-mode key may have moved it to a heading): Escape from the rows, else Tab
+        (a browse-mode key may have moved it to a heading): V from the rows, else Tab
         (the hand's current card is in the tab order)."""
         if self.focused("#hand *"):
             return
         if self.focused("#rows *"):
-            self.d.key("Escape")
+            self.d.key("v")
             if until(lambda: self.focused("#hand *"), SLOW / 3, 0.05):
                 return
         self.tab_to("#hand [role=option][tabindex='0']")
@@ -419,14 +431,13 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
         hear_answer(p, expected, since)
         # A shortcut other than V leaves focus in the hand; one that moved it (to a
         # heading, "1") or that Orca answered "No more …" went to a browse-mode command.
-        moved = key not in ("v", "Escape") and not p.focused("#hand *")
+        moved = key != "v" and not p.focused("#hand *")
         if p.d.browsing(since) or moved:
-            # A player hearing it makes focus mode sticky (Orca goes back to browse mode
-            # by itself as focus moves after a browse-mode command), comes back to the
-            # hand and presses the key again.
+            # A player hearing it makes focus mode sticky (Orca 43 goes back to browse mode
+            # by itself as focus moves onto a list box's option: see docs/web.md), comes
+            # back to the hand and presses the key again.
             p.d.sticky_focus_mode()
-            if key != "Escape":
-                p.back_to_hand()
+            p.back_to_hand()
             since = time.time()
             p.d.key(key)
             hear_answer(p, expected, since)
@@ -437,7 +448,7 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
 
 def hear_answer(p: Player, expected: str | None, since: float) -> None:
     """Wait for a shortcut's answer ``expected`` (or for Orca's word that a browse-mode
-    command took the key), then for a listener's pause; a key with nothing to say (Escape)
+    command took the key), then for a listener's pause; a key with nothing to say (V back)
     waits for the pause alone."""
     if expected is not None:
         want = norm(expected)

@@ -1,12 +1,13 @@
-"""A real screen reader for the tests: GNOME Orca on a virtual X screen reading Chromium.
+"""A real screen reader for the tests: GNOME Orca on a virtual X screen reading a browser.
 
 What a blind player gets is what the screen reader *says*, not what the DOM
 holds: a sentence put in a live region and in a live log is spoken twice, a
 sentence followed by a focus change is cut off, and axe sees neither. So the
-web client is played here as such a player plays it: Debian's Chromium on an
-Xvfb screen, Orca reading it through AT-SPI, keys sent by ``xdotool`` (the
-X server's own input, as from a keyboard), and every utterance Orca sends to
-its speech server written down as text with a timestamp.
+web client is played here as such a player plays it: Debian's Chromium (or
+Firefox ESR) on an Xvfb screen, Orca reading it through AT-SPI, keys sent by
+``xdotool`` (the X server's own input, as from a keyboard), and every
+utterance Orca sends to its speech server written down as text with a
+timestamp.
 
 The pieces (all Debian packages, :data:`PACKAGES`), each started here and
 stopped by its process id:
@@ -23,7 +24,15 @@ stopped by its process id:
   each ``speech.stop()``. Key echo is turned off, as a player would;
 - ``chromium`` with renderer accessibility on and a DevTools port, through
   which the harness only *looks* (Playwright over CDP: the page's DOM, the
-  live regions' additions, where focus is); every action is a key.
+  live regions' additions, where focus is); every action is a key;
+- or ``firefox-esr`` (``Desktop.open(url, browser="firefox")``) in a fresh
+  profile (:data:`FIREFOX_PREFS`: no first-run pages, checks, telemetry,
+  updates, session restore or second tab; accessibility forced on, as
+  ``GNOME_ACCESSIBILITY=1`` asks too), in the player's language (Debian's
+  language packs), looked into the same way over WebDriver BiDi, which
+  Firefox serves itself (:class:`.bidi.BiDiPage`: Playwright cannot drive
+  Debian's Firefox). Its window has Firefox's toolbar: Tab past the page's
+  end goes through it, as for any Firefox player.
 
 How a cut-off utterance is told: the speech server is a dummy, so nothing
 says when speaking ended. An utterance is taken to need ``len(text) / cps``
@@ -50,13 +59,17 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .bidi import BiDiPage
+
 __all__ = [
+    "BROWSERS",
     "CHARS_PER_SECOND",
+    "FIREFOX_PREFS",
     "PACKAGES",
     "SLOW",
     "Desktop",
@@ -69,12 +82,23 @@ __all__ = [
     "until",
 ]
 
-#: The Debian package of each program the harness runs.
+#: Where Debian's language pack of Firefox ESR for a language is.
+FIREFOX_LANGPACK = ("/usr/lib/firefox-esr/browser/extensions/"
+                    "langpack-{lang}@firefox-esr.mozilla.org.xpi")
+#: The Debian package of each program (or file) the harness runs.
 PACKAGES = {
     "Xvfb": "xvfb", "dbus-daemon": "dbus", "dbus-send": "dbus",
     "/usr/libexec/at-spi-bus-launcher": "at-spi2-core", "speech-dispatcher": "speech-dispatcher",
     "orca": "orca", "xdotool": "xdotool", "xdpyinfo": "x11-utils", "chromium": "chromium",
+    "firefox-esr": "firefox-esr", FIREFOX_LANGPACK.format(lang="sr"): "firefox-esr-l10n-sr",
+    FIREFOX_LANGPACK.format(lang="cs"): "firefox-esr-l10n-cs",
 }
+#: The browsers :meth:`Desktop.open` starts, each with what it needs of :data:`PACKAGES`:
+#: Firefox speaks its own window's words (its toolbar, which Tab reaches past the page's
+#: end) in the player's language from Debian's language packs.
+BROWSERS = {"chromium": ("chromium",),
+            "firefox": ("firefox-esr", *(FIREFOX_LANGPACK.format(lang=lang)
+                                         for lang in ("sr", "cs")))}
 #: Speaking speed assumed for the dummy speech server (see the module's docstring).
 CHARS_PER_SECOND = 17.0
 #: Seconds the harness gives something it waits for (a key reaching the page, Orca saying
@@ -155,6 +179,78 @@ if not getattr(speech, "_nimmt_modes", False):
         if k.startswith(("NO_MORE_", "WRAPPING_TO_")) and isinstance(v, str)}})))
 '''
 
+#: Firefox ESR's preferences in its fresh profile (``user.js``): nothing but the page, as
+#: Chromium's flags have it. No first-run, welcome or privacy-notice page, no default-browser
+#: check, no telemetry, studies or data-submission notice, no updates (of Firefox, add-ons,
+#: search engines), no session restore, nothing that opens a second tab or a bar Orca would
+#: read (translations offered, a terms-of-use notice); accessibility on whatever Firefox
+#: would guess (-1: always, as GNOME_ACCESSIBILITY=1 in its environment asks too).
+FIREFOX_PREFS: dict[str, bool | int | str] = {
+    "accessibility.force_disabled": -1,
+    # First run and what it opens.
+    "browser.aboutwelcome.enabled": False,
+    "browser.startup.homepage_override.mstone": "ignore",
+    "browser.startup.firstrunSkipsHomepage": True,
+    "browser.startup.homepage": "about:blank",
+    "browser.startup.page": 0,
+    "browser.startup.upgradeDialog.enabled": False,
+    "browser.newtabpage.enabled": False,
+    "browser.newtab.preload": False,
+    "startup.homepage_welcome_url": "",
+    "startup.homepage_welcome_url.additional": "",
+    "startup.homepage_override_url": "",
+    "trailhead.firstrun.didSeeAboutWelcome": True,
+    "browser.preonboarding.enabled": False,
+    "termsofuse.bypassNotification": True,
+    "browser.uitour.enabled": False,
+    "browser.messaging-system.whatsNewPanel.enabled": False,
+    "browser.translations.enable": False,
+    "browser.translations.automaticallyPopup": False,
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.shell.skipDefaultBrowserCheckOnFirstRun": True,
+    # Telemetry, studies, the data-submission notice and the privacy-notice tab.
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "datareporting.policy.dataSubmissionPolicyBypassNotification": True,
+    "datareporting.policy.firstRunURL": "",
+    "datareporting.healthreport.uploadEnabled": False,
+    "toolkit.telemetry.enabled": False,
+    "toolkit.telemetry.unified": False,
+    "toolkit.telemetry.archive.enabled": False,
+    "toolkit.telemetry.reportingpolicy.firstRun": False,
+    "app.normandy.enabled": False,
+    "app.shield.optoutstudies.enabled": False,
+    "browser.discovery.enabled": False,
+    "browser.ping-centre.telemetry": False,
+    "browser.newtabpage.activity-stream.feeds.telemetry": False,
+    # Updates and the network Firefox would use for itself.
+    "app.update.disabledForTesting": True,
+    "app.update.auto": False,
+    "app.update.checkInstallTime": False,
+    "extensions.update.enabled": False,
+    "extensions.getAddons.cache.enabled": False,
+    "extensions.systemAddon.update.enabled": False,
+    "browser.search.update": False,
+    "browser.region.update.enabled": False,
+    "browser.safebrowsing.malware.enabled": False,
+    "browser.safebrowsing.phishing.enabled": False,
+    "browser.safebrowsing.downloads.enabled": False,
+    "network.captive-portal-service.enabled": False,
+    "network.connectivity-service.enabled": False,
+    "identity.fxaccounts.enabled": False,
+    "extensions.pocket.enabled": False,
+    # No session to restore, no warning on closing.
+    "browser.sessionstore.resume_from_crash": False,
+    "browser.sessionstore.max_resumed_crashes": 0,
+    "toolkit.startup.max_resumed_crashes": -1,
+    "browser.tabs.warnOnClose": False,
+    "browser.warnOnQuit": False,
+    # Names typed into the lobby are not words: no "misspelled" from Orca.
+    "layout.spellcheckDefault": 0,
+    "browser.formfill.enable": False,
+    "signon.rememberSignons": False,
+}
+
+
 SPEECHD_CONF = """AudioOutputMethod "libao"
 AddModule "dummy" "sd_dummy" ""
 DefaultModule dummy
@@ -221,10 +317,14 @@ def own_pid_namespace() -> tuple[str, ...]:
     return ()
 
 
-def missing_packages() -> list[str]:
-    """The Debian packages of :data:`PACKAGES` whose program is not installed."""
+def missing_packages(browsers: Iterable[str] = tuple(BROWSERS)) -> list[str]:
+    """The Debian packages of :data:`PACKAGES` whose program is not installed: the
+    desktop's and those of ``browsers`` (:data:`BROWSERS`; all of them unless told)."""
     gone = set()
+    others = {p for b, ps in BROWSERS.items() if b not in browsers for p in ps}
     for program, package in PACKAGES.items():
+        if program in others:
+            continue
         if not (Path(program).exists() if program.startswith("/") else shutil.which(program)):
             gone.add(package)
     return sorted(gone)
@@ -269,16 +369,18 @@ def cut_off(said: list[Utterance], i: int, cps: float = CHARS_PER_SECOND) -> Utt
 
 @dataclass
 class Desktop:
-    """A virtual screen with a session, Orca and Chromium, in folder ``work``.
+    """A virtual screen with a session, Orca and a browser, in folder ``work``.
 
-    Use as a context manager; :meth:`open` starts the browser on a page. Chromium
-    and Orca speak ``lang`` (their own words: "push button", "frame"), at ``cps``
-    characters a second.
+    Use as a context manager; :meth:`open` starts the browser (``browser``:
+    Chromium or Firefox ESR, :data:`BROWSERS`) on a page. The browser and Orca speak
+    ``lang`` (their own words: "push button", "frame"), at ``cps`` characters a second.
     """
 
     work: Path
     lang: str = "en"
     cps: float = CHARS_PER_SECOND
+    #: The browser :meth:`open` starts unless told another (:data:`BROWSERS`).
+    browser: str = "chromium"
 
     def __post_init__(self) -> None:
         self.work = self.work.resolve()
@@ -312,8 +414,8 @@ class Desktop:
 
     def _spawn(self, args: list[str], log: str, **kw: Any) -> subprocess.Popen[bytes]:
         out = (self.work / f"{log}.log").open("wb")
-        proc = subprocess.Popen(args, stdout=kw.pop("stdout", out), stderr=out, env=self.env,
-                                start_new_session=True, **kw)
+        proc = subprocess.Popen(args, stdout=kw.pop("stdout", out), stderr=out,
+                                env=kw.pop("env", self.env), start_new_session=True, **kw)
         self.procs.append(proc)
         return proc
 
@@ -382,8 +484,26 @@ class Desktop:
         if not until(ready, timeout):
             raise RuntimeError(f"{what} did not come up in {timeout:.0f} s")
 
-    def open(self, url: str) -> Any:
-        """Start Chromium on ``url``; the page (Playwright, for looking only) once it loaded."""
+    def open(self, url: str, browser: str | None = None) -> Any:
+        """Start ``browser`` (:data:`BROWSERS`; the desktop's :attr:`browser` unless given) on
+        ``url``; the page, for looking only, once it loaded: Playwright's over CDP for
+        Chromium, a :class:`.bidi.BiDiPage` over WebDriver BiDi for Firefox ESR."""
+        browser = browser or self.browser
+        if browser not in BROWSERS:
+            raise ValueError(f"no browser {browser!r}: one of {', '.join(BROWSERS)}")
+        self.browser = browser
+        self.page = self._firefox(url) if browser == "firefox" else self._chromium(url)
+        self.page.set_default_timeout(3 * SLOW * 1000)
+        self.page.wait_for_selector("body[data-ready='1']")
+        self.page.evaluate(LIVE_RECORDER)
+        # The page paces its messages by the time they take to say: the same voice (never
+        # a faster one: a millisecond a character rounded up).
+        self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
+                           math.ceil(1000 / self.cps))
+        return self.page
+
+    def _chromium(self, url: str) -> Any:
+        """Start Chromium on ``url``: its page, through Playwright over CDP."""
         profile = self.work / "chrome"
         self._spawn(["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility",
                      "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
@@ -402,15 +522,39 @@ class Desktop:
                                                            timeout=90_000)
         self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
                    "Chromium's page")
-        self.page = self._browser.contexts[0].pages[0]
-        self.page.set_default_timeout(3 * SLOW * 1000)
-        self.page.wait_for_selector("body[data-ready='1']")
-        self.page.evaluate(LIVE_RECORDER)
-        # The page paces its messages by the time they take to say: the same voice (never
-        # a faster one: a millisecond a character rounded up).
-        self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
-                           math.ceil(1000 / self.cps))
-        return self.page
+        return self._browser.contexts[0].pages[0]
+
+    def _firefox(self, url: str) -> BiDiPage:
+        """Start Firefox ESR on ``url`` in a fresh profile (:data:`FIREFOX_PREFS`, the
+        window Chromium's size): its page, through WebDriver BiDi."""
+        profile = self.work / "firefox"
+        profile.mkdir()
+        (profile / "user.js").write_text("".join(
+            f"user_pref({json.dumps(k)}, {json.dumps(v)});\n"
+            for k, v in {**FIREFOX_PREFS, "intl.accept_languages": self.lang,
+                         "intl.locale.requested": self.lang}.items()))
+        # The main window's place and size, as Firefox keeps them between runs.
+        (profile / "xulstore.json").write_text(json.dumps({
+            "chrome://browser/content/browser.xhtml": {"main-window": {
+                "screenX": "0", "screenY": "0", "width": "1200", "height": "1000",
+                "sizemode": "normal"}}}))
+        env = {**self.env, "GNOME_ACCESSIBILITY": "1", "MOZ_CRASHREPORTER_DISABLE": "1"}
+        # Port 0: Firefox picks a free one (two desktops at once) and writes it down in
+        # the profile.
+        self._spawn(["firefox-esr", "--no-remote", "--new-instance", "--profile", str(profile),
+                     "--remote-debugging-port=0", url], "firefox", env=env)
+        server = profile / "WebDriverBiDiServer.json"
+
+        def port() -> int | None:
+            try:
+                return int(json.loads(server.read_text())["ws_port"])
+            except (OSError, ValueError, KeyError):
+                return None
+
+        self._wait(lambda: port() is not None, "Firefox's WebDriver BiDi port")
+        page = BiDiPage(f"ws://127.0.0.1:{port()}", url, timeout=3 * SLOW)
+        self._browser = page
+        return page
 
     def close(self) -> None:
         """Stop everything started here, newest first, by process id (its session)."""

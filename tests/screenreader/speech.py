@@ -28,6 +28,7 @@ __all__ = [
     "MAX_KEYS_TO_FIRST_CARD",
     "MAX_UTTERANCES_PER_TURN",
     "OLD",
+    "ORCA_PHRASES",
     "Finding",
     "busy_turns",
     "cut_reveals",
@@ -281,16 +282,28 @@ ORCA_WORDS = frozenset({"menu", "push", "button", "frame", "entry", "combo", "bo
                         "not", "clickable"})
 
 
+#: Orca's names of the roles of a browser's own window (Firefox's tab strip and toolbar,
+#: which Tab reaches past the page's end), in English where its catalog lacks them
+#: ("Sto — 6 nimmt! page tab."): taken out whole, so the page's own words around them
+#: are still read.
+ORCA_PHRASES = re.compile(r"\b(page tab|tool bar|toggle button|menu button)\b")
+#: An address, read from Firefox's address bar: its words are the site's paths
+#: ("/play/#/table/…"), in no language.
+ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*")
+
+
 def english(said: list[Utterance], lang: str, since: float) -> list[Finding]:
     """Utterances from ``since`` on with words of the project's English strings that the
-    ``lang`` strings do not use (bot names, table names, untranslated labels)."""
+    ``lang`` strings do not use (bot names, table names, untranslated labels); Orca's own
+    words (:data:`ORCA_WORDS`, :data:`ORCA_PHRASES`) and addresses aside."""
     english_words, own = _catalog(lang)
     foreign = english_words - own - ORCA_WORDS
     out = []
     for u in spoken(said):
         if u.t < since:
             continue
-        words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", u.text)} & foreign
+        text = ORCA_PHRASES.sub(" ", ADDRESS.sub(" ", u.text))
+        words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} & foreign
         if words:
             out.append(Finding(u.t, f"{u.text!r} ({', '.join(sorted(words))})"))
     return out

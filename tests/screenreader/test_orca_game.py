@@ -6,10 +6,19 @@ no sentence twice, no reveal cut short, the row choice's prompt said when it
 opens, no old message read again, every live message said, the seed's shortcuts
 answered from the hand, nothing English in Serbian and Czech, and a short
 ordinary turn. The transcript, the speech log, the live regions' additions and
-the figures stay in ``build/screenreader/<lang>/`` (never a tracked file).
+the figures stay in ``build/screenreader/<lang>/`` (Firefox's in
+``build/screenreader/firefox/<lang>/``; never a tracked file).
+
+The game runs in two browsers, each with its own script in Orca (Chromium's and
+Gecko's), and the test's id names the browser: Chromium in the three languages,
+Debian's Firefox ESR in English, and in the three when the run is thorough
+(``scripts/test --thorough``, or ``--hypothesis-profile=thorough``):
+``-k firefox --hypothesis-profile=thorough`` plays Firefox's three alone. The
+checks are the same in both.
 
 These tests need a desktop's worth of Debian packages (:data:`.orca.PACKAGES`,
-installed by ``scripts/setup``): without them they skip and name what is missing.
+installed by ``scripts/setup``): without them they skip and name what is missing
+(a browser's game skips alone when only its browser is missing).
 Run alone: ``.venv/bin/python -m pytest tests/screenreader -p no:randomly -n 0 -s``.
 """
 
@@ -17,6 +26,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -24,6 +35,7 @@ from typing import Any
 
 import pytest
 
+from profiles import thorough
 from tui.tui_helpers import Server
 
 from . import speech as S
@@ -35,7 +47,11 @@ BUILD = Path(__file__).resolve().parents[2] / "build" / "screenreader"
 #: screen-reader users choose (the default voice says 17); the page paces its messages
 #: by the same rate, so the test hears the game as such a player does, twice as fast.
 CPS = float(os.environ.get("NIMMT_TEST_CPS", "34"))
-NAMES = {"sr": "Marko", "cs": "Jana", "en": "Anna"}
+#: The player's name in each browser and language: the games share one server, where a
+#: name is one player's (a second "Anna" would be refused as taken).
+NAMES = {("chromium", "sr"): "Marko", ("chromium", "cs"): "Jana", ("chromium", "en"): "Anna",
+         ("firefox", "sr"): "Jovana", ("firefox", "cs"): "Petr", ("firefox", "en"): "Emma"}
+LANGS = ("sr", "cs", "en")
 
 # A game takes two to four minutes; a busy machine may double that.
 pytestmark = pytest.mark.timeout(900)
@@ -43,7 +59,7 @@ pytestmark = pytest.mark.timeout(900)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    gone = missing_packages()
+    gone = missing_packages(())
     if gone:
         pytest.skip("the screen-reader tests need the Debian packages " + ", ".join(gone)
                     + ": scripts/setup installs them where apt-get can")
@@ -58,27 +74,66 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         srv.stop()
 
 
-@pytest.mark.parametrize("lang", ["sr", "cs", "en"])
-def test_whole_game_heard_through_orca(server: str, pw: Any, lang: str) -> None:
-    out = BUILD / lang
-    with Desktop(out / "desktop", lang, CPS, pw=pw) as d:
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The whole game in each browser and language: Chromium in all three; Firefox ESR in
+    English, and in all three when the run is thorough (``scripts/test --thorough``)."""
+    if metafunc.definition.name != "test_whole_game_heard_through_orca":
+        return
+    firefox = LANGS if thorough(metafunc.config) else ("en",)
+    cases = [("chromium", lang) for lang in LANGS] + [("firefox", lang) for lang in firefox]
+    metafunc.parametrize(("browser", "lang"), [pytest.param(b, lang, id=f"{b}-{lang}")
+                                               for b, lang in cases])
+
+
+@pytest.fixture
+def desktop() -> Iterator[Path]:
+    """A new folder for one desktop, removed after the test (:func:`keep` keeps its logs):
+    a second run of these tests in the same checkout, beside this one, would otherwise
+    start its desktop in the same folder and write to this one's speech log. Short, under
+    /tmp: the desktop's sockets live in it (at most 108 characters a socket's path)."""
+    folder = Path(tempfile.mkdtemp(prefix="nimmt-orca-"))
+    try:
+        yield folder / "desktop"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def keep(d: Desktop, out: Path) -> None:
+    """Keep the desktop's speech log and its programs' logs in ``out/desktop``."""
+    kept = out / "desktop"
+    if kept.exists():
+        shutil.rmtree(kept)
+    kept.mkdir(parents=True)
+    for path in [d.speech_log, *d.work.glob("*.log")]:
+        if path.exists():
+            shutil.copy(path, kept / path.name)
+
+
+def test_whole_game_heard_through_orca(server: str, pw: Any, browser: str, lang: str,
+                                       desktop: Path) -> None:
+    gone = missing_packages((browser,))
+    if gone:
+        pytest.skip(f"the game in {browser} needs the Debian packages " + ", ".join(gone))
+    out = BUILD / lang if browser == "chromium" else BUILD / browser / lang
+    with Desktop(desktop, lang, CPS, browser, pw=pw) as d:
         try:
-            run = play_game(d, server, lang, NAMES[lang])
+            run = play_game(d, server, lang, NAMES[browser, lang])
             live = [item for item in d.live() if item["t"] >= run.in_language]
             focused = d.focus_log()
         finally:
             timeline = d.timeline()
+            keep(d, out)
             (out / "transcript.txt").write_text("\n".join(d.transcript()) + "\n")
         # The game from the moment the page speaks its language (choosing the language
         # in a list box is the harness's way in, not part of the game).
         said = [u for u in d.utterances() if u.t >= run.in_language]
         key_times = [k.t for k in d.keys]
     (out / "live.json").write_text(json.dumps(live, ensure_ascii=False, indent=1))
-    figures = S.figures(run, said, live, key_times, CPS, focused)
+    figures = {"browser": browser, **S.figures(run, said, live, key_times, CPS, focused)}
     (out / "figures.json").write_text(json.dumps(figures, indent=1))
     (out / "turns.json").write_text(json.dumps([asdict(t) for t in run.turns],
                                                ensure_ascii=False, indent=1))
-    print(f"\n{lang}: {json.dumps(figures)}")
+    print(f"\n{browser} {lang}: {json.dumps(figures)}")
     assert sum(1 for t in run.turns if t.kind == "card") == 10, "one round of ten turns"
     failures = {
         "spoken twice": S.duplicates(said, key_times),
@@ -93,18 +148,22 @@ def test_whole_game_heard_through_orca(server: str, pw: Any, lang: str) -> None:
         "keys in an ordinary turn": S.keyed_turns(run),
     }
     failed = {k: v for k, v in failures.items() if v}
-    assert not failed, (f"{lang}: what Orca said failed these checks (whole transcript: "
+    assert not failed, (f"{browser} {lang}: what Orca said failed these checks (whole transcript: "
                         f"{out / 'transcript.txt'}):\n" + S.report(failed, timeline))
 
 
-def test_quick_game_to_the_first_card(server: str, pw: Any) -> None:
+def test_quick_game_to_the_first_card(server: str, pw: Any, desktop: Path) -> None:
     """From the lobby to the first card played by the quick game: at most
     :data:`.speech.MAX_KEYS_TO_FIRST_CARD` key presses (the name typed apart)."""
+    gone = missing_packages(("chromium",))
+    if gone:
+        pytest.skip("the quick game in chromium needs the Debian packages " + ", ".join(gone))
     out = BUILD / "quick"
-    with Desktop(out / "desktop", "sr", CPS, pw=pw) as d:
+    with Desktop(desktop, "sr", CPS, pw=pw) as d:
         try:
             keys, typed = quick_start(d, server, "sr")
         finally:
+            keep(d, out)
             (out / "transcript.txt").write_text("\n".join(d.transcript()) + "\n")
     (out / "figures.json").write_text(json.dumps({"keys_to_first_card": keys,
                                                   "typed": typed}))

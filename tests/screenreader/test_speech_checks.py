@@ -79,3 +79,14 @@ def test_a_busy_turn_is_quoted_from_its_start() -> None:
         S.Finding(108.0, "round 1 turn 4: 6 utterances", 100.0)]}, timeline)
     assert "       0.000 >>> key Return" in text.splitlines()
     assert "       0.500 speech: leaving list." in text.splitlines()
+
+
+def test_english_in_the_tab_strip_is_found_but_orcas_role_words_and_addresses_not() -> None:
+    # Firefox's tab strip and address bar, which Tab reaches past the page's end: the
+    # page's title is the page's words; "page tab" is Orca's, the address no language's.
+    said = [Utterance(1.0, "speech", "Lobby — 6 uzimanja! page tab.", True),
+            Utterance(2.0, "speech", "http://127.0.0.1:8000/play/#/table/ABC123.", True),
+            Utterance(3.0, "speech", "Sto — 6 uzimanja! page tab.", True),
+            Utterance(4.0, "speech", "Sto — 6 nimmt! page tab.", True)]
+    assert [f.text for f in S.english(said, "sr", 0.0)] == [
+        "'Lobby — 6 uzimanja! page tab.' (lobby)", "'Sto — 6 nimmt! page tab.' (nimmt)"]

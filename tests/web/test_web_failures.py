@@ -57,10 +57,14 @@ def test_the_connection_line_starts_empty_and_says_when_it_drops(new_page: NewPa
     assert page.locator("#conn").inner_text() == "Connected"
 
 
-def test_switching_the_language_translates_the_lobby_list(new_page: NewPage) -> None:
+def test_switching_the_language_translates_the_lobby_list_and_the_title(new_page: NewPage) -> None:
     page = new_page()
+    assert page.title() == "Lobby — 6 nimmt!"
     page.locator("#me-lang").select_option("sr")
     page.wait_for_function("() => document.documentElement.lang === 'sr'")
+    # The tab's title too, with the game's name in the language (a screen reader reads it
+    # from the browser's tab strip).
+    assert page.title() == "Predvorje — 6 uzimanja!"
     page.wait_for_function(
         "() => { const t = document.getElementById('tables-list').textContent;"
         " return t.length > 0 && !/No open tables|seats taken|Join |Watch /.test(t); }")

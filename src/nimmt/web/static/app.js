@@ -301,6 +301,15 @@ function renderVoices() {
 
 // ---------------------------------------------------------------- routing
 
+/** The label of the view the page shows, for its title (said again in a new language). */
+let titleKey = "lobby.title";
+
+/** The tab's title: the view and the game's name, both in the page's language. */
+function setTitle(/** @type {string} */ key) {
+  titleKey = key;
+  document.title = `${t(key)} — ${t("brand")}`;
+}
+
 const VIEWS = ["lobby", "table", "results", "history", "help", "settings"];
 
 function show(/** @type {string} */ view) {
@@ -319,27 +328,27 @@ async function route() {
     // After a reload, hello carries the table and the last seq; otherwise join it.
     if (S.code !== parts[1].toUpperCase() && (S.token || S.name)) joinTable(parts[1]);
     renderTable();
-    document.title = `${t("table.doc")} — 6 nimmt!`;
+    setTitle("table.doc");
     if (S.prompt) { focusHand(); return; }
     // In the game, where the game's keys work in every screen reader's mode.
     target = keysTarget();
   } else if (parts[0] === "results") {
     target = show("results");
     renderResults();
-    document.title = `${t("results.title")} — 6 nimmt!`;
+    setTitle("results.title");
   } else if (parts[0] === "history") {
     target = show("history");
-    document.title = `${t("history.title")} — 6 nimmt!`;
+    setTitle("history.title");
     await showHistory(parts[1] ? Number(parts[1]) : null);
     if (parts[1]) return;
   } else if (parts[0] === "help") {
     target = show("help");
     renderHelp();
-    document.title = `${t("help.title")} — 6 nimmt!`;
+    setTitle("help.title");
   } else if (parts[0] === "settings") {
     target = show("settings");
     renderSettings();
-    document.title = `${t("settings.title")} — 6 nimmt!`;
+    setTitle("settings.title");
   } else {
     show("lobby");
     // The quick game is the lobby's first control: Enter starts a game against bots.
@@ -347,7 +356,7 @@ async function route() {
     renderMe();
     loadTables();
     S.lobbyTimer = window.setInterval(loadTables, 10000);
-    document.title = `${t("lobby.title")} — 6 nimmt!`;
+    setTitle("lobby.title");
   }
   if (target && !dialog("row-dialog").open) target.focus();
 }
@@ -359,6 +368,7 @@ function wire() {
     const lang = /** @type {HTMLSelectElement} */ (e.target).value;
     local.set("lang", lang);
     await setLanguage(lang);
+    setTitle(titleKey);
     setConn($("conn").dataset.state || "idle");
     renderMe();
     renderTable();
