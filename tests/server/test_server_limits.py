@@ -179,7 +179,7 @@ async def test_running_tables_are_capped_per_host_and_per_address(tmp_path: Path
     settings = make_settings(sqlite(tmp_path), tmp_path, running_per_host=2,
                              running_per_address=3, tables_per_host=5,
                              tables_per_address=10)
-    long = {"preset": "classic", "players": 2, "end": "classic", "limit": 1000}
+    long = {"preset": "classic", "players": 2, "end": "classic", "limit": 250}
     async with running_server(settings) as url:
         ana = await connect(url, "Ana", "127.0.0.20")
         for _ in range(2):
@@ -199,6 +199,24 @@ async def test_running_tables_are_capped_per_host_and_per_address(tmp_path: Path
         await dan.create_table(rules=long)  # another address is not held back
         await pings_ok(url)
         await close_all([ana, bob, cid, dan])
+
+
+async def test_a_game_longer_than_the_server_plays_is_refused(tmp_path: Path) -> None:
+    """A point limit past ``max_point_limit`` (the length a game may take, and with it
+    its catch-up) is refused; a fixed number of rounds ignores the limit."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, max_point_limit=250)
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana")
+        for end in ("classic", "elimination"):
+            too_long = {"preset": "classic", "players": 10, "end": end, "limit": 10_000}
+            assert await refusal(ana, {"type": "create_table", "rules": too_long},
+                                 "table_state") == "bad_rules"
+        await ana.create_table(rules={"preset": "classic", "players": 10, "end": "classic",
+                                      "limit": 250})
+        bob = await connect(url, "Bob")
+        await bob.create_table(rules={"preset": "classic", "players": 3, "end": "rounds",
+                                      "rounds": 3, "limit": 10_000})
+        await close_all([ana, bob])
 
 
 async def test_abandoned_unstarted_tables_close_within_the_setting_and_not_after_restart(

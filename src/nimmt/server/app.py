@@ -41,7 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..advice import GameReview
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, narrator
-from ..rules import Rules
+from ..rules import EndMode, Rules
 from ..web import web_routes
 from . import protocol as P
 from .botpool import BotPool
@@ -477,6 +477,10 @@ class Hub:
             rules = Rules.from_dict(spec)
         except RulesError as exc:
             raise P.ProtocolError("bad_rules", str(exc)) from None
+        if rules.end is not EndMode.ROUNDS and rules.limit > s.max_point_limit:
+            raise P.ProtocolError(
+                "bad_rules", f"a point limit of {rules.limit} is longer than this server plays "
+                f"(at most {s.max_point_limit})")
         # A table the host did not name is named in the host's language: the lobby and
         # the table's heading say it to everyone as it is stored.
         name = clean_text(msg.name or "")[:64] or narrator(conn.lang).table_name(conn.name)

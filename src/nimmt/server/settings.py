@@ -118,6 +118,9 @@ class Settings(BaseSettings):
     #: may host, and one client address may have opened, at once.
     running_per_host: int = Field(default=3, ge=1)
     running_per_address: int = Field(default=12, ge=1)
+    #: The highest point limit a table may ask for: a game's length grows with it (ten
+    #: players at 10,000 points play some 600 rounds), and so does catching up on it.
+    max_point_limit: int = Field(default=250, ge=1, le=10_000)
     #: Seconds an unstarted table with no seated person connected stays open.
     open_idle_close: float = Field(default=180.0, gt=0)
     #: Times a player may change their chosen card before the cards are revealed.
