@@ -257,6 +257,9 @@ function speak(/** @type {string} */ text, /** @type {boolean} */ interrupt) {
   };
   u.addEventListener("end", done);
   u.addEventListener("error", done);
+  // Some browsers drop the end of a long utterance: the queue goes on after three times
+  // its estimated speaking time at the slowest rate, whatever happens.
+  window.setTimeout(done, 3 * (START + text.length * 90) / Math.min(1, rate));
   current = u;
   speakingNow = true;
   speechSynthesis.speak(u);
