@@ -450,26 +450,21 @@ class Hub:
         s = self.settings
         if len(self.tables) >= s.max_tables:
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
-        unstarted = [a for a in self.tables.values() if a.status == "open"]
-        if sum(1 for a in unstarted if a.host_id == conn.player_id) >= s.tables_per_host:
-            raise P.ProtocolError(
-                "quota", f"you host {s.tables_per_host} unstarted tables already: start or "
-                "leave one first")
-        if sum(1 for a in unstarted if a.address == conn.address) >= s.tables_per_address:
-            raise P.ProtocolError(
-                "quota", f"{s.tables_per_address} unstarted tables come from your address "
-                "already: start or leave one first")
-        # Started games go on without their host (the bots play them): they count until
-        # they end, so one player cannot leave dozens running.
-        live = [a for a in self.tables.values() if a.status in ("open", "playing")]
-        if sum(1 for a in live if a.host_id == conn.player_id) >= s.running_per_host:
-            raise P.ProtocolError(
-                "quota", f"you host {s.running_per_host} running tables already: finish or "
-                "leave one, and wait for its game to end")
-        if sum(1 for a in live if a.address == conn.address) >= s.running_per_address:
-            raise P.ProtocolError(
-                "quota", f"{s.running_per_address} running tables come from your address "
-                "already: wait for one of their games to end")
+        # Unstarted tables are cheap to open and to leave; started games go on without
+        # their host (the bots play them), so they count until they end.
+        for statuses, per_host, per_address, what, then in (
+            (("open",), s.tables_per_host, s.tables_per_address, "unstarted",
+             "start or leave one first"),
+            (("open", "playing"), s.running_per_host, s.running_per_address, "running",
+             "wait for one of their games to end"),
+        ):
+            mine = [a for a in self.tables.values() if a.status in statuses]
+            if sum(1 for a in mine if a.host_id == conn.player_id) >= per_host:
+                raise P.ProtocolError("quota", f"you host {per_host} {what} tables already: "
+                                      f"{then}")
+            if sum(1 for a in mine if a.address == conn.address) >= per_address:
+                raise P.ProtocolError("quota", f"{per_address} {what} tables come from your "
+                                      f"address already: {then}")
         spec = msg.rules.model_dump()
         if spec["limit"] is None:
             del spec["limit"]

@@ -367,8 +367,6 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
   $("hand-h").textContent = drafting ? t("hand.pool") : t("hand.title");
   /** @type {HTMLElement} */ (hand.closest("section")).hidden = cards.length === 0;
   renderPlayButton();
-  // The focused card left the hand (it was played): its neighbour takes focus, once.
-  if (lostAt >= 0 && cards.length) items(hand)[S.cursor].focus();
 }
 
 function renderPlayButton() {
