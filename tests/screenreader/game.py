@@ -85,6 +85,9 @@ class GameRun:
     #: From when the page speaks the game's language (after it was chosen).
     in_language: float = 0.0
     ended: float = 0.0
+    #: When a key of the game went to one of Orca's browse-mode commands and the player
+    #: switched back to focus mode (Orca+A once): the page should never need it.
+    recoveries: list[float] = field(default_factory=list)
 
 
 class Player:
@@ -94,6 +97,8 @@ class Player:
         self.d = d
         self.url = url
         self.lang = lang
+        #: See :attr:`GameRun.recoveries`.
+        self.recoveries: list[float] = []
 
     @property
     def page(self) -> Any:
@@ -184,7 +189,9 @@ class Player:
         steps = options.index(lang) - options.index(current)
         d.key(*(["Down"] * steps if steps > 0 else ["Up"] * -steps), "Return")
         page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
-        d.quiet(0.6)
+        # Orca may say the list again, under its new name, a second after the choice on a
+        # loaded machine: that belongs to choosing, not to the game.
+        d.quiet(1.5, timeout=8.0)
 
     def oracle(self) -> dict[str, Any]:
         """The seat's view and the sentences of its shortcuts, as the server has them now."""
@@ -228,6 +235,13 @@ class Player:
         where = "dialog [role=radio], dialog input" if kind == "row" else "#hand *"
         until(lambda: self.focused(where), timeout)
 
+    def recover(self) -> None:
+        """Orca took a key of the game as a browse-mode command: Orca+A, once, back to focus
+        mode, as a player who heard it does (never the sticky focus mode of two quick
+        presses, which would hide the page's fault; counted in :attr:`recoveries`)."""
+        self.recoveries.append(time.time())
+        self.d.focus_mode(force=True)
+
     def back_to_hand(self) -> None:
         """Come back to the hand's current card, as a player who heard focus is elsewhere
         (a browse-mode key may have moved it to a heading): V from the rows, else Tab
@@ -249,10 +263,10 @@ class Player:
         pressed = 0.0
         for attempt in range(tries):
             if attempt:
-                # Orca may have left focus mode (seen after the row dialog closed): Enter
-                # then is a browse-mode command. Make focus mode sticky, as a player would,
-                # and come back to the hand; a late Enter may have answered meanwhile.
-                self.d.sticky_focus_mode()
+                # Orca may have left focus mode: Enter then is a browse-mode command. Switch
+                # back, as a player would, and come back to the hand; a late Enter may have
+                # answered meanwhile.
+                self.recover()
                 if answered():
                     return pressed
                 if not self.focused("dialog input, dialog [role=radio]"):
@@ -376,6 +390,7 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     names = data["view"] and page.evaluate(
         "() => [...document.querySelectorAll('#standings li')].map(r => r.textContent)")
     run.names = list(names or [])
+    run.recoveries = p.recoveries
     d.quiet(1.0, timeout=8.0)
     run.ended = time.time()
     return run
@@ -433,10 +448,9 @@ def press_shortcuts(p: Player) -> list[Shortcut]:
         # heading, "1") or that Orca answered "No more …" went to a browse-mode command.
         moved = key != "v" and not p.focused("#hand *")
         if p.d.browsing(since) or moved:
-            # A player hearing it makes focus mode sticky (Orca 43 goes back to browse mode
-            # by itself as focus moves onto a list box's option: see docs/web.md), comes
-            # back to the hand and presses the key again.
-            p.d.sticky_focus_mode()
+            # A player hearing it switches back to focus mode (Orca+A), comes back to the
+            # hand and presses the key again.
+            p.recover()
             p.back_to_hand()
             since = time.time()
             p.d.key(key)

@@ -128,9 +128,15 @@ import json, threading, time
 from orca import settings, speech
 
 settings.enableKeyEcho = False
+# No say-all when a page loads: Orca 43 can handle a page's busy event after its load has
+# completed (its queue reorders them), say "Loading. Please wait." over the say-all, and
+# never hear the say-all end; believing itself still reading, it then refuses focus mode
+# at every focus change ("Not using focus mode because we're in SayAll").
+settings.sayAllOnLoad = False
 try:
     from orca import settings_manager
     settings_manager.getManager().setSetting("enableKeyEcho", False)
+    settings_manager.getManager().setSetting("sayAllOnLoad", False)
 except Exception:
     pass
 _out = getattr(speech, "_nimmt_out", None) or open({path!r}, "a", buffering=1, encoding="utf-8")
@@ -471,7 +477,11 @@ class Desktop:
             self._turn = open(f"/tmp/nimmt-orca-{os.getuid()}.lock", "w")  # noqa: SIM115
             fcntl.flock(self._turn, fcntl.LOCK_EX)
         # Never --replace: that kills every other Orca of this user, a player's own too.
-        self._spawn([*prefix, "orca", "-u", str(w / "orca-prefs")], "orca")
+        # NIMMT_ORCA_DEBUG=1: Orca's own debug log too (several MB a game), kept with the
+        # others (why Orca chose browse or focus mode, what it read from the tree).
+        debug = ([f"--debug-file={w / 'orca-debug.log'}"]
+                 if os.environ.get("NIMMT_ORCA_DEBUG") else [])
+        self._spawn([*prefix, "orca", "-u", str(w / "orca-prefs"), *debug], "orca")
         self._wait(lambda: any(u.kind == "speech" for u in self.utterances()), "Orca's speech")
 
     def _dbus(self, dest: str, path: str, method: str, *args: str) -> bool:
@@ -641,24 +651,6 @@ class Desktop:
             if words and words[-1].startswith(focus):
                 return
         raise RuntimeError("Orca did not switch to focus mode")
-
-    def sticky_focus_mode(self) -> None:
-        """Make Orca's focus mode sticky (Orca+A twice quickly), as players do in a web game
-        once a browse-mode command took their key: Orca otherwise goes back to browse mode
-        by itself when focus moves after such a command."""
-        sticky = self.mode_words(self.utterances())[2]
-        focus, browse, _ = self.mode_words(self.utterances())
-        for _ in range(3):
-            since = time.time()
-            self.key("Insert+a", pause=0.02)
-            self.key("Insert+a", pause=0.02)
-            # Orca says each press's mode; the second, quick one makes it sticky.
-            until(lambda t=since: self.said_like(t, (sticky,))
-                  or len(self.said_like(t, (focus, browse))) >= 2)
-            if self.said_like(since, (sticky,)):
-                self.quiet(0.3, timeout=3.0)
-                return
-        raise RuntimeError("Orca did not make focus mode sticky")
 
     def browse_words(self) -> tuple[str, ...]:
         """How Orca begins, in its language, what it says when a browse-mode command took a

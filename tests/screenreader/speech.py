@@ -26,10 +26,12 @@ from .orca import Utterance, cut_off, speaking_time
 __all__ = [
     "MAX_KEYS_PER_TURN",
     "MAX_KEYS_TO_FIRST_CARD",
+    "MAX_RECOVERIES",
     "MAX_UTTERANCES_PER_TURN",
     "OLD",
     "ORCA_PHRASES",
     "Finding",
+    "browse_mode_keys",
     "busy_turns",
     "cut_reveals",
     "duplicates",
@@ -329,6 +331,21 @@ def keyed_turns(run: GameRun) -> list[Finding]:
             for _, turn in ordinary_turns(run) if turn.keys > MAX_KEYS_PER_TURN]
 
 
+#: Game keys a game may lose to Orca's browse mode (each set right by one Orca+A, as a
+#: player would): Orca keeps focus mode on the hand's and the rows' list boxes by its own
+#: rules, so the page never needs it; one is a reader's hiccup on a loaded machine, more
+#: a fault of the page.
+MAX_RECOVERIES = 1
+
+
+def browse_mode_keys(run: GameRun) -> list[Finding]:
+    """Keys of the game that went to Orca's browse-mode commands past :data:`MAX_RECOVERIES`."""
+    if len(run.recoveries) <= MAX_RECOVERIES:
+        return []
+    return [Finding(t, "a key of the game went to a browse-mode command; Orca+A pressed")
+            for t in run.recoveries]
+
+
 def ordinary_turns(run: GameRun) -> list[tuple[Turn, Turn]]:
     """Card turns (with the turn before) after a card turn, shortcuts not pressed: the
     player heard the reveal, the others choose, the prompt, and played a card."""
@@ -364,4 +381,5 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
         "unspoken_live": len(unspoken(said, live)),
         "silent_row_prompts": len(row_prompts(run, said)),
         "english": len(english(said, run.lang, run.in_language)) if run.lang != "en" else 0,
+        "focus_mode_recoveries": len(run.recoveries),
     }

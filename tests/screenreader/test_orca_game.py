@@ -146,6 +146,7 @@ def test_whole_game_heard_through_orca(server: str, pw: Any, browser: str, lang:
         "English words": S.english(said, lang, run.in_language) if lang != "en" else [],
         "utterances in an ordinary turn": S.busy_turns(run, said),
         "keys in an ordinary turn": S.keyed_turns(run),
+        "keys taken by browse mode": S.browse_mode_keys(run),
     }
     failed = {k: v for k, v in failures.items() if v}
     assert not failed, (f"{browser} {lang}: what Orca said failed these checks (whole transcript: "

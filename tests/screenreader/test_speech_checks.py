@@ -8,6 +8,7 @@ loaded machine caused.
 from __future__ import annotations
 
 from . import speech as S
+from .game import GameRun
 from .orca import Utterance
 
 CPS = 20.0
@@ -90,3 +91,10 @@ def test_english_in_the_tab_strip_is_found_but_orcas_role_words_and_addresses_no
             Utterance(4.0, "speech", "Sto — 6 nimmt! page tab.", True)]
     assert [f.text for f in S.english(said, "sr", 0.0)] == [
         "'Lobby — 6 uzimanja! page tab.' (lobby)", "'Sto — 6 nimmt! page tab.' (nimmt)"]
+
+
+def test_keys_lost_to_browse_mode_are_found_past_the_one_allowed() -> None:
+    run = GameRun("en", recoveries=[10.0])
+    assert S.browse_mode_keys(run) == []
+    run.recoveries.append(20.0)
+    assert [f.t for f in S.browse_mode_keys(run)] == [10.0, 20.0]

@@ -364,7 +364,12 @@ function renderHand(/** @type {import("./state.js").View} */ v) {
     li.tabIndex = k === S.cursor ? 0 : -1;
     attr(li, "aria-selected", k === S.cursor ? "true" : "false");
   });
-  $("hand-h").textContent = drafting ? t("hand.pool") : t("hand.title");
+  // The title names the section, the application and the list box as aria-label, not
+  // through aria-labelledby: a screen reader may keep a label it read through that relation
+  // after the heading changed (the language, the draft's pool), a name it is told of anew.
+  const title = drafting ? t("hand.pool") : t("hand.title");
+  $("hand-h").textContent = title;
+  for (const id of ["hand-panel", "hand-app", "hand"]) attr($(id), "aria-label", title);
   /** @type {HTMLElement} */ (hand.closest("section")).hidden = cards.length === 0;
   renderPlayButton();
 }
