@@ -26,12 +26,15 @@ import psycopg
 import pytest
 import pytest_asyncio
 import redis
+import redis.asyncio as aioredis
 import sqlalchemy as sa
 from server_helpers import LIFTED_LIMITS, NIMMT, api, eventually, play_until_key, start_server
 
+from conftest import make_settings
 from nimmt.client import Client
-from nimmt.server.nodewire import Sealer
+from nimmt.server.nodewire import Batch, Sealer, parse_body
 from nimmt.server.protocol import TableState
+from nimmt.server.run import running_hub
 from nimmt.server.store import LogEntry, StaleOwner, Store, fence_all, tables
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -591,3 +594,42 @@ async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
         server.terminate()
         server.wait(30)
     assert password not in logs
+
+
+async def test_frames_for_another_process_are_split_to_fit_its_messages(
+        cluster_env: dict[str, str], pg_url: str, tmp_path: Path) -> None:
+    # What an owner sends one edge in one turn goes as one message, unless that would pass
+    # cluster_message_max (which the edge drops unread): then as several, in order; a
+    # single frame past it sends its connection to reconnect instead.
+    prefix = cluster_env["NIMMT_REDIS_PREFIX"]
+    largest = 1 << 16
+    settings = make_settings(pg_url, tmp_path, redis=REDIS, redis_prefix=prefix,
+                             cluster_message_max=largest, lease_ttl=10.0, heartbeat=0.5)
+    async with running_hub(settings) as (_url, hub):
+        cluster = hub.cluster
+        assert cluster is not None
+        listener = aioredis.from_url(REDIS)
+        sub = listener.pubsub(ignore_subscribe_messages=True)
+        channel = cluster.channel(999)
+        await sub.subscribe(channel)
+        frames = [json.dumps({"n": i, "pad": "é" * 1500}) for i in range(100)]
+        for i, text in enumerate(frames):
+            cluster.frame_to_edge(999, 5, text, i + 1, "ABCDEF")
+        cluster.frame_to_edge(999, 6, "x" * largest, 101, "ABCDEF")
+        reader = Sealer((await hub.store.cluster_secret()).encode(), 30.0, largest)
+        entries: list[tuple[int, str, str, int]] = []
+        sizes: list[int] = []
+        async with asyncio.timeout(60):
+            while len(entries) < 101:
+                message = await sub.get_message(timeout=1.0)
+                if message is None:
+                    continue
+                sizes.append(len(message["data"]))
+                body = parse_body(reader.open(channel.encode(), message["data"]))
+                assert isinstance(body, Batch)
+                entries += body.e
+        await sub.aclose()
+        await listener.aclose()
+    assert len(sizes) >= 5 and max(sizes) <= largest, sizes
+    assert entries[:100] == [(5, "f", text, i + 1) for i, text in enumerate(frames)]
+    assert entries[100] == (6, "d", "ABCDEF", 0)

@@ -177,9 +177,9 @@ class Settings(BaseSettings):
     #: Seconds a message between processes stays valid: older ones (and ones stamped further
     #: in the future) are refused as replays. The processes' clocks must agree within it.
     cluster_window: float = Field(default=30.0, ge=1, le=3600)
-    #: Bytes of one message between processes; a larger one is dropped (a batch of frames
-    #: is split to fit).
-    cluster_message_max: int = Field(default=16 << 20, ge=1 << 16, le=512 << 20)
+    #: Bytes of one message between processes; a larger one is dropped unread (a batch of
+    #: frames is split to fit; a single frame past it sends its connection to reconnect).
+    cluster_message_max: int = Field(default=64 << 20, ge=1 << 16, le=512 << 20)
     #: Seconds an HTTP read of a table another process owns waits for the owner's answer
     #: before it is answered 503.
     cluster_read_timeout: float = Field(default=5.0, gt=0, le=120)
