@@ -520,9 +520,10 @@ def _free_port() -> int:
 
 
 async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, pg_url: str) -> None:
     # rediss:// and a password come through from the URL to redis-py; nothing logs the
-    # password. A throwaway Redis requires it, on a plain port and on a TLS port.
+    # password. A throwaway Redis requires it, on a plain port and on a TLS port. The
+    # processes share a key of the operator's (NIMMT_CLUSTER_SECRET), not the database's.
     if shutil.which("redis-server") is None or shutil.which("openssl") is None:
         pytest.skip("needs redis-server and openssl on PATH")
     password = f"pw-{uuid.uuid4().hex}"
@@ -555,8 +556,10 @@ async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
         urls = [f"redis://:{password}@127.0.0.1:{plain}/0",
                 f"rediss://:{password}@127.0.0.1:{tls}/0?ssl_ca_certs={cert}"]
         homes = []
+        secret = uuid.uuid4().hex * 2
         for url in urls:
-            proc, home = await start_server([], {**cluster_env, "NIMMT_REDIS": url})
+            proc, home = await start_server([], {**cluster_env, "NIMMT_REDIS": url,
+                                                 "NIMMT_CLUSTER_SECRET": secret})
             procs.append(proc)
             homes.append(home)
         # A game with a seat on each process: frames go both ways, over TLS for one.
@@ -572,6 +575,9 @@ async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
         assert ana.game_over and bob.game_over
         for c in (ana, bob):
             await c.close()
+        # The key given was used: none was made in the database.
+        with psycopg.connect(pg_url.replace("postgresql+psycopg", "postgresql")) as db:
+            assert db.execute("SELECT count(*) FROM meta").fetchone() == (0,)
         # A wrong password is said in one sentence, the URL shown without it.
         wrong = f"redis://:wrong-{password}@127.0.0.1:{plain}/0"
         out = await asyncio.to_thread(
@@ -580,6 +586,11 @@ async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
         assert out.returncode == 1, out.stderr
         assert f"Cannot use Redis at redis://***@127.0.0.1:{plain}/0" in out.stderr
         assert password not in out.stderr + out.stdout
+        # A key too short to be one is refused.
+        out = await asyncio.to_thread(
+            subprocess.run, [NIMMT, "serve", "--port", "0"], capture_output=True, text=True,
+            env={**cluster_env, "NIMMT_CLUSTER_SECRET": "short"}, timeout=120)
+        assert out.returncode == 2 and "cluster_secret" in out.stderr, out.stderr
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGINT)
@@ -593,7 +604,7 @@ async def test_a_redis_with_a_password_over_tls(cluster_env: dict[str, str],
             logs += stdout + stderr
         server.terminate()
         server.wait(30)
-    assert password not in logs
+    assert password not in logs and secret not in logs
 
 
 async def test_frames_for_another_process_are_split_to_fit_its_messages(

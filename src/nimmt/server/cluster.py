@@ -261,13 +261,15 @@ class Cluster:
         """Join the cluster: a node number, the channels, the heartbeat; then take over
         every table nobody owns (after a restart of the whole cluster)."""
         s = self.settings
-        secret = s.cluster_secret.get_secret_value() or await self.hub.store.cluster_secret()
-        self.sealer = Sealer(secret.encode(), s.cluster_window, s.cluster_message_max)
+        # Redis first: a Redis that cannot be used stops the start before anything is
+        # written to the database.
         self.node = int(await self.redis.incr(self.key("nodes", "next")))
         if self.node > NODE_MAX:
             raise RuntimeError(f"Redis numbered this process {self.node}, past {NODE_MAX}: "
                                f"delete the key {self.key('nodes', 'next')} while no process "
                                "runs")
+        secret = s.cluster_secret.get_secret_value() or await self.hub.store.cluster_secret()
+        self.sealer = Sealer(secret.encode(), s.cluster_window, s.cluster_message_max)
         await self._beat()
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self.pubsub.subscribe(self.channel(self.node), self.key("moved"))
