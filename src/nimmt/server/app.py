@@ -51,6 +51,7 @@ from .headers import HeaderedStarlette
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .ratings import INITIAL
+from .reads import TableRead, answer, table_answer
 from .settings import Settings
 from .store import LogEntry, Store, game_players, games, hash_token, players, tables
 from .table import TableActor
@@ -267,20 +268,21 @@ class Hub:
                 self._forgetting.add(task)
                 task.add_done_callback(self._forgetting.discard)
 
-    async def table_view(self, code: str) -> TableActor | None:
-        """The table with ``code`` to read from (the HTTP routes): its actor here or, with
-        Redis when another process owns it, a copy rebuilt from the store's log: everything
-        its owner has acknowledged."""
+    async def read_table(self, code: str, read: TableRead) -> str | None:
+        """The answer to an HTTP ``read`` of table ``code`` (JSON text), or None if no open
+        table has that code. With Redis, a table another process owns is read by its owner
+        (:meth:`.cluster.Cluster.read`), never rebuilt here; that raises
+        :class:`~.reads.ReadRefused` (503) when the owner cannot answer in time."""
         actor = self.tables.get(code)
         if actor is not None or self.cluster is None:
-            return actor
-        row = await self.store.table_by_code(code)
-        if row is None:
-            return None
-        _, entries = await self.store.table_with_log(int(row.id))
-        copy = self._actor(row)
-        copy.replay(entries)
-        return copy
+            return None if actor is None else answer(actor, read)
+        return await self.cluster.read(code, read)
+
+    async def table_exists(self, code: str) -> bool:
+        """Whether an open table has ``code`` (here, or with Redis anywhere)."""
+        if code in self.tables:
+            return True
+        return self.cluster is not None and await self.store.table_by_code(code) is not None
 
     def drop(self, conn: Connection) -> None:
         """Close ``conn``: its table moved to another process (it reconnects)."""
@@ -811,15 +813,13 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
 
     # Path values are checked (server/params.py) before anything is looked up: bad input
     # is answered 4xx, never passed to a database that would fail with it.
-    async def table(request: Request) -> JSONResponse:
+    async def table(request: Request) -> Response:
         try:
             code = table_code(request.path_params["code"])
         except BadParam as exc:
             return refusal(exc)
-        actor = await hub.table_view(code)
-        if actor is None:
-            return JSONResponse({"error": "no open table has that code"}, status_code=404)
-        return JSONResponse(actor.info().model_dump(mode="json"))
+        return await table_answer(hub, code, TableRead(what="info"),
+                                  "no open table has that code")
 
     async def table_games(request: Request) -> JSONResponse:
         try:

@@ -96,7 +96,7 @@ def serve_command(
 
         from .botpool import check_bots
         from .run import serve, serve_workers
-        from .settings import Settings
+        from .settings import Settings, shown_url
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
                    "pip install 'nimmt[server]'", err=True)
@@ -154,5 +154,5 @@ def serve_command(
         # redis is imported only with --redis: its errors are told apart by their module.
         if not type(exc).__module__.startswith("redis"):
             raise
-        typer.echo(f"Cannot use Redis at {settings.redis}: {exc}", err=True)
+        typer.echo(f"Cannot use Redis at {shown_url(settings.redis)}: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -25,12 +25,19 @@ the design. In short:
   connections that were at those tables (code 1012), which reconnect through any
   process and get the table from its new owner with what they missed.
 - **The lobby** is a Redis hash each owner keeps current every heartbeat.
+- **HTTP reads of a table owned elsewhere** go to the owner as a request with a
+  timeout (:meth:`Cluster.read`); the owner answers from the table in memory.
+- **Redis is not trusted** (:mod:`.nodewire`): every message is sealed with the
+  cluster's key, taken once and only while fresh, and read as strictly as a
+  client's frame; what fails is dropped. Values read back from Redis keys are
+  checked too: a lobby line carries its seal, a number that is not one is absent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import time
@@ -41,19 +48,34 @@ import sqlalchemy as sa
 
 from . import protocol as P
 from .fanout import error_frame
+from .nodewire import (
+    NODE_MAX,
+    NODE_SHIFT,
+    Answer,
+    Ask,
+    Batch,
+    Drops,
+    Enter,
+    Forward,
+    Leave,
+    Moved,
+    Refused,
+    Sealer,
+    parse_body,
+)
+from .reads import ReadRefused, TableRead, answer
 from .store import StaleOwner, fence, tables
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
     from .table import TableActor
 
-__all__ = ["Cluster", "RemotePeer", "RemoteTable", "lobby_entry"]
+__all__ = ["Cluster", "RemotePeer", "RemoteTable", "TableMoving", "lobby_entry"]
 
 log = logging.getLogger("nimmt.server")
 
-#: Remote connections' numbers at an owner: the edge's node above these bits, so they never
-#: meet the owner's own connections' numbers (which count from 1) or another edge's.
-NODE_SHIFT = 40
+#: Bytes a message between processes needs besides its entries: its seal and fields.
+_OVERHEAD = 256
 
 # Take a free lease and the next fencing token, in one step.
 _ACQUIRE = """
@@ -88,6 +110,22 @@ return 1
 """
 
 
+class TableMoving(P.ProtocolError):
+    """The table is between owners (its owner died and its lease has not run out)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__("no_table", f"the table {code!r} is moving to another server "
+                         "process; try again in a moment")
+
+
+def _number(raw: Any) -> int | None:
+    """A number read from a Redis key or set, or None for a value that is not one (Redis
+    is not trusted to hold what this program wrote)."""
+    if isinstance(raw, bytes | str) and 0 < len(raw) <= 19 and raw.isdigit():
+        return int(raw)
+    return None
+
+
 def lobby_entry(actor: TableActor) -> P.LobbyTable | None:
     """``actor``'s line in the lobby, or None for a table the lobby leaves out."""
     if actor.private or actor.status not in ("open", "playing"):
@@ -118,7 +156,8 @@ class RemotePeer:
         self._table: TableActor | None = None
 
     def send(self, text: str) -> None:
-        self.cluster.to_edge(self.node, [self.conn, "f", text, self.seq])
+        code = self._table.code if self._table is not None else ""
+        self.cluster.frame_to_edge(self.node, self.conn, text, self.seq, code)
 
     @property
     def table(self) -> TableActor | None:
@@ -145,7 +184,7 @@ class RemoteTable:
         c = self.cluster
         body = {"k": kind, "t": self.code, "n": c.node, "c": conn.id, "p": conn.player_id,
                 "nm": conn.name, "l": conn.lang, **fields}
-        sent = c.publish(c.channel(self.owner), json.dumps(body))
+        sent = c.publish(c.channel(self.owner), json.dumps(body, ensure_ascii=False))
 
         def check(fut: asyncio.Future[int]) -> None:
             # Nobody listens on the owner's channel: it is gone. Its tables will be taken
@@ -175,6 +214,8 @@ class Cluster:
         self.hub = hub
         s = hub.settings
         self.settings = s
+        # The URL as given: a password (redis://:pw@host) and TLS (rediss://, with its
+        # ssl_* query options) are redis-py's to apply. It is never logged.
         self.redis: aioredis.Redis = aioredis.from_url(s.redis)
         self.prefix = s.redis_prefix
         self.ttl_ms = int(s.lease_ttl * 1000)
@@ -184,9 +225,21 @@ class Cluster:
         self.peers: dict[int, RemotePeer] = {}
         #: Connections of this process at tables owned elsewhere, by number.
         self.edges: dict[int, Connection] = {}
-        self._out: asyncio.Queue[tuple[str, str, asyncio.Future[int] | None]] = asyncio.Queue()
-        #: What goes to each edge at the end of this turn of the event loop.
-        self._pending: dict[int, list[list[Any]]] = {}
+        self._out: asyncio.Queue[tuple[str, bytes, asyncio.Future[int] | None]] = \
+            asyncio.Queue()
+        #: What goes to each edge at the end of this turn of the event loop (each entry as
+        #: the JSON it is sent as).
+        self._pending: dict[int, list[bytes]] = {}
+        #: Bytes of entries one message may carry.
+        self.room = s.cluster_message_max - _OVERHEAD
+        #: Seals this process's messages and checks everyone's (made at :meth:`open`, with
+        #: the cluster's key).
+        self.sealer: Sealer | None = None
+        #: Messages from Redis that were not believed.
+        self.drops = Drops()
+        #: HTTP reads sent to other processes, waiting for their answers, by number.
+        self._asked: dict[int, asyncio.Future[str | None]] = {}
+        self._asks = itertools.count(1)
         self._lobby: dict[str, str] = {}
         self._taking: dict[int, asyncio.Task[TableActor | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -207,7 +260,16 @@ class Cluster:
     async def open(self) -> None:
         """Join the cluster: a node number, the channels, the heartbeat; then take over
         every table nobody owns (after a restart of the whole cluster)."""
+        s = self.settings
+        # Redis first: a Redis that cannot be used stops the start before anything is
+        # written to the database.
         self.node = int(await self.redis.incr(self.key("nodes", "next")))
+        if self.node > NODE_MAX:
+            raise RuntimeError(f"Redis numbered this process {self.node}, past {NODE_MAX}: "
+                               f"delete the key {self.key('nodes', 'next')} while no process "
+                               "runs")
+        secret = s.cluster_secret.get_secret_value() or await self.hub.store.cluster_secret()
+        self.sealer = Sealer(secret.encode(), s.cluster_window, s.cluster_message_max)
         await self._beat()
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self.pubsub.subscribe(self.channel(self.node), self.key("moved"))
@@ -301,7 +363,7 @@ class Cluster:
             await self._let_go(table_id)
             return None
         log.info("node %d took table %s over (token %d)", self.node, actor.code, token)
-        self.publish(self.key("moved"), json.dumps({"t": actor.code, "n": self.node}))
+        self.publish(self.key("moved"), json.dumps({"k": "mv", "t": actor.code, "n": self.node}))
         return actor
 
     async def _let_go(self, table_id: int) -> None:
@@ -335,19 +397,77 @@ class Cluster:
             actor = hub.tables.get(code)
             if actor is not None:
                 return actor
-            owner = await self.redis.get(self.key("lease", table_id))
-            if owner is None:
+            raw = await self.redis.get(self.key("lease", table_id))
+            owner = _number(raw)
+            if raw is None:
                 taken = await self.take(table_id)
                 if taken is not None:
                     return taken
-            elif int(owner) != self.node:
-                listening = await self.redis.pubsub_numsub(self.channel(int(owner)))
+            elif owner is not None and owner != self.node and owner <= NODE_MAX:
+                listening = await self.redis.pubsub_numsub(self.channel(owner))
                 if listening and int(listening[0][1]) > 0:
-                    return RemoteTable(self, code, int(owner))
+                    return RemoteTable(self, code, owner)
             if time.monotonic() > end:
-                raise P.ProtocolError("no_table", f"the table {code!r} is moving to another "
-                                      "server process; try again in a moment")
+                raise TableMoving(code)
             await asyncio.sleep(0.1)
+
+    # -- HTTP reads of tables owned elsewhere ---------------------------------------------
+
+    async def read(self, code: str, read: TableRead) -> str | None:
+        """The answer to ``read`` of table ``code`` (JSON text): from its owner, here or
+        through Redis; None if no open table has that code. Raises :class:`ReadRefused`
+        (503) when the owner does not answer in time or the table is between owners."""
+        for _ in range(2):
+            try:
+                found = await self.locate(code)
+            except TableMoving as exc:
+                raise ReadRefused(503, exc.message) from None
+            except P.ProtocolError:
+                return None
+            if not isinstance(found, RemoteTable):
+                return answer(found, read)
+            text = await self.ask(found.owner, code, read)
+            if text is not None:
+                return text
+            # The owner had let the table go meanwhile: look for it once more.
+        raise ReadRefused(503, TableMoving(code).message)
+
+    async def ask(self, owner: int, code: str, read: TableRead) -> str | None:
+        """Send ``read`` to process ``owner`` and wait (``cluster_read_timeout``) for its
+        answer: the JSON text, or None if the table is not there."""
+        s = self.settings
+        if len(self._asked) >= s.cluster_reads:
+            raise ReadRefused(503, f"this server process waits for {s.cluster_reads} answers "
+                              "from other processes already; try again in a moment")
+        number = next(self._asks)
+        waiting: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._asked[number] = waiting
+        body = {"k": "rq", "t": code, "n": self.node, "i": number,
+                "q": read.model_dump()}
+        try:
+            async with asyncio.timeout(s.cluster_read_timeout):
+                listened = await self.publish(self.channel(owner),
+                                              json.dumps(body, ensure_ascii=False))
+                if not listened:
+                    raise ReadRefused(503, TableMoving(code).message)
+                return await waiting
+        except TimeoutError:
+            raise ReadRefused(503, f"the server process that holds table {code!r} did not "
+                              f"answer within {s.cluster_read_timeout:g} s; try again in a "
+                              "moment") from None
+        finally:
+            self._asked.pop(number, None)
+
+    def _answer(self, ask: Ask) -> None:
+        """At the owner: answer an HTTP read another process sent."""
+        actor = self.hub.tables.get(ask.t)
+        text = None if actor is None else answer(actor, ask.q)
+        body = json.dumps({"k": "rs", "i": ask.i, "a": text}, ensure_ascii=False)
+        if len(body) > self.room // 4 and len(body.encode()) > self.room:
+            log.warning("table %s: an answer of %d characters is larger than a message "
+                        "between processes may be (cluster_message_max)", ask.t, len(body))
+            return
+        self.publish(self.channel(ask.n), body)
 
     # -- the heartbeat ------------------------------------------------------------------
 
@@ -364,6 +484,9 @@ class Cluster:
                 await self._publish_lobby()
                 await self._sweep()
                 await self._dead_edges()
+                if self.sealer is not None:
+                    self.sealer.forget()
+                self.drops.flush()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -383,11 +506,12 @@ class Cluster:
                 self.hub.forget_table(actor)
 
     async def _publish_lobby(self) -> None:
+        assert self.sealer is not None
         now: dict[str, str] = {}
         for actor in self.hub.tables.values():
             entry = lobby_entry(actor)
             if entry is not None:
-                now[actor.code] = entry.model_dump_json()
+                now[actor.code] = self.sealer.sign(actor.code, entry.model_dump_json())
         changed = {k: v for k, v in now.items() if self._lobby.get(k) != v}
         gone = [k for k in self._lobby if k not in now]
         if changed:
@@ -399,13 +523,19 @@ class Cluster:
     async def _sweep(self) -> None:
         """Take over the tables of processes that stopped beating."""
         for raw in await self.redis.smembers(self.key("nodes")):
-            node = int(raw)
+            node = _number(raw)
+            if node is None:
+                await self.redis.srem(self.key("nodes"), raw)
+                continue
             if node == self.node or await self.redis.exists(self.key("alive", node)):
                 continue
             owned = self.key("owned", node)
             left = False
             for raw_id in await self.redis.smembers(owned):
-                table_id = int(raw_id)
+                table_id = _number(raw_id)
+                if table_id is None:
+                    await self.redis.srem(owned, raw_id)
+                    continue
                 if await self.redis.exists(self.key("lease", table_id)):
                     left = True  # its lease has not run out yet (or another took it)
                     continue
@@ -431,9 +561,23 @@ class Cluster:
                 peer.table.detach(peer)
 
     async def lobby(self) -> list[P.LobbyTable]:
-        """The lobby of the whole cluster."""
-        entries = await self.redis.hgetall(self.key("lobby"))
-        return [P.LobbyTable.model_validate_json(v) for v in entries.values()]
+        """The lobby of the whole cluster: the lines its owners signed (others are
+        dropped)."""
+        assert self.sealer is not None
+        out: list[P.LobbyTable] = []
+        for code, raw in (await self.redis.hgetall(self.key("lobby"))).items():
+            try:
+                name = code.decode() if isinstance(code, bytes) else code
+                value = raw if isinstance(raw, bytes) else raw.encode()
+                line = P.LobbyTable.model_validate_json(self.sealer.unsign(name, value))
+            except Refused as exc:
+                self.drops.drop(f"lobby line: {exc.reason}")
+            except (UnicodeDecodeError, ValueError):
+                self.drops.drop("lobby line: malformed")
+            else:
+                if line.code == name:
+                    out.append(line)
+        return out
 
     # -- frames -------------------------------------------------------------------------
 
@@ -441,12 +585,35 @@ class Cluster:
         """Send ``data`` on ``channel`` after everything sent before it; the future says
         how many processes listened."""
         fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._out.put_nowait((channel, data, fut))
+        self._put(channel, data.encode(), fut)
         return fut
 
+    def _put(self, channel: str, body: bytes, fut: asyncio.Future[int] | None) -> None:
+        # Sealed as queued: the queue is the order they are published in, so each
+        # sender's numbers rise as they arrive.
+        assert self.sealer is not None
+        self._out.put_nowait((channel, self.sealer.seal(channel.encode(), body), fut))
+
+    def frame_to_edge(self, node: int, conn: int, text: str, seq: int, code: str) -> None:
+        """A frame for connection ``conn`` of ``node``, at table ``code``. A frame too large
+        for one message sends the connection to reconnect instead (and is logged): the
+        other process would drop it."""
+        entry = json.dumps([conn, "f", text, seq], ensure_ascii=False).encode()
+        if len(entry) > self.room:
+            log.warning("table %s: a frame of %d bytes is larger than a message between "
+                        "processes may be (cluster_message_max); its connection reconnects",
+                        code, len(entry))
+            self.to_edge(node, [conn, "d", code, 0])
+            return
+        self._pend(node, entry)
+
     def to_edge(self, node: int, entry: list[Any]) -> None:
-        """One frame (or note) for a connection of ``node``: sent with the others of this
-        turn of the event loop, in one message."""
+        """One note for a connection of ``node`` (``l``: it left table ``code``; ``d``: it
+        reconnects): sent with the others of this turn of the event loop, in one
+        message."""
+        self._pend(node, json.dumps(entry, ensure_ascii=False).encode())
+
+    def _pend(self, node: int, entry: bytes) -> None:
         if not self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
         self._pending.setdefault(node, []).append(entry)
@@ -454,8 +621,17 @@ class Cluster:
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}
         for node, entries in pending.items():
-            self._out.put_nowait((self.channel(node), json.dumps({"k": "b", "e": entries}),
-                                  None))
+            # As few messages as fit: a batch larger than one message may be is split.
+            start = size = 0
+            for i, entry in enumerate(entries):
+                if i > start and size + len(entry) + 1 > self.room:
+                    self._batch(node, entries[start:i])
+                    start, size = i, 0
+                size += len(entry) + 1
+            self._batch(node, entries[start:])
+
+    def _batch(self, node: int, entries: list[bytes]) -> None:
+        self._put(self.channel(node), b'{"k":"b","e":[' + b",".join(entries) + b"]}", None)
 
     async def _send_loop(self) -> None:
         while True:
@@ -479,13 +655,14 @@ class Cluster:
                         fut.set_result(int(n))
 
     async def _listen(self) -> None:
+        moved = self.key("moved").encode()
         while True:
             try:
                 async for message in self.pubsub.listen():
                     if message.get("type") != "message":
                         continue
                     try:
-                        self._receive(json.loads(message["data"]))
+                        self._receive(message["channel"], message["data"], moved)
                     except Exception:
                         log.exception("a message from the cluster failed")
             except asyncio.CancelledError:
@@ -494,21 +671,34 @@ class Cluster:
                 log.warning("listening to Redis failed (%s); listening again", exc)
                 await asyncio.sleep(0.5)
 
-    def _receive(self, body: dict[str, Any]) -> None:
-        kind = body.get("k")
-        if kind == "b":
-            self._at_edge(body["e"])
-        elif kind in ("in", "msg", "out"):
-            self._at_owner(kind, body)
-        elif "t" in body:  # a table moved to node n
-            code, node = body["t"], int(body["n"])
+    def _receive(self, channel: bytes, data: bytes, moved: bytes) -> None:
+        """One message from Redis: opened, read and acted on, or dropped."""
+        assert self.sealer is not None
+        try:
+            body = parse_body(self.sealer.open(channel, data))
+            if (channel == moved) != isinstance(body, Moved):
+                raise Refused(f"a {body.k!r} message on the wrong channel")
+        except Refused as exc:
+            self.drops.drop(exc.reason)
+            return
+        if isinstance(body, Batch):
+            self._at_edge(body)
+        elif isinstance(body, Enter | Forward | Leave):
+            self._at_owner(body)
+        elif isinstance(body, Ask):
+            self._answer(body)
+        elif isinstance(body, Answer):
+            waiting = self._asked.get(body.i)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(body.a)
+        else:  # a table moved to process n
             for conn in list(self.edges.values()):
                 remote = conn.remote
-                if remote is not None and remote.code == code and remote.owner != node:
+                if remote is not None and remote.code == body.t and remote.owner != body.n:
                     self.drop(conn)
 
-    def _at_edge(self, entries: list[list[Any]]) -> None:
-        for conn_id, what, text, seq in entries:
+    def _at_edge(self, batch: Batch) -> None:
+        for conn_id, what, text, seq in batch.e:
             conn = self.edges.get(conn_id)
             if conn is None:
                 continue
@@ -522,33 +712,31 @@ class Cluster:
                 else:
                     self.drop(conn)
 
-    def _at_owner(self, kind: str, body: dict[str, Any]) -> None:
-        code = body["t"]
-        node, conn_id = int(body["n"]), int(body["c"])
+    def _at_owner(self, body: Enter | Forward | Leave) -> None:
+        code, node, conn_id = body.t, body.n, body.c
         actor = self.hub.tables.get(code)
         if actor is None:
-            if kind != "out":  # not ours (any more): the connection finds the new owner
+            if not isinstance(body, Leave):  # not ours (any more): it finds the new owner
                 self.to_edge(node, [conn_id, "d", code, 0])
             return
         pid = (node << NODE_SHIFT) | conn_id
         peer = self.peers.get(pid)
-        if kind == "out":
+        if isinstance(body, Leave):
             if peer is not None:
                 actor.detach(peer)
             return
         if peer is None:
-            peer = self.peers[pid] = RemotePeer(self, node, conn_id, int(body["p"]),
-                                                str(body["nm"]), str(body["l"]))
-        if kind == "in":
-            actor.attach(peer, body["m"], body["s"], body["r"])
+            peer = self.peers[pid] = RemotePeer(self, node, conn_id, body.p, body.nm, body.l)
+        if isinstance(body, Enter):
+            actor.attach(peer, body.m, body.s, body.r)
             return
-        text = body["x"]
         try:
-            actor.message(peer, P.parse_client(text, self.settings.max_depth))
+            actor.message(peer, P.parse_client(body.x, self.settings.max_depth))
         except P.ProtocolError as exc:
             from .app import echo_ref  # the app imports this module
 
-            peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(text), peer.lang))
+            peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(body.x),
+                                  peer.lang))
 
     def drop(self, conn: Connection) -> None:
         self.edges.pop(conn.id, None)

@@ -24,7 +24,7 @@ from typing import Any
 import uvicorn
 
 from .app import Hub, create_app
-from .settings import Settings
+from .settings import Settings, shown_url
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]
@@ -133,9 +133,9 @@ def _say_listening(settings: Settings, port: int, workers: int = 1) -> None:
     url = address(settings.host, port)
     # The root redirects to the web client (/play/): that is the address people open.
     many = f"; {workers} processes" if workers > 1 else ""
+    database = shown_url(settings.database_url())
     print(f"nimmt server: open {url}/ in a browser (WebSocket "
-          f"{url.replace('http://', 'ws://', 1)}/ws; database {_safe_url(settings)}{many})",
-          flush=True)
+          f"{url.replace('http://', 'ws://', 1)}/ws; database {database}{many})", flush=True)
 
 
 def _worker(settings: Settings, ready: Any) -> None:
@@ -220,9 +220,3 @@ def _bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     return sock
 
 
-def _safe_url(settings: Settings) -> str:
-    url = settings.database_url()
-    if "@" in url:
-        scheme, _, rest = url.partition("://")
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "default_bot_workers", "default_data_dir"]
+__all__ = ["Settings", "default_bot_workers", "default_data_dir", "shown_url"]
 
 
 def default_data_dir() -> Path:
@@ -33,6 +33,25 @@ def default_bot_workers() -> int:
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 2
     return max(1, min(8, cores - 1))
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed or logged: its user and password (and a ``password``
+    in its query, which Redis URLs may carry) hidden.
+
+    >>> shown_url("rediss://:hunter2@cache:6380/0?password=x&db=1")
+    'rediss://***@cache:6380/0?password=***&db=1'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    where, q, query = rest.partition("?")
+    if "@" in where:
+        where = "***@" + where.rsplit("@", 1)[1]
+    if q:
+        query = "&".join("password=***" if part.lower().startswith("password=") else part
+                         for part in query.split("&"))
+    return f"{scheme}://{where}{q}{query}"
 
 
 class Settings(BaseSettings):
@@ -151,6 +170,28 @@ class Settings(BaseSettings):
     #: Server processes sharing the port (``nimmt serve --workers N``); more than one needs
     #: ``redis``.
     workers: int = Field(default=1, ge=1, le=256)
+    #: The key every process signs its messages through Redis with (HMAC-SHA256), at least
+    #: 32 characters; the same on every process. Empty: the key the first process made and
+    #: stored in the database (every process of a cluster shares the database).
+    cluster_secret: SecretStr = SecretStr("")
+    #: Seconds a message between processes stays valid: older ones (and ones stamped further
+    #: in the future) are refused as replays. The processes' clocks must agree within it.
+    cluster_window: float = Field(default=30.0, ge=1, le=3600)
+    #: Bytes of one message between processes; a larger one is dropped unread (a batch of
+    #: frames is split to fit; a single frame past it sends its connection to reconnect).
+    cluster_message_max: int = Field(default=64 << 20, ge=1 << 16, le=512 << 20)
+    #: Seconds an HTTP read of a table another process owns waits for the owner's answer
+    #: before it is answered 503.
+    cluster_read_timeout: float = Field(default=5.0, gt=0, le=120)
+    #: HTTP reads waiting for other processes' answers at once; more are answered 503.
+    cluster_reads: int = Field(default=256, ge=1, le=100_000)
+
+    @field_validator("cluster_secret")
+    @classmethod
+    def _long_secret(cls, value: SecretStr) -> SecretStr:
+        if 0 < len(value.get_secret_value()) < 32:
+            raise ValueError("a cluster secret has at least 32 characters")
+        return value
 
     def database_url(self) -> str:
         """The database URL, with the default SQLite file in the data directory."""

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -102,6 +105,14 @@ game_players = sa.Table(
     sa.Column("mu_after", sa.Float, nullable=True),
 )
 
+#: The server's own facts, by name (migration 0004): the cluster's signing key.
+meta = sa.Table(
+    "meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -121,6 +132,9 @@ class LogEntry:
 
 
 Op = Callable[[AsyncConnection], Awaitable[Any]]
+
+#: The key of the cluster's signing key in ``meta``.
+CLUSTER_SECRET = "cluster_secret"
 
 
 class StaleOwner(Exception):
@@ -364,6 +378,22 @@ class Store:
 
         result: tuple[sa.Row[Any] | None, list[LogEntry]] = await self.read(q)
         return result
+
+    async def cluster_secret(self) -> str:
+        """The key the processes of a cluster sign their messages with: made (32 random
+        bytes, hex) by the first process that asks and kept in ``meta``, so every process
+        of the cluster reads the same one from the database they all trust. Processes
+        asking at once all get the first one stored."""
+        insert = (sqlite_insert if self.is_sqlite else pg_insert)(meta)
+
+        async def op(c: AsyncConnection) -> str:
+            await c.execute(insert.values(key=CLUSTER_SECRET, value=secrets.token_hex(32))
+                            .on_conflict_do_nothing(index_elements=["key"]))
+            res = await c.execute(sa.select(meta.c.value).where(meta.c.key == CLUSTER_SECRET))
+            return str(res.scalar_one())
+
+        secret: str = await self.run(op)
+        return secret
 
     async def table_entries(self, table_id: int) -> list[LogEntry]:
         """One table's whole log, in order (to rebuild stream items no longer in memory)."""

@@ -36,8 +36,8 @@ from ..events import (
 )
 from ..record import record_from_dict, replay
 from ..server.params import BadParam, refusal, row_id, table_code, whole_number
-from ..server.reducer import seat_name
-from .speech import sheet, speaker
+from ..server.reads import TableRead, table_answer
+from .speech import speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
 
@@ -97,6 +97,16 @@ def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
             "winners": list(game.winners), "totals": list(game.scores)}
 
 
+async def _reader(hub: Any, token: str | None) -> int | None:
+    """The player whose token a request carries (None without one), or 403."""
+    if not token:
+        return None
+    row = await hub.store.player_by_token(token)
+    if row is None:
+        raise BadParam(403, "no player has that token")
+    return int(row.id)
+
+
 def web_routes(hub: Any) -> list[BaseRoute]:
     """The routes to add to the server's app (``hub`` is its :class:`~nimmt.server.app.Hub`)."""
 
@@ -106,45 +116,22 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             code = table_code(request.path_params["code"])
         except BadParam as exc:
             return refusal(exc)
-        actor = await hub.table_view(code)
-        if actor is None:
-            return JSONResponse({"error": f"no open table has the code {code!r}"},
-                                status_code=404)
+        missing = f"no open table has the code {code!r}"
         try:
             after = _int(request, "after", 0)
-            upto = _int(request, "upto", actor.seq)
+            upto = request.query_params.get("upto")
+            last = None if upto is None else whole_number(upto, "upto")
+            player = await _reader(hub, request.headers.get("x-nimmt-token"))
         except BadParam as exc:
+            # A table that does not exist is said first, whatever else is wrong.
+            if not await hub.table_exists(code):
+                return JSONResponse({"error": missing}, status_code=404)
             return refusal(exc)
-        viewer: int | None = None
-        token = request.headers.get("x-nimmt-token")
-        if token:
-            row = await hub.store.player_by_token(token)
-            if row is None:
-                return JSONResponse({"error": "no player has that token"}, status_code=403)
-            viewer = actor.seat_of(int(row.id))
-            if viewer is not None and int(row.id) in actor.kicked:
-                viewer = None
-        speak = speaker(_lang(request))
-        names = [seat_name(s, speak.language) if s is not None else f"{i + 1}"
-                 for i, s in enumerate(actor.seats)]
-        events: list[Event] = []
-        for seq, kind, payload in actor.items:
-            if kind == "event" and after < seq <= upto:
-                ev = for_viewer(payload, viewer)
-                if ev is not None:
-                    events.append(ev)
-        game = actor.game
-        view = game.view(viewer) if game is not None else None
-        from ..server.table import view_to_dict
-
-        return JSONResponse({
-            "seq": actor.seq,
-            "upto": upto,
-            "you": viewer,
-            "events": speak.narrate(events, names, viewer) if events else [],
-            "view": view_to_dict(view) if view is not None else None,
-            "sheet": sheet(speak, view, names),
-        })
+        read = TableRead(what="speech", player=player, lang=speaker(_lang(request)).language,
+                         after=TableRead.clamp(after),
+                         upto=None if last is None else TableRead.clamp(last))
+        # Read where the table is: here, or at the process that owns it.
+        return await table_answer(hub, code, read, missing)
 
     async def game_replay(request: Request) -> Response:
         try:
