@@ -453,3 +453,25 @@ def test_a_card_fitting_no_end_is_not_called_too_low() -> None:
     assert EN.describe(RowChoiceNeeded(0, 7, "too_low"), NAMES) == (
         "Row choice: Ana's 7 is lower than every row."
     )
+
+
+def test_kept_sentences_are_the_ones_said_fresh_and_stay_bounded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A narrator keeps the sentences of rows, cards, the clock and the rules: asked again,
+    it says what a new narrator says, and it keeps at most ``MEMO_SIZE`` of them."""
+    import nimmt.narrate as N
+    monkeypatch.setattr(N, "MEMO_SIZE", 50)
+    kept = Narrator("cs")
+    rows = [[3, 17, 44], [55], [-9, 101], [8, 9, 10, 11, 12]]
+    for _ in range(2):
+        for n, row in enumerate(rows, 1):
+            fresh = Narrator("cs")
+            assert kept.row(n, row) == fresh.row(n, row)
+            assert kept.bullheads_sentence(row, n) == fresh.bullheads_sentence(row, n)
+            assert kept.bullheads_sentence(row[0]) == fresh.bullheads_sentence(row[0])
+        assert kept.timer_sentence(3) == Narrator("cs").timer_sentence(3)
+        assert kept.rules_sentence(Rules()) == Narrator("cs").rules_sentence(Rules())
+    for card in range(1, 105):
+        kept.bullheads_sentence(card)
+        assert len(kept._memo) <= 50
+    assert kept.bullheads_sentence(55) == Narrator("cs").bullheads_sentence(55)

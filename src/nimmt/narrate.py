@@ -244,6 +244,19 @@ class Narrator:
         else:  # the source language without a catalog of its own
             self._catalog = gettext.NullTranslations()
         self._decimal = _decimal_symbol(self.language)
+        #: Sentences that depend on their arguments alone (a row, a card, the clock, the
+        #: rules), kept: a server says each row to every seat of its table after every
+        #: turn, in every frame's shortcut sheet. At most :data:`MEMO_SIZE`.
+        self._memo: dict[object, str] = {}
+
+    def _kept(self, key: object) -> str | None:
+        return self._memo.get(key)
+
+    def _keep(self, key: object, sentence: str) -> str:
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
+        self._memo[key] = sentence
+        return sentence
 
     def __repr__(self) -> str:
         return f"Narrator({self.language!r})"
@@ -356,6 +369,13 @@ class Narrator:
         When a joker ends the row, the value a card must beat is said too
         (``87.9``), since it can be read from no single card.
         """
+        key = ("row", number, tuple(row))
+        kept = self._kept(key)
+        if kept is not None:
+            return kept
+        return self._keep(key, self._row(number, row))
+
+    def _row(self, number: int, row: Sequence[Card]) -> str:
         if not row:
             return self._("Row {number} is empty.").format(number=number)
         fields = {
@@ -391,15 +411,23 @@ class Narrator:
     def bullheads_sentence(self, item: Card | Sequence[Card], row: int | None = None) -> str:
         """Key C: the bullheads of one card, or of a row's cards (named when ``row`` is given)."""
         if isinstance(item, int):
-            return self._("{card}: {bullheads}.").format(
+            kept = self._kept(("bullheads", item))
+            if kept is not None:
+                return kept
+            return self._keep(("bullheads", item), self._("{card}: {bullheads}.").format(
                 card=self.card(item), bullheads=self.count_bullheads(BULLHEADS[item])
-            )
+            ))
+        key = ("bullheads", tuple(item), row)
+        kept = self._kept(key)
+        if kept is not None:
+            return kept
         bullheads = self.count_bullheads(row_bullheads(item))
         if row is None:
-            return self._("{count}, {bullheads}.").format(
+            return self._keep(key, self._("{count}, {bullheads}.").format(
                 count=self.count_cards(len(item)), bullheads=bullheads
-            )
-        return self._("Row {number}: {bullheads}.").format(number=row, bullheads=bullheads)
+            ))
+        return self._keep(key, self._("Row {number}: {bullheads}.").format(
+            number=row, bullheads=bullheads))
 
     def chosen_sentence(self, view: View, names: Sequence[str]) -> str:
         """Key T: who has chosen this turn's card and who has not (never what, unless face up)."""
@@ -552,6 +580,12 @@ class Narrator:
 
     def rules_sentence(self, rules: Rules) -> str:
         """The rules of a table in one sentence."""
+        kept = self._kept(("rules", rules))
+        if kept is not None:
+            return kept
+        return self._keep(("rules", rules), self._rules_sentence(rules))
+
+    def _rules_sentence(self, rules: Rules) -> str:
         if rules.end is EndMode.CLASSIC:
             end = self._("the game ends when someone reaches {limit}").format(limit=rules.limit)
         elif rules.end is EndMode.ELIMINATION:
@@ -764,7 +798,11 @@ class Narrator:
 
     def timer_sentence(self, seconds: int) -> str:
         """A turn-timer warning: ``"10 seconds left."``."""
-        return self._n("{count} second left.", "{count} seconds left.", seconds)
+        kept = self._kept(("timer", seconds))
+        if kept is not None:
+            return kept
+        return self._keep(("timer", seconds),
+                          self._n("{count} second left.", "{count} seconds left.", seconds))
 
     def timeout_sentence(
         self, seat: int, names: Sequence[str], viewer: int | None = None
@@ -1168,6 +1206,11 @@ class Narrator:
     ) -> str:
         """A batch of events (say, one resolution step) as one announcement."""
         return " ".join(self.narrate(events, names, viewer, others_chosen))
+
+
+#: Sentences a narrator keeps (see :attr:`Narrator._memo`): rows of up to six cards met at
+#: the tables of a busy server, well under a few megabytes.
+MEMO_SIZE = 50_000
 
 
 @lru_cache(maxsize=32)
