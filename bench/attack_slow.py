@@ -11,7 +11,8 @@ it from this machine's loopback, in three parts:
    memory (peak growth over its size before the attack), the bytes queued in its
    kernel send buffers toward them (``ss``), when each one was closed (seconds
    after it stopped reading; a connection still open at the end counts as not
-   closed), and the victim's ping round trips (p50, p99) before and during. Then
+   closed), and the victim's ping round trips (p50, p99) in the 3 s before and from
+   the attack's start until every reader is closed, 10 s at least. Then
    the same at a table whose game has not started: little reaches the readers
    there, so what closes them is time, not bytes.
 2. **Slowloris.** ``--slowloris`` connections from 127.0.0.1, each sending an HTTP
@@ -57,6 +58,9 @@ from nimmt.server.protocol import PROTOCOL_VERSION
 NIMMT = str(Path(sys.executable).parent / "nimmt")
 RULES = {"preset": "classic", "players": 10, "limit": 250}
 PING_EVERY = 0.05
+#: Seconds of the victim's pings measured from the attack's start at least (the readers
+#: may be closed sooner).
+PING_WINDOW = 10.0
 #: TCP_INFO's first byte is the connection's state; 1 is ESTABLISHED.
 TCP_ESTABLISHED = 1
 
@@ -261,7 +265,8 @@ async def slow_readers(tmp: str, env: dict[str, str], readers: int, seconds: flo
         started = time.monotonic()
         closed: dict[int, float] = {}
         rss_peak, sendq_peak = rss_before, 0.0
-        while time.monotonic() - started < seconds and len(closed) < readers:
+        while time.monotonic() - started < seconds and (
+                len(closed) < readers or time.monotonic() - started < PING_WINDOW):
             await asyncio.sleep(0.25)
             rss_peak = max(rss_peak, rss_mb(server.proc.pid))
             sendq_peak = max(sendq_peak, send_queue_mb(server.port))

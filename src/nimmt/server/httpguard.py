@@ -48,7 +48,6 @@ import ipaddress
 import logging
 import socket
 import struct
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -131,26 +130,34 @@ class Proxies:
 
 
 class Tally:
-    """Counts events by kind and logs them, one line per kind per :data:`LOG_EVERY`
-    seconds at most (the first at once, the next saying how many came meanwhile)."""
+    """Counts events by kind and logs them: the first of a kind at once, then at most
+    one line per :data:`LOG_EVERY` seconds, the newest event with how many there were."""
 
     def __init__(self, counts: Counter[str]) -> None:
         self.counts = counts
-        self._logged: dict[str, float] = {}
-        self._quiet: Counter[str] = Counter()
+        #: Kinds logged less than LOG_EVERY seconds ago (a line is due at the window's end).
+        self._open: set[str] = set()
+        #: Per kind: events not logged in the current window, the newest one's message.
+        self._quiet: dict[str, tuple[int, str, tuple[object, ...]]] = {}
 
     def note(self, kind: str, message: str, *args: object) -> None:
         self.counts[kind] += 1
-        now = time.monotonic()
-        if now - self._logged.get(kind, -LOG_EVERY) < LOG_EVERY:
-            self._quiet[kind] += 1
+        if kind in self._open:
+            n = self._quiet[kind][0] if kind in self._quiet else 0
+            self._quiet[kind] = (n + 1, message, args)
             return
-        more = self._quiet.pop(kind, 0)
-        self._logged[kind] = now
-        if more:
-            log.warning(message + " (and %d more since the last such line)", *args, more)
-        else:
-            log.warning(message, *args)
+        log.warning(message, *args)
+        self._open.add(kind)
+        asyncio.get_running_loop().call_later(LOG_EVERY, self._flush, kind)
+
+    def _flush(self, kind: str) -> None:
+        quiet = self._quiet.pop(kind, None)
+        if quiet is None:
+            self._open.discard(kind)
+            return
+        n, message, args = quiet
+        log.warning(message + "; %d more in the last %g s", *args, n, LOG_EVERY)
+        asyncio.get_running_loop().call_later(LOG_EVERY, self._flush, kind)
 
 
 class Guard:
