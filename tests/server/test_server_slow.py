@@ -340,38 +340,35 @@ async def test_half_sent_requests_are_timed_out_and_capped_per_address(
         tmp_path: Path) -> None:
     """A slowloris from one address: past ``tcp_per_address`` its connections are refused
     at once (429); the others get 408 and are closed at ``header_timeout``. Meanwhile a
-    player from another address connects and plays a game that outlasts the timeout, and
-    the server logs a line per kind, no traceback."""
+    player from another address, connected before and for longer than the timeout, plays;
+    and the server logs a line per kind, no traceback."""
     env = {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path),
-           "NIMMT_HEADER_TIMEOUT": "3", "NIMMT_TCP_PER_ADDRESS": "40"}
+           "NIMMT_HEADER_TIMEOUT": "5", "NIMMT_TCP_PER_ADDRESS": "40"}
     proc, url = await start_server([], env)
     port = int(url.rsplit(":", 1)[1])
     socks: list[socket.socket] = []
     try:
-        started = time.monotonic()
-        for _ in range(200):
-            socks.append(await asyncio.to_thread(half_request, port))
-        await until(lambda: sum(map(is_open, socks)) <= 40, "the excess is refused", 30)
-        kept = [s for s in socks if is_open(s)]
-        assert len(kept) >= 30  # the cap, less any the timeout already closed
-        # One more, that sends nothing (a refused request's unread bytes could reset it).
-        probe = await asyncio.to_thread(half_request, port, "127.0.0.1", False)
-        refused = await asyncio.to_thread(answer_of, probe)
-        probe.close()
-        assert refused.startswith(b"HTTP/1.1 429 ") and b"at most 40 connections" in refused
-        # Another address is let in and plays, for longer than the header timeout.
         other = await Client.connect(url, name="Other", local_addr=("127.0.0.2", 0))
         await other.create_table(rules=SHORT)
         await other.add_bot("easy")
+        # The first 40 send half a request; the rest nothing, so that the refusal is read
+        # whole (a refused connection's unread bytes would reset it).
+        for i in range(200):
+            socks.append(await asyncio.to_thread(half_request, port, "127.0.0.1", i < 40))
         await other.start()
         await other.play_until_over(timeout=120)
-        await until(lambda: time.monotonic() - started > 4, "past the header timeout", 30)
+        await until(lambda: not any(map(is_open, socks)), "the slowloris is closed", 60)
+        answers = [await asyncio.to_thread(answer_of, s) for s in socks]
+        timed_out = [a for a in answers if a.startswith(b"HTTP/1.1 408 ")]
+        refused = [a for a in answers if a.startswith(b"HTTP/1.1 429 ")]
+        assert len(timed_out) + len(refused) == 200, answers
+        # Every connection let in was timed out; the rest refused (a few more may be let in
+        # where one timed out before the last connected, on a slow machine).
+        assert len(timed_out) >= 40 and len(refused) >= 150, (len(timed_out), len(refused))
+        assert all(b"at most 40 connections" in a for a in refused)
+        # The player from elsewhere, connected for longer than the timeout, is still served.
         pong = await other.request({"type": "ping"}, want="pong")
         assert pong.type == "pong"
-        # Every half-sent request is closed by the timeout, with a 408.
-        await until(lambda: not any(map(is_open, socks)), "the slowloris is closed", 30)
-        timed_out = await asyncio.to_thread(answer_of, kept[0])
-        assert timed_out.startswith(b"HTTP/1.1 408 "), timed_out
         await other.close()
         # An HTTP client that keeps its connection alive is served twice on it, and a
         # request left half-sent after an answer is timed out as well.
@@ -420,9 +417,9 @@ async def test_a_trusted_proxy_is_not_capped_per_address(tmp_path: Path) -> None
         proxied = [await asyncio.to_thread(half_request, port, "127.0.0.1") for _ in range(12)]
         direct = [await asyncio.to_thread(half_request, port, "127.0.0.3") for _ in range(8)]
         try:
+            # The proxy's connections came first: once the direct peer's excess is refused,
+            # any refusal of theirs would have come too.
             await until(lambda: sum(map(is_open, direct)) == 5, "the direct peer is capped")
-            await asyncio.sleep(0.2)  # refusals are at once: none is still on its way
-            assert sum(map(is_open, direct)) == 5
             assert all(map(is_open, proxied))
         finally:
             for s in proxied + direct:
@@ -438,8 +435,9 @@ async def test_out_of_descriptors_is_one_line_not_a_traceback_storm(tmp_path: Pa
     def few() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (160, 160))
 
+    log = tmp_path / "server.log"
     proc = subprocess.Popen([NIMMT, "serve", "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=few)
+                            stderr=log.open("w"), text=True, env=env, preexec_fn=few)
     assert proc.stdout is not None
     line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)
     assert "open http://" in line, line
@@ -453,7 +451,9 @@ async def test_out_of_descriptors_is_one_line_not_a_traceback_storm(tmp_path: Pa
                 socks[-1].bind((f"127.0.0.{20 + a}", 0))
                 socks[-1].setblocking(False)
                 socks[-1].connect_ex(("127.0.0.1", port))
-        await asyncio.sleep(3.0)  # a traceback storm would be thousands of lines by now
+        # A storm would come with the first failed accept, in the same moment.
+        await until(lambda: "could not accept connections" in log.read_text(),
+                    "the server runs out of descriptors", 60)
         for s in socks:
             s.close()
         socks = []
@@ -464,7 +464,7 @@ async def test_out_of_descriptors_is_one_line_not_a_traceback_storm(tmp_path: Pa
         for s in socks:
             s.close()
         proc.terminate()
-        _out, err = await asyncio.to_thread(proc.communicate, timeout=60)
+        await asyncio.to_thread(proc.communicate, timeout=60)
+    err = log.read_text()
     assert "Traceback" not in err, err
-    assert "could not accept connections" in err or "refused a connection" in err, err
     assert len(err.splitlines()) < 10, err
