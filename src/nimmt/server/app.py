@@ -48,6 +48,7 @@ from .botpool import BotPool
 from .cluster import lobby_entry
 from .fanout import error_frame
 from .headers import HeaderedStarlette
+from .httpguard import Link, link_of
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .ratings import INITIAL
@@ -66,8 +67,9 @@ __all__ = ["Connection", "Hub", "create_app", "echo_ref"]
 log = logging.getLogger("nimmt.server")
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-#: Frames queued for one client before it counts as gone (a client that stopped reading).
-SEND_BACKLOG = 2000
+#: What one queued frame costs beyond its characters (the string object and its slot):
+#: ``send_backlog_bytes`` counts it, so a flood of tiny frames is bounded too.
+FRAME_COST = 64
 #: Numbers for connections (how tables tell them apart).
 _CONNECTION_IDS = itertools.count(1)
 
@@ -88,10 +90,33 @@ def echo_ref(text: str) -> P.Ref:
 
 
 class Connection:
-    """One WebSocket client."""
+    """One WebSocket client.
 
-    def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown") -> None:
+    Frames to it wait in its own queue, written by its own task (:meth:`write_loop`),
+    so whoever sends (a table, the hub) never waits for the client. A client that
+    stops reading is closed, never waited for: when its unsent frames pass
+    ``send_backlog_bytes``, or when its transport has taken nothing for
+    ``write_timeout`` seconds (the guard's :class:`~.httpguard.Link` says so). The
+    close is an abort (the socket's buffers dropped, the peer reset): a polite close
+    would wait for the peer to read first.
+    """
+
+    def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown",
+                 counts: collections.Counter[str] | None = None) -> None:
         self.ws = ws
+        #: The transport's controls, when served by the guard (server/httpguard.py).
+        self.link: Link | None = link_of(ws.scope)
+        if self.link is not None:
+            self.link.on_stall = self._stalled
+        self.backlog = settings.send_backlog_bytes
+        self.write_timeout = settings.write_timeout
+        #: What the server counts (closed slow readers among them): the hub's counter.
+        self.counts: collections.Counter[str] = (counts if counts is not None
+                                                 else collections.Counter())
+        #: Bytes of frames queued and not yet handed to the transport (plus FRAME_COST each).
+        self.unsent = 0
+        #: Whether the server closed this client for not reading (:meth:`close_slow`).
+        self.cut_slow = False
         #: This connection's number, unique in this process.
         self.id = next(_CONNECTION_IDS)
         #: The client address as counted by the limits (:func:`~.limits.address_key`).
@@ -123,12 +148,15 @@ class Connection:
         self.close_code = 1008
 
     def send(self, text: str) -> None:
+        """Queue ``text``; never waits. A frame that would take the queue past
+        ``send_backlog_bytes`` closes the connection instead (one frame alone always fits)."""
         if self.gone:
             return
-        if self.out.qsize() > SEND_BACKLOG:
-            self.gone = True
-            self.out.put_nowait(None)
+        size = len(text) + FRAME_COST
+        if self.unsent and self.unsent + size > self.backlog:
+            self.close_slow(f"more than {self.backlog} bytes waiting (send_backlog_bytes)")
             return
+        self.unsent += size
         self.out.put_nowait(text)
 
     async def write_loop(self) -> None:
@@ -143,6 +171,30 @@ class Connection:
             except Exception:
                 self.gone = True
                 return
+            self.unsent = max(0, self.unsent - len(text) - FRAME_COST)
+
+    def close_slow(self, why: str) -> None:
+        """Close a client that does not take what it is sent: logged (its address, the bytes
+        it left unsent), counted (``slow_reader``), its queue dropped now, its transport
+        aborted. Without the guard's link (an app served otherwise) the close is polite."""
+        if self.cut_slow:
+            return
+        self.cut_slow = True
+        buffered = self.link.buffered() if self.link is not None else 0
+        log.warning("closed a connection from %s that does not read: %d bytes unsent (%s)",
+                    self.address, self.unsent + buffered, why)
+        self.counts["slow_reader"] += 1
+        self.gone = True
+        self.unsent = 0
+        while not self.out.empty():
+            self.out.get_nowait()
+        if self.link is not None:
+            self.link.abort()
+        else:
+            self.out.put_nowait(None)
+
+    def _stalled(self) -> None:
+        self.close_slow(f"nothing taken for {self.write_timeout:g} s (write_timeout)")
 
     def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
         self.send(error_frame(self.seq, code, message, ref, self.lang))
@@ -183,6 +235,9 @@ class Hub:
         self.address_msgs = Buckets(settings.address_rate, float(settings.address_burst))
         self.address_bytes = Buckets(settings.address_bytes, float(settings.address_bytes_burst))
         self.new_names = WindowCounter(settings.names_per_minute, 60.0)
+        #: What the server refused or cut off, by kind (``slow_reader``, ``header_timeout``,
+        #: ``tcp_per_address``, …): each is also logged (docs/security.md).
+        self.counts: collections.Counter[str] = collections.Counter()
         #: Open connections: in all, and by client address.
         self.connections: dict[str, int] = {}
         self.open_connections = 0
@@ -763,7 +818,8 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             await ws.close(code=1008)
             return
         await ws.accept()
-        conn = Connection(ws, settings, address_key(ws.client.host if ws.client else None))
+        conn = Connection(ws, settings, address_key(ws.client.host if ws.client else None),
+                          hub.counts)
         writer = asyncio.create_task(conn.write_loop())
         refusal = hub.count_in(conn)
         if refusal is not None:

@@ -2,9 +2,11 @@
 ``--workers N`` processes sharing one port (:func:`serve_workers`).
 
 uvicorn runs with the sans-I/O ``websockets`` implementation (the legacy one is
-deprecated). Frames larger than ``8 × max_frame`` are refused by the transport
-itself (close code 1009); smaller oversized frames get a ``frame_too_large``
-error from the protocol and the connection stays open.
+deprecated), it and the HTTP/1.1 protocol as the guard subclasses them
+(:mod:`.httpguard`: a header timeout, connections per address, writes that end).
+Frames larger than ``8 × max_frame`` are refused by the transport itself (close
+code 1009); smaller oversized frames get a ``frame_too_large`` error from the
+protocol and the connection stays open.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import uvicorn
 
 from .app import Hub, create_app
+from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
 from .settings import Settings, shown_url
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
@@ -44,12 +47,14 @@ def address(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def _config(settings: Settings, hub: Hub) -> uvicorn.Config:
+def _config(settings: Settings, hub: Hub, guard: Guard) -> uvicorn.Config:
+    http, ws = guarded(guard)
     return uvicorn.Config(
         create_app(settings, hub),
         host=settings.host,
         port=settings.port,
-        ws="websockets-sansio",
+        http=http,
+        ws=ws,
         ws_max_size=8 * settings.max_frame,
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
@@ -69,7 +74,7 @@ def proxy_options(settings: Settings) -> dict[str, Any]:
 
 
 async def _start(settings: Settings, reuse_port: bool = False
-                 ) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
+                 ) -> tuple[uvicorn.Server, asyncio.Task[None], int, Guard]:
     """Open the store (resuming every table), then listen; errors come out as exceptions."""
     hub = Hub(settings)
     try:
@@ -82,7 +87,8 @@ async def _start(settings: Settings, reuse_port: bool = False
     except OSError:
         await hub.close()
         raise
-    server = uvicorn.Server(_config(settings, hub))
+    guard = Guard(settings, hub.counts)
+    server = uvicorn.Server(_config(settings, hub, guard))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
@@ -90,7 +96,7 @@ async def _start(settings: Settings, reuse_port: bool = False
             raise RuntimeError("the server stopped while starting")
         await asyncio.sleep(0.01)
     port = int(sock.getsockname()[1])
-    return server, task, port
+    return server, task, port, guard
 
 
 @contextlib.asynccontextmanager
@@ -104,19 +110,26 @@ async def running_server(settings: Settings) -> AsyncIterator[str]:
 async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Hub]]:
     """:func:`running_server`, yielding its :class:`Hub` too: for tests and benchmarks that
     look inside (the tables, the bot workers)."""
-    server, task, port = await _start(settings)
+    server, task, port, guard = await _start(settings)
     hub: Hub = server.config.app.state.hub  # type: ignore[union-attr]
+    undo = quiet_accept_errors(asyncio.get_running_loop(), guard.tally)
     try:
         yield f"http://{settings.host}:{port}", hub
     finally:
         server.should_exit = True
         await task
+        undo()
 
 
 async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = None) -> None:
     """Serve until interrupted; prints the address to open once listening (or, as one of
     ``--workers``, puts its process id on the ``ready`` queue)."""
-    _server, task, port = await _start(settings, reuse_port)
+    # Every connection is a file descriptor: this process may open as many as it is allowed.
+    raise_open_file_limit()
+    _server, task, port, guard = await _start(settings, reuse_port)
+    # For as long as the loop runs: asyncio retries a failed accept a second later, even
+    # once the server has stopped.
+    quiet_accept_errors(asyncio.get_running_loop(), guard.tally)
     # What exists now (the modules, the protocol's validators and serializers, the tables
     # resumed) lives as long as the server: the cyclic collector need not go through it
     # again on every full collection, which would hold every table up for a moment each time.

@@ -149,6 +149,24 @@ class Settings(BaseSettings):
     games_per_table: int = Field(default=100, ge=1)
     #: Items of a table's stream kept in memory; older ones are read back from the store.
     stream_keep: int = Field(default=512, ge=16)
+    #: Bytes of frames one connection may have waiting to be sent (counted as the frames'
+    #: characters, plus 64 a frame); past them the client has stopped reading and is
+    #: disconnected. The largest honest burst, a rejoin at the end of a ten-player game to
+    #: 250 points asking for all of it, is under 0.5 MB.
+    send_backlog_bytes: int = Field(default=2 << 20, ge=4096)
+    #: Seconds a connection's transport may take no bytes (its buffer full) before the
+    #: connection is aborted.
+    write_timeout: float = Field(default=30.0, gt=0)
+    #: Seconds a client has to send an HTTP request's headers (and its body, if any), from
+    #: the connection's start or the previous answer; then it gets 408 and is closed.
+    header_timeout: float = Field(default=10.0, gt=0)
+    #: TCP connections (pages, API requests, WebSockets) one address may hold open at
+    #: once, counted before any request is read; more get HTTP 429. Unset:
+    #: ``connections_per_address`` + 32. Trusted proxies are not counted per address.
+    tcp_per_address: int | None = Field(default=None, ge=1)
+    #: File descriptors the server keeps for itself (its database, workers, logs): TCP
+    #: connections past the open-file limit less these get HTTP 503.
+    fd_reserve: int = Field(default=128, ge=16)
     #: Web origins allowed to open the WebSocket besides the server's own (comma-separated,
     #: e.g. ``https://play.example.org``); ``*`` allows any (not for the open internet).
     allowed_origins: str = ""
