@@ -14,8 +14,10 @@ and scores after it, for the replay viewer.
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -34,9 +36,19 @@ from ..events import (
     TurnStarted,
     for_viewer,
 )
+from ..narrate import Narrator
 from ..record import record_from_dict, replay
+from ..server.limits import address_key
 from ..server.params import BadParam, refusal, row_id, table_code, whole_number
-from ..server.reducer import seat_name
+from ..server.reads import (
+    ReadRefused,
+    ReadsBusy,
+    game_read,
+    json_bytes_response,
+    refused_response,
+)
+from ..server.reducer import StreamItem, seat_name
+from ..views import View
 from .speech import sheet, speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
@@ -97,6 +109,29 @@ def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
             "winners": list(game.winners), "totals": list(game.scores)}
 
 
+def _replay_json(data: dict[str, Any], game_id: int, lang: str) -> bytes:
+    """The answer of ``/api/games/{id}/replay`` (built in a read process)."""
+    out = replay_steps(json.loads(data["record"]), lang)
+    out.update({"id": game_id, "table": data["table"], "finished": data["finished"]})
+    return json.dumps(out, separators=(",", ":")).encode()
+
+
+def _speech_json(span: list[StreamItem], viewer: int | None, speak: Narrator,
+                 names: list[str], view: View | None, seq: int, upto: int) -> bytes:
+    """The answer of ``/api/speech/{code}`` (built in a read thread)."""
+    from ..server.table import view_to_dict
+
+    events = [ev for it in span if (ev := for_viewer(cast(Event, it.payload), viewer))]
+    return json.dumps({
+        "seq": seq,
+        "upto": upto,
+        "you": viewer,
+        "events": speak.narrate(events, names, viewer) if events else [],
+        "view": view_to_dict(view) if view is not None else None,
+        "sheet": sheet(speak, view, names),
+    }, separators=(",", ":")).encode()
+
+
 def web_routes(hub: Any) -> list[BaseRoute]:
     """The routes to add to the server's app (``hub`` is its :class:`~nimmt.server.app.Hub`)."""
 
@@ -106,6 +141,20 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             code = table_code(request.path_params["code"])
         except BadParam as exc:
             return refusal(exc)
+        speak = speaker(_lang(request))
+        address = address_key(request.client.host if request.client else None)
+        viewer: int | None = None
+        player: int | None = None
+        token = request.headers.get("x-nimmt-token")
+        if token:
+            row = await hub.store.player_by_token(token)
+            if row is None:
+                return JSONResponse({"error": "no player has that token"}, status_code=403)
+            player = int(row.id)
+        try:
+            hub.reads.charge_speech(address, player)
+        except ReadRefused as exc:
+            return refused_response(exc, speak)
         actor = await hub.table_view(code)
         if actor is None:
             return JSONResponse({"error": f"no open table has the code {code!r}"},
@@ -115,52 +164,47 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             upto = _int(request, "upto", actor.seq)
         except BadParam as exc:
             return refusal(exc)
-        viewer: int | None = None
-        token = request.headers.get("x-nimmt-token")
-        if token:
-            row = await hub.store.player_by_token(token)
-            if row is None:
-                return JSONResponse({"error": "no player has that token"}, status_code=403)
-            viewer = actor.seat_of(int(row.id))
-            if viewer is not None and int(row.id) in actor.kicked:
+        if player is not None:
+            viewer = actor.seat_of(player)
+            if viewer is not None and player in actor.kicked:
                 viewer = None
-        speak = speaker(_lang(request))
         names = [seat_name(s, speak.language) if s is not None else f"{i + 1}"
                  for i, s in enumerate(actor.seats)]
-        events: list[Event] = []
-        for seq, kind, payload in actor.items:
-            if kind == "event" and after < seq <= upto:
-                ev = for_viewer(payload, viewer)
-                if ev is not None:
-                    events.append(ev)
+        # The newest events of the span only, as a catch-up has them; told in a read
+        # thread from what the table holds now (its items and events do not change).
+        span = [it for it in actor.items if after < it.seq <= upto and it.kind == "event"]
+        span = span[max(0, len(span) - hub.settings.catchup_items):]
         game = actor.game
         view = game.view(viewer) if game is not None else None
-        from ..server.table import view_to_dict
-
-        return JSONResponse({
-            "seq": actor.seq,
-            "upto": upto,
-            "you": viewer,
-            "events": speak.narrate(events, names, viewer) if events else [],
-            "view": view_to_dict(view) if view is not None else None,
-            "sheet": sheet(speak, view, names),
-        })
+        try:
+            body = await hub.reads.run(_speech_json, span, viewer, speak, names, view,
+                                       actor.seq, upto)
+        except ReadsBusy as exc:
+            return refused_response(hub.reads.busy(exc), speak)
+        return json_bytes_response(body)
 
     async def game_replay(request: Request) -> Response:
         try:
             game_id = row_id(request.path_params["game_id"], "game")
         except BadParam as exc:
             return refusal(exc)
-        data = await hub.game(game_id)
-        if data is None:
-            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        speak = speaker(_lang(request))
+        address = address_key(request.client.host if request.client else None)
         try:
-            out = replay_steps(data["record"], _lang(request))
+            # Stored games never change: each replay is built once per language, off the
+            # event loop, then kept.
+            body = await game_read(hub.reads, ("replay", game_id, speak.language), address,
+                                   lambda: hub.game(game_id),
+                                   functools.partial(_replay_json, game_id=game_id,
+                                                     lang=speak.language))
+        except ReadRefused as exc:
+            return refused_response(exc, speak)
         except RecordError as exc:
             return JSONResponse({"error": f"the record does not replay: {exc}"},
                                 status_code=422)
-        out.update({"id": game_id, "table": data["table"], "finished": data["finished"]})
-        return JSONResponse(out)
+        if body is None:
+            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        return json_bytes_response(body)
 
     async def play_root(request: Request) -> Response:
         return RedirectResponse("/play/", status_code=307)
