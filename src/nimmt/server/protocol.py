@@ -581,9 +581,10 @@ class Events(_Server):
     """Your view of the game after these items, when they hold a game event; else null."""
     sheet: Sheet | None = None
     """What the shortcuts say about ``view``, in your language; null with no view."""
-    older: Older | None = None
-    """On a catch-up (``last_seq`` given): the items it left out to stay small, which
-    ``history`` pages back; null when nothing was left out."""
+    older: Annotated[Older | None, Field(exclude_if=lambda v: v is None)] = None
+    """On a catch-up (``last_seq`` given) that left items out to stay small: which ones,
+    for ``history`` to page back. Absent from every other frame (so clients of before
+    it read them as ever)."""
 
 
 class History(_Server):

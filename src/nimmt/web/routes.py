@@ -5,11 +5,14 @@ a page, for the table ``code`` and the seat its player holds there (none for a
 spectator): the narration of the game events with ``after < seq <= upto``,
 filtered for that seat; the view as it is now; and the speech sheet of the
 shortcuts (the same :class:`~nimmt.server.payloads.Sheet` the WebSocket frames
-carry with each view). The terminal client asks it; the web pages need not.
+carry with each view). The terminal client asks it; the web pages need not. It
+narrates the newest events of the span only (as many as a catch-up carries), in a
+read thread, within its own limits per player and per address.
 
 ``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
 (one per turn, round start and round end), each with its sentences and the rows
-and scores after it, for the replay viewer.
+and scores after it, for the replay viewer: built in a read process, kept, and
+rate limited per address (:mod:`nimmt.server.reads`).
 """
 
 from __future__ import annotations
