@@ -181,6 +181,7 @@ REFUSALS: dict[str, str] = {
     "hints_off": N_("Hints are off at this table."),
     "hint_pending": N_("The expert is still thinking about your last question."),
     "busy": N_("The expert is busy. Please try again in a moment."),
+    "server_busy": N_("The server is busy. Please try again in a moment."),
 }
 
 

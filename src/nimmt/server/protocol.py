@@ -33,7 +33,9 @@ from .payloads import (
     EventItem,
     GameAnalysis,
     Item,
+    Line,
     NoticeItem,
+    Older,
     Prompt,
     SeatInfo,
     Sheet,
@@ -48,8 +50,11 @@ __all__ = [
     "DecisionMessage",
     "ErrorCode",
     "EventItem",
+    "History",
     "Item",
+    "Line",
     "NoticeItem",
+    "Older",
     "Prompt",
     "ProtocolError",
     "SeatInfo",
@@ -113,6 +118,8 @@ ERROR_CODES: dict[str, str] = {
                  "them off)",
     "hint_pending": "a hint asked on this connection is still being computed",
     "busy": "the server is computing as many hints and analyses as it may; ask again later",
+    "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
+                   "again in a moment",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -157,6 +164,7 @@ ErrorCode: TypeAlias = Literal[
     "hints_off",
     "hint_pending",
     "busy",
+    "server_busy",
 ]
 
 
@@ -400,6 +408,22 @@ class SetHints(_Client):
     """Whether seated people may ask for hints."""
 
 
+class AskHistory(_Client):
+    """Ask for older items of the table's stream than a frame carried (a catch-up sends the
+    newest only and says what it left out in ``older``): the newest items with ``after_seq
+    < seq < before_seq``, at most ``limit`` of them (the server caps it too), answered by
+    ``history``."""
+
+    type: Literal["history"]
+    """The message's name."""
+    before_seq: Annotated[int, Field(strict=True, ge=1)]
+    """The items wanted come before this position (``older.before`` of the last frame)."""
+    after_seq: Annotated[int, Field(strict=True, ge=0)] = 0
+    """... and after this one (``older.after``; 0: back to the table's first item)."""
+    limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
+    """Positions of the stream one page covers at most; null: the server's page size."""
+
+
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
@@ -433,6 +457,7 @@ ClientMessage: TypeAlias = Annotated[
     | Rematch
     | AskHint
     | SetHints
+    | AskHistory
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -556,6 +581,28 @@ class Events(_Server):
     """Your view of the game after these items, when they hold a game event; else null."""
     sheet: Sheet | None = None
     """What the shortcuts say about ``view``, in your language; null with no view."""
+    older: Annotated[Older | None, Field(exclude_if=lambda v: v is None)] = None
+    """On a catch-up (``last_seq`` given) that left items out to stay small: which ones,
+    for ``history`` to page back. Absent from every other frame (so clients of before
+    it read them as ever)."""
+
+
+class History(_Server):
+    """A page of the table's stream, older than what the client has (answer to
+    ``history``): the items, filtered for you as ever, and the page said line by line."""
+
+    type: Literal["history"] = "history"
+    """The message's name."""
+    items: list[Item]
+    """The page's items, filtered for you, in stream order."""
+    lines: list[Line]
+    """The page said in your language, in stream order: one line per resolution step,
+    notice and chat line."""
+    older: Older | None
+    """What is still older than this page (ask again with it); null: the page reaches
+    ``after_seq`` (or the table's first item)."""
+    ref: Ref = None
+    """The ``ref`` of the ``history`` message."""
 
 
 class LobbyTable(BaseModel):
@@ -620,7 +667,7 @@ class Pong(_Server):
 
 
 ServerMessage: TypeAlias = Annotated[
-    Welcome | Error | Ack | TableState | Events | LobbyList | Hint | Pong,
+    Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | Pong,
     Field(discriminator="type"),
 ]
 
