@@ -33,7 +33,7 @@ from nimmt.engine import Game, View
 from nimmt.rules import Rules
 from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
-from nimmt.server.protocol import EventItem, Events, ServerMessage
+from nimmt.server.protocol import EventItem, Events, NoticeItem, ServerMessage
 from nimmt.server.run import running_hub
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -233,21 +233,30 @@ async def test_hostile_operator_bots_are_cut_off_and_the_game_goes_on(
         await ana.start()
         answered: set[str] = set()
         reveals = 0
+        timed_out: list[int | None] = []
         while reveals < 2:  # two turns: each waits for all five bots' fallbacks
             prompt = ana.prompt
             if prompt is not None and prompt.key not in answered:
                 answered.add(prompt.key)
                 await ana.answer(prompt)
                 continue
-            reveals += revealed(await ana.recv(60))
+            msg = await ana.recv(60)
+            reveals += revealed(msg)
+            if isinstance(msg, Events):
+                timed_out += [i.seat for i in msg.items if isinstance(i, NoticeItem)
+                              and (i.notice, i.reason) == ("auto_on", "timeout")]
         await ping(ana)
+        # The table's log tells each decision that ran out of time (the hung bots' only):
+        # the default player made it, and the seat is the bot's again.
+        assert sorted(timed_out) == [1, 1, 2, 2], timed_out
         log = caplog.text
         # Every fault is reported as the arena reports it (nimmt.bots.play.Fault): the bot,
         # its seat, when, and what it did; the default player then answers for it.
         where = r"\(seat \d, round 1, turn \d+\): "
+        late = r"did not answer within 1\.05 s; its worker was stopped \(1\.\d\d s after a worker"
         for pattern in (
-            "bot 'sleeper' " + where + r"did not answer within 1\.05 s",
-            "bot 'spinner' " + where + r"did not answer within 1\.05 s",
+            "bot 'sleeper' " + where + late,
+            "bot 'spinner' " + where + late,
             "bot 'quitter' " + where + r"ended its worker process \(exit code 3\)",
             "bot 'raiser' " + where + "card decision raised RuntimeError: this bot always fails",
             "bot 'liar' " + where + "illegal card decision 999; legal: ",

@@ -44,7 +44,7 @@ from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
 from ..web import web_routes
 from . import protocol as P
-from .botpool import BotPool
+from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import error_frame
 from .headers import HeaderedStarlette
@@ -502,6 +502,7 @@ class Hub:
             private=msg.private,
         )
         actor.address = conn.address
+        actor.bot_quota = self.bot_quota
         if self.cluster is not None:
             await self.cluster.created(actor)
         self.tables[code] = actor
@@ -509,6 +510,36 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
+
+    def bot_quota(self, actor: TableActor, bot: str) -> str | None:
+        """Why ``actor``'s host may not seat bot ``bot`` now, or None.
+
+        A search bot thinks up to ``bot_seconds`` of a worker per decision, and every
+        table gets its turn in the search lane's round: without a cap one player with a
+        few tables of experts would take as many turns as there are tables. The search
+        bots at the live tables (unstarted or playing) of the host, and at those opened
+        from the table's address, are counted; the quick bots cost microseconds.
+        """
+        if lane_of(bot) != "search":
+            return None
+        s = self.settings
+        live = [a for a in self.tables.values() if a.status in ("open", "playing")]
+
+        def seated(tables: list[TableActor]) -> int:
+            return sum(1 for a in tables for seat in a.seats
+                       if seat is not None and seat.kind == "bot" and seat.bot is not None
+                       and lane_of(seat.bot) == "search")
+
+        if seated([a for a in live if a.host_id == actor.host_id]) >= s.search_bots_per_host:
+            return (f"your live tables seat {s.search_bots_per_host} search bots (hard, "
+                    "expert) already: seat an easier bot, or wait for one of your games to "
+                    "end")
+        mine = [a for a in live if a.address == actor.address]
+        if actor.address is not None and seated(mine) >= s.search_bots_per_address:
+            return (f"{s.search_bots_per_address} search bots (hard, expert) sit at tables "
+                    "from your address already: seat an easier bot, or wait for one of "
+                    "their games to end")
+        return None
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:

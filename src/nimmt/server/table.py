@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import secrets
@@ -33,6 +34,7 @@ from . import protocol as P
 from .botpool import BotPool, decision_seed
 from .commands import (
     Ack,
+    AddBot,
     Advise,
     AskBot,
     Attach,
@@ -78,6 +80,11 @@ class Peer(Receiver, Protocol):
 
     table: TableActor | None
     hinting: bool
+
+
+def _no_quota(_table: TableActor, _bot: str) -> None:
+    """No limit on bots (a table the hub has not given its count)."""
+    return None
 
 
 def view_to_dict(view: View) -> dict[str, Any]:
@@ -129,6 +136,9 @@ class TableActor:
         self.task: asyncio.Task[None] | None = None
         #: The client address that opened the table (quotas on unstarted tables).
         self.address: str | None = None
+        #: Why the host may not seat another bot of a name now (the hub counts the search
+        #: bots at their live tables), or None; asked just before an ``add_bot`` is reduced.
+        self.bot_quota: Callable[[TableActor, str], str | None] = _no_quota
         #: The table closed: the loop ends once the commands queued are answered.
         self.closing = False
         #: This process's fencing token for the table (many processes, docs/scaling.md):
@@ -288,6 +298,10 @@ class TableActor:
         puts it first), and nothing else until the store has it."""
         loop = asyncio.get_running_loop()
         logged = self.table.n
+        if isinstance(command, AddBot) and command.refusal is None:
+            # Counted here, with nothing awaited before the reducer seats the bot: two
+            # tables' add_bot cannot both pass on the same count.
+            command = dataclasses.replace(command, quota=self.bot_quota(self, command.bot))
         try:
             _, effects = reduce(self.table, command, loop.time())
         except Exception:
