@@ -85,6 +85,7 @@ def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
         "names_per_minute": 10_000, "connections_per_address": 10_000,
         "tables_per_host": 100, "tables_per_address": 10_000, "reveal_pace": 0.0,
         "running_per_host": 100, "running_per_address": 10_000,
+        "search_bots_per_host": 1000, "search_bots_per_address": 100_000,
         "listen_cps": 0.0,
     }
     base.update(changes)

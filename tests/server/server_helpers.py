@@ -26,6 +26,7 @@ LIFTED_LIMITS = {
     "NIMMT_ADDRESS_BYTES": "1e9", "NIMMT_ADDRESS_BYTES_BURST": "1000000000",
     "NIMMT_NAMES_PER_MINUTE": "1000",
     "NIMMT_RUNNING_PER_ADDRESS": "1000",
+    "NIMMT_SEARCH_BOTS_PER_HOST": "1000", "NIMMT_SEARCH_BOTS_PER_ADDRESS": "10000",
     # Bots keep no pause after a reveal for people to hear it: tests play at once.
     "NIMMT_REVEAL_PACE": "0",
     "NIMMT_LISTEN_CPS": "0",
