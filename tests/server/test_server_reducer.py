@@ -866,14 +866,15 @@ class TableMachine(RuleBasedStateMachine):
                 break
 
     @precondition(lambda self: bool(self.h.asks))
-    @rule(data=st.data(), wrong=st.booleans())
-    def bot_answers(self, data: st.DataObject, wrong: bool) -> None:
+    @rule(data=st.data(), wrong=st.booleans(), late=st.booleans())
+    def bot_answers(self, data: st.DataObject, wrong: bool, late: bool) -> None:
         key = data.draw(st.sampled_from(sorted(self.h.asks)))
         ask = self.h.asks.pop(key)
         decision = default_decision(ask.view)
         if wrong:
             decision = make_decision(decision.kind, ask.seat, 999)
-        self.step(BotAnswered(ask.seat, ask.key, decision))
+        # ``late``: the bot ran past its deadline and the pool answered for it.
+        self.step(BotAnswered(ask.seat, ask.key, decision, late))
 
     @precondition(lambda self: bool(self.h.table.timers))
     @rule(data=st.data(), stale=st.booleans())
