@@ -35,6 +35,7 @@ from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
 from nimmt.server.protocol import EventItem, Events, NoticeItem, ServerMessage
 from nimmt.server.run import running_hub
+from nimmt.sim.kernel import NUMBA
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -396,6 +397,31 @@ async def test_a_cancelled_decision_leaves_the_queue() -> None:
         assert pool.search.waiting() == 0
     finally:
         await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_search_workers_without_numba_are_reported(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Without the compiled kernel the search bots are weak and miss their deadline at big
+    tables: the server says so when its search workers start (they report it when ready)."""
+    caplog.set_level(logging.WARNING, "nimmt.server.bots")
+    pool = BotPool(workers=1, seconds=0.3, grace=2.0)
+    await pool.start()
+    try:
+        await pool.ready()
+    finally:
+        await pool.close()
+    assert pool.compiled is NUMBA
+    assert ("kernel is not compiled" in caplog.text) is not NUMBA
+    monkeypatch.setenv("NIMMT_NO_NUMBA", "1")  # the workers are spawned with it
+    pool = BotPool(workers=2, seconds=0.3, grace=2.0)
+    await pool.start()
+    try:
+        await pool.ready()
+    finally:
+        await pool.close()
+    assert pool.compiled is False
+    assert caplog.text.count("kernel is not compiled") == 1 + (not NUMBA)  # once per pool
 
 
 # -- the wire ------------------------------------------------------------------------------
