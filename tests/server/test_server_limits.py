@@ -218,8 +218,8 @@ async def test_search_bots_are_capped_per_host_and_per_address(tmp_path: Path) -
             await ana.add_bot("expert")
         assert err.value.code == "quota"
         assert err.value.error.message == (
-            "your live tables seat 3 search bots (hard, expert) already: seat an easier bot, "
-            "or wait for one of your games to end")
+            "at most 3 search bots (hard, expert) may play at your live tables at once: seat "
+            "an easier bot, or wait for one of those games to end")
         await ana.add_bot("medium")  # the quick bots are not counted
         await ana.act("remove_bot", seat=1)  # a bot removed frees its place
         await ana.add_bot("expert")
@@ -238,6 +238,30 @@ async def test_search_bots_are_capped_per_host_and_per_address(tmp_path: Path) -
             await dan.add_bot("expert")  # another address is not held back
         await pings_ok(url)
         await close_all([ana, bob, dan])
+
+
+async def test_a_rematch_counts_its_search_bots_again(tmp_path: Path) -> None:
+    """A finished game's bots are not counted; a rematch brings them back, so it is
+    refused while the host's other live tables hold the cap."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, search_bots_per_host=1)
+    short = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana", "127.0.0.32")
+        state = await ana.create_table(rules=short)
+        first = state.table.code
+        await ana.add_bot("expert")
+        await ana.start()
+        await ana.play_until_over(timeout=120)
+        second = (await ana.create_table(rules=short)).table.code
+        await ana.add_bot("expert")  # the finished game's expert is not counted
+        await ana.join(first)
+        assert await refusal(ana, {"type": "rematch"}) == "quota"
+        assert ana.state is not None and ana.state.table.status == "over"
+        await ana.join(second)
+        await ana.act("remove_bot", seat=1)
+        await ana.join(first)
+        await ana.act("rematch")  # with the other expert gone, the rematch plays
+        await close_all([ana])
 
 
 async def test_a_game_longer_than_the_server_plays_is_refused(tmp_path: Path) -> None:

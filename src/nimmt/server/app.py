@@ -511,8 +511,9 @@ class Hub:
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
 
-    def bot_quota(self, actor: TableActor, bot: str) -> str | None:
-        """Why ``actor``'s host may not seat bot ``bot`` now, or None.
+    def bot_quota(self, actor: TableActor, bot: str | None) -> str | None:
+        """Why ``actor``'s host may not seat bot ``bot`` now (``None``: play a rematch, the
+        table's bots with it), or None.
 
         A search bot thinks up to ``bot_seconds`` of a worker per decision, and every
         table gets its turn in the search lane's round: without a cap one player with a
@@ -520,25 +521,24 @@ class Hub:
         bots at the live tables (unstarted or playing) of the host, and at those opened
         from the table's address, are counted; the quick bots cost microseconds.
         """
-        if lane_of(bot) != "search":
+        here = _search_bots(actor)
+        if bot is None:
+            adding = 0 if actor.status in LIVE else here
+        else:
+            adding = 1 if lane_of(bot) == "search" else 0
+        if not adding:
             return None
         s = self.settings
-        live = [a for a in self.tables.values() if a.status in ("open", "playing")]
-
-        def seated(tables: list[TableActor]) -> int:
-            return sum(1 for a in tables for seat in a.seats
-                       if seat is not None and seat.kind == "bot" and seat.bot is not None
-                       and lane_of(seat.bot) == "search")
-
-        if seated([a for a in live if a.host_id == actor.host_id]) >= s.search_bots_per_host:
-            return (f"your live tables seat {s.search_bots_per_host} search bots (hard, "
-                    "expert) already: seat an easier bot, or wait for one of your games to "
-                    "end")
-        mine = [a for a in live if a.address == actor.address]
-        if actor.address is not None and seated(mine) >= s.search_bots_per_address:
-            return (f"{s.search_bots_per_address} search bots (hard, expert) sit at tables "
-                    "from your address already: seat an easier bot, or wait for one of "
-                    "their games to end")
+        live = [a for a in self.tables.values() if a.status in LIVE]
+        checks = [([a for a in live if a.host_id == actor.host_id], s.search_bots_per_host,
+                   "your live tables")]
+        if actor.address is not None:
+            checks.append(([a for a in live if a.address == actor.address],
+                           s.search_bots_per_address, "the live tables from your address"))
+        for mine, cap, whose in checks:
+            if sum(_search_bots(a) for a in mine) + adding > cap:
+                return (f"at most {cap} search bots (hard, expert) may play at {whose} at "
+                        "once: seat an easier bot, or wait for one of those games to end")
         return None
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
@@ -758,6 +758,16 @@ def _finished_record(
         return None if row is None else (bool(row.finished), str(row.record))
 
     return q
+
+
+#: The statuses of a live table: it holds its seats (and its bots think, once started).
+LIVE = ("open", "playing")
+
+
+def _search_bots(actor: TableActor) -> int:
+    """The search bots seated at ``actor`` (the search lane's: up to a second a decision)."""
+    return sum(1 for seat in actor.seats if seat is not None and seat.kind == "bot"
+               and seat.bot is not None and lane_of(seat.bot) == "search")
 
 
 def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:

@@ -167,11 +167,13 @@ class StartGame:
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """Host: start the next game with the same seats; ``seed`` shuffles its deals."""
+    """Host: start the next game with the same seats; ``seed`` shuffles its deals.
+    ``quota``: why the table's search bots may not play again now (see :class:`AddBot`)."""
 
     who: Who
     ref: P.Ref
     seed: int
+    quota: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

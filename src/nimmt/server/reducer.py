@@ -661,7 +661,7 @@ class _Step:
                     raise P.ProtocolError("seats_empty", f"seat {empty[0]} is empty: add a bot "
                                           "or wait for a player")
                 self.change(Started(1), who, ref, random.Random(seed))
-            case Rematch(who, ref, seed):
+            case Rematch(who, ref, seed, quota):
                 self.host(who)
                 if t.status != "over":
                     raise P.ProtocolError("not_over", "a rematch starts when the game is over")
@@ -669,6 +669,8 @@ class _Step:
                     raise P.ProtocolError(
                         "quota", f"a table plays at most {t.limits.games_per_table} games; "
                         "open a new one")
+                if quota is not None:
+                    raise P.ProtocolError("quota", quota)
                 self.change(Started(t.game_no + 1), who, ref, random.Random(seed))
             case SetHints(who, ref, on):
                 self.host(who)

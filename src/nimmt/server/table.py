@@ -49,6 +49,7 @@ from .commands import (
     Persist,
     Presence,
     Refuse,
+    Rematch,
     Resume,
     SendMissed,
     SendState,
@@ -82,7 +83,7 @@ class Peer(Receiver, Protocol):
     hinting: bool
 
 
-def _no_quota(_table: TableActor, _bot: str) -> None:
+def _no_quota(_table: TableActor, _bot: str | None) -> None:
     """No limit on bots (a table the hub has not given its count)."""
     return None
 
@@ -136,9 +137,10 @@ class TableActor:
         self.task: asyncio.Task[None] | None = None
         #: The client address that opened the table (quotas on unstarted tables).
         self.address: str | None = None
-        #: Why the host may not seat another bot of a name now (the hub counts the search
-        #: bots at their live tables), or None; asked just before an ``add_bot`` is reduced.
-        self.bot_quota: Callable[[TableActor, str], str | None] = _no_quota
+        #: Why the host may not seat another bot of a name now (None: a rematch, the table's
+        #: bots playing again), or None when they may: the hub counts the search bots at
+        #: the live tables. Asked just before an ``add_bot`` or a ``rematch`` is reduced.
+        self.bot_quota: Callable[[TableActor, str | None], str | None] = _no_quota
         #: The table closed: the loop ends once the commands queued are answered.
         self.closing = False
         #: This process's fencing token for the table (many processes, docs/scaling.md):
@@ -302,6 +304,9 @@ class TableActor:
             # Counted here, with nothing awaited before the reducer seats the bot: two
             # tables' add_bot cannot both pass on the same count.
             command = dataclasses.replace(command, quota=self.bot_quota(self, command.bot))
+        elif isinstance(command, Rematch) and self.status == "over":
+            # A rematch makes the table live again, its bots with it.
+            command = dataclasses.replace(command, quota=self.bot_quota(self, None))
         try:
             _, effects = reduce(self.table, command, loop.time())
         except Exception:
