@@ -8,10 +8,17 @@ nimmt``, a simulate/replay round trip, and a server that starts and serves
 the web client. The sdist with no compiler falls back to pure Python, saying
 so. Dependencies come at the versions of ``locks/serve.txt`` (from pip's cache
 after the first run).
+
+The compiled wheel with the ``server`` extra at those versions is what
+``scripts/start`` installs (``scripts/setup serve``: ``locks/serve.txt``, then the
+package compiled): in it a table of experts plays through the server, and nearly
+every decision must be the bots' own, not the default player's after a missed
+deadline (``bench/bot_deadline.py``, run by that install's interpreter).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -95,11 +102,42 @@ def test_pure_wheel_installs_without_a_compiler(dist: Path, tmp_path: Path) -> N
     use_like_a_user(bin_, tmp_path, compiled=False)
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="manylinux wheels are for Linux")
-def test_compiled_wheel_has_a_manylinux_tag_and_runs(dist: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def served(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compiled wheel with the server extra, at ``locks/serve.txt``'s versions: the
+    install ``scripts/start`` makes. Its bin folder."""
+    if sys.platform != "linux":
+        pytest.skip("manylinux wheels are for Linux")
     (wheel,) = dist.glob("nimmt-*-cp3*-manylinux*.whl")
-    bin_, _ = fresh_env(tmp_path / "venv", f"{wheel}[server]", dict(os.environ))
-    use_like_a_user(bin_, tmp_path, compiled=True)
+    bin_, _ = fresh_env(tmp_path_factory.mktemp("served") / "venv", f"{wheel}[server]",
+                        dict(os.environ))
+    return bin_
+
+
+def test_compiled_wheel_has_a_manylinux_tag_and_runs(served: Path, tmp_path: Path) -> None:
+    use_like_a_user(served, tmp_path, compiled=True)
+
+
+@pytest.mark.timeout(1800)
+def test_the_served_install_plays_its_strongest_bots_within_their_deadline(
+    served: Path, tmp_path: Path,
+) -> None:
+    """Nine experts and a person at one table through the server of the served install:
+    the kernel is compiled there, and the bots make (nearly) every decision themselves."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NIMMT_NO_NUMBA")}
+    done = subprocess.run(
+        [str(served / "python"), str(ROOT / "bench" / "bot_deadline.py"), "--players", "10",
+         "--bot", "expert", "--rounds", "1"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=800,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    print(done.stdout)  # the share measured, in the test's output
+    assert out["numba"] is True
+    assert out["bot_decisions"] >= 9 * 10  # nine bots, ten cards each (and any row choices)
+    assert out["own_share"] >= 0.95, out
+    # Every decision that ran out of time was told at the table too.
+    assert out["timeout_notices"] == out["timeouts_logged"], out
 
 
 def test_source_without_a_compiler_falls_back_to_pure_python(dist: Path, tmp_path: Path) -> None:

@@ -13,7 +13,10 @@ import pytest
 
 from nimmt import Deal, DecisionKind, Game, Rules, default_row
 from nimmt.bots.base import Bot, Budget
-from nimmt.sim.search import ExpertBot, MCSBot, warm_up
+from nimmt.errors import RulesError
+from nimmt.rules import MAX_PLAYERS, MIN_PLAYERS, EndMode
+from nimmt.sim import kernel, search
+from nimmt.sim.search import ExpertBot, MCSBot, table_shape, table_shapes, warm_up
 
 SMALL = Budget(rollouts=24)
 
@@ -143,6 +146,26 @@ def test_time_budget_is_respected() -> None:
     bot.choose_card(game.view(1))
     assert time.perf_counter() - start < 20.0
     assert bot.last_rollouts == 50
+
+
+def test_the_warm_up_measures_every_prior_a_search_can_ask_for() -> None:
+    """No decision pays for a table's round prior (a second of pure Python each without
+    numba): every rule set, at every number of players still in, asks for one of
+    ``table_shapes()``, and the warm-up measures them all when the kernel is compiled."""
+    presets = ["classic", "category5", "tactics", "logic", "professional", "open",
+               "open-hands", "jokers", "tactics+professional+jokers", "category5+jokers"]
+    asked = set()
+    for spec in presets:
+        for players in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            try:
+                rules = Rules.parse(spec, players=players, end=EndMode.ELIMINATION)
+            except RulesError:
+                continue  # not that many players with this rule (open: nine at most)
+            asked |= {table_shape(rules, n) for n in range(MIN_PLAYERS, players + 1)}
+    assert asked <= set(table_shapes())
+    warm_up()
+    if kernel.NUMBA:
+        assert set(table_shapes()) <= set(search._PRIORS)
 
 
 def test_bad_budgets_are_refused() -> None:

@@ -88,6 +88,7 @@ def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
         "listen_cps": 0.0, "read_rate": 10_000.0, "read_burst": 10_000,
         "speech_rate": 10_000.0, "speech_burst": 10_000, "speech_address_rate": 10_000.0,
         "speech_address_burst": 10_000,
+        "search_bots_per_host": 1000, "search_bots_per_address": 100_000,
     }
     base.update(changes)
     return Settings(**base)

@@ -33,8 +33,9 @@ from nimmt.engine import Game, View
 from nimmt.rules import Rules
 from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
-from nimmt.server.protocol import EventItem, Events, ServerMessage
+from nimmt.server.protocol import EventItem, Events, NoticeItem, ServerMessage
 from nimmt.server.run import running_hub
+from nimmt.sim.kernel import NUMBA
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -233,21 +234,30 @@ async def test_hostile_operator_bots_are_cut_off_and_the_game_goes_on(
         await ana.start()
         answered: set[str] = set()
         reveals = 0
+        timed_out: list[int | None] = []
         while reveals < 2:  # two turns: each waits for all five bots' fallbacks
             prompt = ana.prompt
             if prompt is not None and prompt.key not in answered:
                 answered.add(prompt.key)
                 await ana.answer(prompt)
                 continue
-            reveals += revealed(await ana.recv(60))
+            msg = await ana.recv(60)
+            reveals += revealed(msg)
+            if isinstance(msg, Events):
+                timed_out += [i.seat for i in msg.items if isinstance(i, NoticeItem)
+                              and (i.notice, i.reason) == ("auto_on", "timeout")]
         await ping(ana)
+        # The table's log tells each decision that ran out of time (the hung bots' only):
+        # the default player made it, and the seat is the bot's again.
+        assert sorted(timed_out) == [1, 1, 2, 2], timed_out
         log = caplog.text
         # Every fault is reported as the arena reports it (nimmt.bots.play.Fault): the bot,
         # its seat, when, and what it did; the default player then answers for it.
         where = r"\(seat \d, round 1, turn \d+\): "
+        late = r"did not answer within 1\.05 s; its worker was stopped \(1\.\d\d s after a worker"
         for pattern in (
-            "bot 'sleeper' " + where + r"did not answer within 1\.05 s",
-            "bot 'spinner' " + where + r"did not answer within 1\.05 s",
+            "bot 'sleeper' " + where + late,
+            "bot 'spinner' " + where + late,
             "bot 'quitter' " + where + r"ended its worker process \(exit code 3\)",
             "bot 'raiser' " + where + "card decision raised RuntimeError: this bot always fails",
             "bot 'liar' " + where + "illegal card decision 999; legal: ",
@@ -387,6 +397,31 @@ async def test_a_cancelled_decision_leaves_the_queue() -> None:
         assert pool.search.waiting() == 0
     finally:
         await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_search_workers_without_numba_are_reported(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Without the compiled kernel the search bots are weak and miss their deadline at big
+    tables: the server says so when its search workers start (they report it when ready)."""
+    caplog.set_level(logging.WARNING, "nimmt.server.bots")
+    pool = BotPool(workers=1, seconds=0.3, grace=2.0)
+    await pool.start()
+    try:
+        await pool.ready()
+    finally:
+        await pool.close()
+    assert pool.compiled is NUMBA
+    assert ("kernel is not compiled" in caplog.text) is not NUMBA
+    monkeypatch.setenv("NIMMT_NO_NUMBA", "1")  # the workers are spawned with it
+    pool = BotPool(workers=2, seconds=0.3, grace=2.0)
+    await pool.start()
+    try:
+        await pool.ready()
+    finally:
+        await pool.close()
+    assert pool.compiled is False
+    assert caplog.text.count("kernel is not compiled") == 1 + (not NUMBA)  # once per pool
 
 
 # -- the wire ------------------------------------------------------------------------------

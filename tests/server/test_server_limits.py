@@ -201,6 +201,69 @@ async def test_running_tables_are_capped_per_host_and_per_address(tmp_path: Path
         await close_all([ana, bob, cid, dan])
 
 
+async def test_search_bots_are_capped_per_host_and_per_address(tmp_path: Path) -> None:
+    """Each search bot takes up to a second of a worker per decision: the hard and expert
+    bots at one host's live tables, and at those from one address, are capped; the quick
+    bots and other addresses are not held back."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, search_bots_per_host=3,
+                             search_bots_per_address=5, tables_per_host=5,
+                             tables_per_address=10)
+    ten = {"preset": "classic", "players": 10}
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana", "127.0.0.30")
+        await ana.create_table(rules=ten)
+        for strength in ("expert", "hard", "expert"):
+            await ana.add_bot(strength)
+        with pytest.raises(ServerError) as err:
+            await ana.add_bot("expert")
+        assert err.value.code == "quota"
+        assert err.value.error.message == (
+            "at most 3 search bots (hard, expert) may play at your live tables at once: seat "
+            "an easier bot, or wait for one of those games to end")
+        await ana.add_bot("medium")  # the quick bots are not counted
+        await ana.act("remove_bot", seat=1)  # a bot removed frees its place
+        await ana.add_bot("expert")
+        await ana.create_table(rules=ten)  # her tables count together
+        assert await refusal(ana, {"type": "add_bot", "strength": "hard"}) == "quota"
+        bob = await connect(url, "Bob", "127.0.0.30")
+        await bob.create_table(rules=ten)
+        await bob.add_bot("expert")
+        await bob.add_bot("expert")
+        with pytest.raises(ServerError) as err:
+            await bob.add_bot("expert")  # five at tables from this address
+        assert err.value.code == "quota" and "from your address" in err.value.error.message
+        dan = await connect(url, "Dan", "127.0.0.31")
+        await dan.create_table(rules=ten)
+        for _ in range(3):
+            await dan.add_bot("expert")  # another address is not held back
+        await pings_ok(url)
+        await close_all([ana, bob, dan])
+
+
+async def test_a_rematch_counts_its_search_bots_again(tmp_path: Path) -> None:
+    """A finished game's bots are not counted; a rematch brings them back, so it is
+    refused while the host's other live tables hold the cap."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, search_bots_per_host=1)
+    short = {"preset": "classic", "players": 2, "end": "rounds", "rounds": 1}
+    async with running_server(settings) as url:
+        ana = await connect(url, "Ana", "127.0.0.32")
+        state = await ana.create_table(rules=short)
+        first = state.table.code
+        await ana.add_bot("expert")
+        await ana.start()
+        await ana.play_until_over(timeout=120)
+        second = (await ana.create_table(rules=short)).table.code
+        await ana.add_bot("expert")  # the finished game's expert is not counted
+        await ana.join(first)
+        assert await refusal(ana, {"type": "rematch"}) == "quota"
+        assert ana.state is not None and ana.state.table.status == "over"
+        await ana.join(second)
+        await ana.act("remove_bot", seat=1)
+        await ana.join(first)
+        await ana.act("rematch")  # with the other expert gone, the rematch plays
+        await close_all([ana])
+
+
 async def test_a_game_longer_than_the_server_plays_is_refused(tmp_path: Path) -> None:
     """A point limit past ``max_point_limit`` (the length a game may take, and with it
     its catch-up) is refused; a fixed number of rounds ignores the limit."""

@@ -396,6 +396,38 @@ def test_a_bot_answer_that_is_stale_or_wrong_is_asked_again() -> None:
     assert effects[0].entries[0].by == "bot"  # type: ignore[union-attr]
 
 
+def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decision() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 9))
+    (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
+    h.asks.clear()
+    mark = h.table.seq
+    effects = h.run(BotAnswered(2, key[1], default_decision(ask.view), timed_out=True))
+    persisted = effects[0]
+    assert isinstance(persisted, Persist)
+    assert [(type(e).__name__, getattr(e, "by", None), getattr(e, "reason", None))
+            for e in persisted.entries] == [
+        ("AutoPlay", None, "timeout"), ("Decided", "default", None),
+        ("AutoPlay", None, "returned")]
+    seat = h.table.seats[2]
+    assert seat is not None and seat.kind == "bot" and not seat.auto
+    # Everyone hears it, in their language, from the stream (and so does a replay).
+    frame = next(f for _, f in h.peers[bob.conn].frames[::-1] if f.get("items"))
+    said = [i["text"] for i in frame["items"] if i["kind"] == "notice"]
+    assert said == [
+        "Easy Bot 1 ran out of time; the default bot makes this decision for them.",
+        "Easy Bot 1 plays again after the default bot's decision."]
+    assert [i.seq for i in h.table.items if i.kind == "notice"][-2:] == [mark + 1, h.table.seq]
+    assert rebuilt(replayed(h)) == rebuilt(h.table)
+    # Its next decision is the bot's own again.
+    for _ in range(10):
+        if any(k[0] == 2 for k in h.asks):
+            break
+        assert h.play_human(ana) or h.play_human(bob)
+    assert [a.bot for k, a in h.asks.items() if k[0] == 2] == ["easy"]
+
+
 def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     h = Harness(turn_timer=30.0)
     ana, bob = seated_table(h)
@@ -834,14 +866,15 @@ class TableMachine(RuleBasedStateMachine):
                 break
 
     @precondition(lambda self: bool(self.h.asks))
-    @rule(data=st.data(), wrong=st.booleans())
-    def bot_answers(self, data: st.DataObject, wrong: bool) -> None:
+    @rule(data=st.data(), wrong=st.booleans(), late=st.booleans())
+    def bot_answers(self, data: st.DataObject, wrong: bool, late: bool) -> None:
         key = data.draw(st.sampled_from(sorted(self.h.asks)))
         ask = self.h.asks.pop(key)
         decision = default_decision(ask.view)
         if wrong:
             decision = make_decision(decision.kind, ask.seat, 999)
-        self.step(BotAnswered(ask.seat, ask.key, decision))
+        # ``late``: the bot ran past its deadline and the pool answered for it.
+        self.step(BotAnswered(ask.seat, ask.key, decision, late))
 
     @precondition(lambda self: bool(self.h.table.timers))
     @rule(data=st.data(), stale=st.booleans())

@@ -204,6 +204,7 @@ class Server:
                    NIMMT_ADDRESS_RATE="10000", NIMMT_ADDRESS_BURST="10000",
                    NIMMT_NAMES_PER_MINUTE="1000", NIMMT_REVEAL_PACE="0",
                    NIMMT_RUNNING_PER_ADDRESS="1000",
+                   NIMMT_SEARCH_BOTS_PER_HOST="1000", NIMMT_SEARCH_BOTS_PER_ADDRESS="10000",
                    NIMMT_LISTEN_CPS="0")
         env.update(self.env)
         self.proc = subprocess.Popen(

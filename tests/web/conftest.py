@@ -101,6 +101,7 @@ def _serve(data: Path, env: dict[str, str]) -> Iterator[str]:
 #: names per address and minute allows, and more unstarted tables at once.
 QUOTAS = {"NIMMT_NAMES_PER_MINUTE": "1000", "NIMMT_TABLES_PER_ADDRESS": "1000",
           "NIMMT_RUNNING_PER_ADDRESS": "1000",
+          "NIMMT_SEARCH_BOTS_PER_HOST": "1000", "NIMMT_SEARCH_BOTS_PER_ADDRESS": "10000",
           "NIMMT_RATE": "1000", "NIMMT_BURST": "1000", "NIMMT_PLAYER_RATE": "1000",
           "NIMMT_PLAYER_BURST": "1000", "NIMMT_ADDRESS_RATE": "10000",
           "NIMMT_ADDRESS_BURST": "10000"}

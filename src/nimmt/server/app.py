@@ -44,7 +44,7 @@ from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
 from ..web import web_routes
 from . import protocol as P
-from .botpool import BotPool
+from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import error_frame
 from .headers import HeaderedStarlette
@@ -586,6 +586,7 @@ class Hub:
             private=msg.private,
         )
         actor.address = conn.address
+        actor.bot_quota = self.bot_quota
         if self.cluster is not None:
             await self.cluster.created(actor)
         self.tables[code] = actor
@@ -593,6 +594,36 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
+
+    def bot_quota(self, actor: TableActor, bot: str | None) -> str | None:
+        """Why ``actor``'s host may not seat bot ``bot`` now (``None``: play a rematch, the
+        table's bots with it), or None.
+
+        A search bot thinks up to ``bot_seconds`` of a worker per decision, and every
+        table gets its turn in the search lane's round: without a cap one player with a
+        few tables of experts would take as many turns as there are tables. The search
+        bots at the live tables (unstarted or playing) of the host, and at those opened
+        from the table's address, are counted; the quick bots cost microseconds.
+        """
+        here = _search_bots(actor)
+        if bot is None:
+            adding = 0 if actor.status in LIVE else here
+        else:
+            adding = 1 if lane_of(bot) == "search" else 0
+        if not adding:
+            return None
+        s = self.settings
+        live = [a for a in self.tables.values() if a.status in LIVE]
+        checks = [([a for a in live if a.host_id == actor.host_id], s.search_bots_per_host,
+                   "your live tables")]
+        if actor.address is not None:
+            checks.append(([a for a in live if a.address == actor.address],
+                           s.search_bots_per_address, "the live tables from your address"))
+        for mine, cap, whose in checks:
+            if sum(_search_bots(a) for a in mine) + adding > cap:
+                return (f"at most {cap} search bots (hard, expert) may play at {whose} at "
+                        "once: seat an easier bot, or wait for one of those games to end")
+        return None
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:
@@ -822,6 +853,16 @@ def _finished_record(
         return None if row is None else (bool(row.finished), str(row.record))
 
     return q
+
+
+#: The statuses of a live table: it holds its seats (and its bots think, once started).
+LIVE = ("open", "playing")
+
+
+def _search_bots(actor: TableActor) -> int:
+    """The search bots seated at ``actor`` (the search lane's: up to a second a decision)."""
+    return sum(1 for seat in actor.seats if seat is not None and seat.kind == "bot"
+               and seat.bot is not None and lane_of(seat.bot) == "search")
 
 
 def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:

@@ -16,8 +16,11 @@ fork of a process with an event loop and threads):
   search;
 - the **search lane**, ``bot_workers`` workers, for ``mcs``/``expert`` and the
   bots the operator enabled (their cost is unknown). Its workers import the
-  search bots and load the numba kernel before taking any job, so the first
-  decision does not spend its budget compiling.
+  search bots, load the numba kernel and measure the search's round prior of
+  every kind of table before taking any job, so no decision spends its budget
+  compiling or measuring: not the first, and not the first of a worker started
+  again after a kill (without numba a prior costs a second of pure Python, and
+  a table of ten experts missed every deadline; docs/bots.md).
 
 Fairness: each table has its own queue of pending jobs in each lane; a free
 worker takes the next job round-robin across tables, so one table's nine
@@ -31,7 +34,9 @@ priority until their people come back.
 The deadline: a job has ``bot_seconds`` (the bot's own :class:`Budget`) plus
 ``bot_grace``. A worker that has not answered by then is killed and replaced;
 the seat plays the default player's answer, computed here (it needs no
-worker: the worker just died). A bot that raises or answers an illegal value
+worker: the worker just died), and the table's log says so (the answer carries
+the fault; the reducer logs the default player taking that one decision). A bot
+that raises or answers an illegal value
 is handled in its worker by :func:`nimmt.bots.play.decide_safely`, the policy
 the arena uses; one that kills its process gets the fallback here. Either way
 the fault is a :class:`~nimmt.bots.play.Fault` naming the bot, logged with the
@@ -298,8 +303,16 @@ class Worker:
         self.starts += 1
         self.reader, self.writer = await asyncio.open_connection(sock=mine)
         hello = json.loads(await asyncio.wait_for(self._read(), START_TIMEOUT))
+        pool = self.lane.pool
         for name, why in hello.get("unavailable", {}).items():
-            self.lane.pool.unavailable[name] = why
+            pool.unavailable[name] = why
+        if hello.get("numba") is False and pool.compiled is not False:
+            log.warning("the search bots' kernel is not compiled (numba is not installed, or "
+                        "NIMMT_NO_NUMBA is set): they search some 60 times fewer rollouts, and "
+                        "their first decision at each kind of table runs past the deadline; "
+                        "nimmt[server] installs numba")
+        if hello.get("numba") is not None:
+            pool.compiled = bool(hello["numba"])
         self.start_seconds = time.perf_counter() - t0
         self.ready.set()
         log.debug("%s ready (pid %s) in %.2f s", self.label, proc.pid, self.start_seconds)
@@ -457,6 +470,8 @@ class BotPool:
         self.closing = False
         #: Names whose class did not import in a worker (a missing optional dependency).
         self.unavailable: dict[str, str] = {}
+        #: Whether the search workers' kernel is compiled (None: no search worker ready yet).
+        self.compiled: bool | None = None
         self.quick = Lane(self, "quick", 1, QUICK_NICE)
         self.search = Lane(self, "search", max(1, workers), SEARCH_NICE)
         self.lanes = {"quick": self.quick, "search": self.search}
@@ -579,11 +594,12 @@ class BotPool:
         self._settle(job, Answer(decision, None, self._seconds(job)))
 
     def report(self, job: Job, kind: FaultKind, message: str) -> Fault:
-        """The fault of ``job``'s bot, logged with its table: the default player answers."""
+        """The fault of ``job``'s bot, logged in one line with its table, its seat and the
+        seconds since a worker took the job: the default player answers."""
         view = job.view
         fault = Fault(job.seat, job.spec, kind, message, view.round, view.turn)
-        log.warning("table %s: %s; the default player plays for it", job.owner.code,
-                    fault.describe())
+        log.warning("table %s: %s (%.2f s after a worker took it); the default player plays "
+                    "for it", job.owner.code, fault.describe(), self._seconds(job))
         return fault
 
     def fallback(self, job: Job, kind: FaultKind, message: str) -> None:

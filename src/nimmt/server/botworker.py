@@ -14,7 +14,8 @@ illegally and the default player decided instead, or ``{"error": "..."}`` when
 not even that could be done. The bot is asked through
 :func:`nimmt.bots.play.decide_safely`, the bot-fault policy the arena uses too.
 The first thing a worker sends, once warmed up, is ``{"ready": pid,
-"unavailable": {name: why}}``.
+"unavailable": {name: why}, "numba": true|false|null}`` (whether the search
+kernel is compiled; null in the quick lane, which has none).
 """
 
 from __future__ import annotations
@@ -87,21 +88,26 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
             classes[name] = bot_class(name, allow_paths=False, extra=names)
         except BotError as exc:
             unavailable[name] = str(exc)
+    compiled: bool | None = None
     if lane == "search":
-        # Compile (or load from numba's cache) the kernel now, not in a decision's budget.
+        # Compile (or load from numba's cache) the kernel and measure every table's round
+        # prior now, not in a decision's budget: a respawned worker is ready before it is
+        # asked anything.
         try:
+            from ..sim.kernel import NUMBA
             from ..sim.search import warm_up
         except ImportError:
-            pass  # no numba: the search bots are reported unavailable above
+            pass  # numpy missing: the search bots are reported unavailable above
         else:
             warm_up()
+            compiled = NUMBA
     rfile = sock.makefile("rb")
 
     def send(reply: dict[str, Any]) -> None:
         data = json.dumps(reply).encode()
         sock.sendall(HEADER.pack(len(data)) + data)
 
-    send({"ready": os.getpid(), "unavailable": unavailable})
+    send({"ready": os.getpid(), "unavailable": unavailable, "numba": compiled})
     while True:
         head = _read(rfile, HEADER.size)
         body = None if head is None else _read(rfile, HEADER.unpack(head)[0])

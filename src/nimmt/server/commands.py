@@ -137,13 +137,16 @@ class SitDown:
 @dataclass(frozen=True, slots=True)
 class AddBot:
     """Host: seat the bot ``bot``. ``refusal`` is why the server does not offer it (None: it
-    does), asked of the bot pool by the actor: the reducer knows no registry."""
+    does), asked of the bot pool by the actor: the reducer knows no registry. ``quota`` is
+    why the host may not seat another such bot now (the search bots at their live tables),
+    counted by the actor across tables just before the command is reduced."""
 
     who: Who
     ref: P.Ref
     bot: str
     seat: int | None
     refusal: str | None = None
+    quota: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,11 +169,13 @@ class StartGame:
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """Host: start the next game with the same seats; ``seed`` shuffles its deals."""
+    """Host: start the next game with the same seats; ``seed`` shuffles its deals.
+    ``quota``: why the table's search bots may not play again now (see :class:`AddBot`)."""
 
     who: Who
     ref: P.Ref
     seed: int
+    quota: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,11 +291,13 @@ class Detach:
 @dataclass(frozen=True, slots=True)
 class BotAnswered:
     """The answer the bot pool gave for ``seat``'s decision ``key`` (the bot's, or the
-    default player's after a fault)."""
+    default player's after a fault). ``timed_out``: the bot did not answer by its deadline,
+    and the decision is the default player's (the table's log says so)."""
 
     seat: int
     key: str
     decision: Decision
+    timed_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -603,8 +603,8 @@ class _Step:
                 if decision.kind is DecisionKind.CARD:
                     self.count_change(seat)
                 self.decide(decision, "player", who, ref)
-            case BotAnswered(seat, key, decision):
-                self.bot_answered(seat, key, decision)
+            case BotAnswered(seat, key, decision, timed_out):
+                self.bot_answered(seat, key, decision, timed_out)
             case AskHint(who, ref):
                 self.hint(who, ref)
             case AskHistory(who, ref, before, after, limit):
@@ -654,8 +654,8 @@ class _Step:
                 self.say(who, ref, text)
             case SitDown(who, ref, seat):
                 self.sit(who, ref, seat)
-            case AddBot(who, ref, bot, seat, refusal):
-                self.add_bot(who, ref, bot, seat, refusal)
+            case AddBot(who, ref, bot, seat, refusal, quota):
+                self.add_bot(who, ref, bot, seat, refusal, quota)
             case RemoveBot(who, ref, seat):
                 self.host(who)
                 self.before_start()
@@ -670,7 +670,7 @@ class _Step:
                     raise P.ProtocolError("seats_empty", f"seat {empty[0]} is empty: add a bot "
                                           "or wait for a player")
                 self.change(Started(1), who, ref, random.Random(seed))
-            case Rematch(who, ref, seed):
+            case Rematch(who, ref, seed, quota):
                 self.host(who)
                 if t.status != "over":
                     raise P.ProtocolError("not_over", "a rematch starts when the game is over")
@@ -678,6 +678,8 @@ class _Step:
                     raise P.ProtocolError(
                         "quota", f"a table plays at most {t.limits.games_per_table} games; "
                         "open a new one")
+                if quota is not None:
+                    raise P.ProtocolError("quota", quota)
                 self.change(Started(t.game_no + 1), who, ref, random.Random(seed))
             case SetHints(who, ref, on):
                 self.host(who)
@@ -786,12 +788,16 @@ class _Step:
         self.schedule()  # first: the prompts sent carry the timer
         self.out.append(Broadcast(mark, True, self.t.audience()))
 
-    def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref) -> None:
+    def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref,
+               mark: int | None = None) -> None:
+        """Apply ``decision`` and tell it; ``mark``: the stream number from which items
+        are new (given when items were logged just before, in the same step)."""
         t = self.t
         s = t.seats[decision.player]
         assert s is not None
-        mark = t.seq
-        state = False
+        state = mark is not None
+        if mark is None:
+            mark = t.seq
         if by == "player" and s.auto:
             self.log(AutoPlay(decision.player, False, "took_over"))
             state = True
@@ -868,12 +874,14 @@ class _Step:
         self.out.append(Broadcast(mark, True, t.audience()))
 
     def add_bot(self, who: Who, ref: P.Ref, bot: str, seat: int | None,
-                refusal: str | None) -> None:
+                refusal: str | None, quota: str | None = None) -> None:
         t = self.t
         self.host(who)
         self.before_start()
         if refusal is not None:  # only names this server offers: nothing is imported
             raise P.ProtocolError("bad_bot", refusal)
+        if quota is not None:
+            raise P.ProtocolError("quota", quota)
         seat = self.free_seat(seat)
         names = {name_key(s.name) for s in t.seats if s is not None}
         k = 1
@@ -1076,7 +1084,7 @@ class _Step:
             self.start(IdleTimer(), t.limits.open_idle_close if t.status == "open"
                        else t.limits.idle_close)
 
-    def bot_answered(self, seat: int, key: str, decision: Decision) -> None:
+    def bot_answered(self, seat: int, key: str, decision: Decision, timed_out: bool) -> None:
         t = self.t
         t.asked.discard((seat, key))
         game = t.game
@@ -1089,6 +1097,14 @@ class _Step:
                 or decision.player != seat or decision.kind is not pend.kind
                 or decision.value not in game.legal(seat)):
             self.schedule()  # stale: whoever plays the seat now is asked
+            return
+        if timed_out and s.kind == "bot" and not s.auto:
+            # The bot ran past its deadline: the log says so as it says it of a person whose
+            # turn timer ran out (the default player makes this one decision, and the
+            # replay tells it), and the seat is the bot's again at once.
+            mark = t.seq
+            self.log(AutoPlay(seat, True, "timeout"))
+            self.decide(decision, "default", None, None, mark)
             return
         self.decide(decision, "bot" if s.kind == "bot" else "default", None, None)
 

@@ -61,7 +61,8 @@ class Scheduler:
         # not depend on which worker gave it (and a replayed table asks the same questions).
         seed = decision_seed(self.table_id, effect.seat, effect.key)
         answer = await self.bots.decide(self.owner, effect.seat, effect.bot, seed, effect.view)
-        self.post(BotAnswered(effect.seat, effect.key, answer.decision))
+        timed_out = answer.fault is not None and answer.fault.kind == "timeout"
+        self.post(BotAnswered(effect.seat, effect.key, answer.decision, timed_out))
 
     def wake(self) -> None:
         """A person is back at this table: its bot jobs come first again."""

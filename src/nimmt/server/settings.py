@@ -137,6 +137,11 @@ class Settings(BaseSettings):
     #: may host, and one client address may have opened, at once.
     running_per_host: int = Field(default=3, ge=1)
     running_per_address: int = Field(default=12, ge=1)
+    #: Search bots (hard, expert, the operator's: up to ``bot_seconds`` of a worker per
+    #: decision) seated at the live tables one player hosts, and at those one client
+    #: address opened, at once. The quick bots are not counted: microseconds a decision.
+    search_bots_per_host: int = Field(default=18, ge=1)
+    search_bots_per_address: int = Field(default=36, ge=1)
     #: The highest point limit a table may ask for: a game's length grows with it (ten
     #: players at 10,000 points play some 600 rounds), and so does catching up on it.
     max_point_limit: int = Field(default=250, ge=1, le=10_000)

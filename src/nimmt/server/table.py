@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import random
@@ -34,6 +35,7 @@ from . import protocol as P
 from .botpool import BotPool, decision_seed
 from .commands import (
     Ack,
+    AddBot,
     Advise,
     AskBot,
     Attach,
@@ -48,6 +50,7 @@ from .commands import (
     Persist,
     Presence,
     Refuse,
+    Rematch,
     Resume,
     SendHistory,
     SendMissed,
@@ -82,6 +85,11 @@ class Peer(Receiver, Protocol):
 
     table: TableActor | None
     hinting: bool
+
+
+def _no_quota(_table: TableActor, _bot: str | None) -> None:
+    """No limit on bots (a table the hub has not given its count)."""
+    return None
 
 
 def view_to_dict(view: View) -> dict[str, Any]:
@@ -138,6 +146,10 @@ class TableActor:
         self.task: asyncio.Task[None] | None = None
         #: The client address that opened the table (quotas on unstarted tables).
         self.address: str | None = None
+        #: Why the host may not seat another bot of a name now (None: a rematch, the table's
+        #: bots playing again), or None when they may: the hub counts the search bots at
+        #: the live tables. Asked just before an ``add_bot`` or a ``rematch`` is reduced.
+        self.bot_quota: Callable[[TableActor, str | None], str | None] = _no_quota
         #: The table closed: the loop ends once the commands queued are answered.
         self.closing = False
         #: This process's fencing token for the table (many processes, docs/scaling.md):
@@ -297,6 +309,13 @@ class TableActor:
         puts it first), and nothing else until the store has it."""
         loop = asyncio.get_running_loop()
         logged = self.table.n
+        if isinstance(command, AddBot) and command.refusal is None:
+            # Counted here, with nothing awaited before the reducer seats the bot: two
+            # tables' add_bot cannot both pass on the same count.
+            command = dataclasses.replace(command, quota=self.bot_quota(self, command.bot))
+        elif isinstance(command, Rematch) and self.status == "over":
+            # A rematch makes the table live again, its bots with it.
+            command = dataclasses.replace(command, quota=self.bot_quota(self, None))
         try:
             _, effects = reduce(self.table, command, loop.time())
         except Exception:

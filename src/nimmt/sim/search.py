@@ -36,10 +36,10 @@ import numpy as np
 
 from ..advice import OptionValue
 from ..bots.base import Budget
-from ..cards import BULLHEADS, Card
+from ..cards import BULLHEADS, MAX_CARD, Card
 from ..decisions import DecisionKind
 from ..engine import Game
-from ..rules import EndMode, Rules
+from ..rules import MAX_PLAYERS, MIN_PLAYERS, EndMode, Rules
 from ..views import View
 from . import kernel as K
 from .world import Hidden, KernelWorld, encode_game, hidden_cards
@@ -64,7 +64,13 @@ _warm = False
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) every kernel entry point once per process,
-    so that no decision's time budget pays for it."""
+    and with the compiled kernel measure the round prior of every table (:func:`round_prior`,
+    about 0.6 s for all 68), so that no decision's time budget pays for either.
+
+    Without numba a prior costs about a second of pure Python (a minute for all): it is
+    left to the first decision at each kind of table, which then runs past a server's
+    deadline (docs/bots.md, "Bots on a server").
+    """
     global _warm
     if _warm:
         return
@@ -90,7 +96,28 @@ def warm_up() -> None:
                 st, 0, qp, qc, np.arange(4, dtype=np.int64), hidden.pool, hidden.jpool,
                 hidden.need, hidden.needj, 2, pol, noise, ctx, K.new_stats(4), K.rng_state(0),
             )
+    if K.NUMBA:
+        for players, deck, jokers, professional in table_shapes():
+            round_prior(players, deck, jokers, professional)
 
+
+def table_shape(rules: Rules, players: int) -> tuple[int, int, bool, bool]:
+    """What :func:`round_prior` is asked for a round of ``players`` active players."""
+    return players, max(rules.deck(players)), rules.jokers, rules.professional
+
+
+def table_shapes() -> list[tuple[int, int, bool, bool]]:
+    """Every ``(players, deck, jokers, professional)`` a search asks :func:`round_prior`
+    for: 2 to 10 active players, the full deck or the tactics deck of that many (10n+4),
+    with and without jokers and the professional rule.
+
+    >>> len(table_shapes()), table_shapes()[0]
+    (68, (2, 24, False, False))
+    """
+    return [(n, deck, jokers, pro)
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+            for deck in sorted({10 * n + 4, MAX_CARD})
+            for jokers in (False, True) for pro in (False, True)]
 
 
 # -- the game a round is part of ----------------------------------------------------------
@@ -147,7 +174,7 @@ def game_context(
         ctx[K.GAME_MODE] = K.MODE_ROUNDS
         ctx[K.GAME_LEFT] = max((rules.rounds or 1) - view.round, 0)
     ctx[K.GAME_LIMIT] = rules.limit
-    mean, sigma = round_prior(n, max(rules.deck(n)), rules.jokers, rules.professional)
+    mean, sigma = round_prior(*table_shape(rules, n))
     ctx[K.GAME_SIGMA] = sigma
     ctx[K.GAME_PAIR] = pair
     ctx[K.GAME_SHARE] = share
