@@ -24,6 +24,7 @@ from typing import Any
 import uvicorn
 
 from .app import Hub, create_app
+from .lifeline import exit_with_parent
 from .settings import Settings
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
@@ -44,6 +45,20 @@ def address(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which tells the hub first when it starts to stop: pending hints
+    and analyses are refused at once, so only connections and requests that end by
+    themselves are waited for, and those at most ``drain_seconds``."""
+
+    def __init__(self, config: uvicorn.Config, hub: Hub) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.drain()
+        await super().shutdown(sockets)
+
+
 def _config(settings: Settings, hub: Hub) -> uvicorn.Config:
     return uvicorn.Config(
         create_app(settings, hub),
@@ -56,6 +71,8 @@ def _config(settings: Settings, hub: Hub) -> uvicorn.Config:
         log_level="warning",
         lifespan="on",
         backlog=4096,
+        # SIGTERM: what has not ended by itself after this is cancelled.
+        timeout_graceful_shutdown=settings.drain_seconds,
         **proxy_options(settings),
     )
 
@@ -82,7 +99,7 @@ async def _start(settings: Settings, reuse_port: bool = False
     except OSError:
         await hub.close()
         raise
-    server = uvicorn.Server(_config(settings, hub))
+    server = _Server(_config(settings, hub), hub)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
@@ -139,6 +156,7 @@ def _say_listening(settings: Settings, port: int, workers: int = 1) -> None:
 
 
 def _worker(settings: Settings, ready: Any) -> None:
+    exit_with_parent(graceful=True)  # its supervisor killed: it stops as after SIGTERM
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(settings, reuse_port=True, ready=ready))
 
@@ -190,7 +208,7 @@ def serve_workers(settings: Settings) -> bool:
             if proc.pid is not None and proc.exitcode is None:
                 os.kill(proc.pid, signal.SIGTERM)
         for proc in procs:
-            proc.join(15)
+            proc.join(settings.drain_seconds + 15)
             if proc.exitcode is None:
                 proc.kill()
                 proc.join()
