@@ -8,6 +8,7 @@ decision): each would take minutes if nothing stopped it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -337,6 +338,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def leave_nothing(pids: set[int]) -> None:
+    """Kill what a failed test left running (a worker that outlived its server)."""
+    for pid in pids:
+        if alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
 async def serving_an_analysis(tmp_path: Path, **env: str) -> tuple[
         subprocess.Popen[str], str, Pending, set[int]]:
     """``nimmt serve`` computing a long analysis for a client that waits: the server, its
@@ -358,8 +367,10 @@ async def serving_an_analysis(tmp_path: Path, **env: str) -> tuple[
 
         await eventually(computing, "the analysis worker computes", 240)
     except BaseException:
+        left = descendants(proc.pid)
         proc.kill()
         proc.wait(30)
+        leave_nothing(left)
         raise
     return proc, url, pending, descendants(proc.pid)
 
@@ -379,6 +390,7 @@ async def test_sigkill_leaves_no_worker_computing(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
+        leave_nothing(workers)
 
 
 async def test_sigterm_with_an_analysis_pending_stops_within_the_drain_time(
@@ -403,3 +415,4 @@ async def test_sigterm_with_an_analysis_pending_stops_within_the_drain_time(
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
+        leave_nothing(workers)

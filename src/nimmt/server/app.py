@@ -656,7 +656,7 @@ class Hub:
         if cached is not None:
             self.analyses.move_to_end(game_id)
             return cached
-        entry = self.analysing.get(game_id)
+        entry = self._analysing(game_id)
         if entry is None:
             entry = await self._start_analysis(game_id, address)
         entry.waiters += 1
@@ -686,7 +686,7 @@ class Hub:
         if not finished:
             raise AnalysisRefused(409, f"game {game_id} was not finished: only finished "
                                   "games are analysed", None)
-        entry = self.analysing.get(game_id)  # asked for while the store was read
+        entry = self._analysing(game_id)  # asked for while the store was read
         if entry is not None:
             return entry
         s = self.settings
@@ -710,6 +710,12 @@ class Hub:
         entry = self.analysing[game_id] = Analysing(job)
         job.future.add_done_callback(lambda _f: self._analysed(game_id, entry))
         return entry
+
+    def _analysing(self, game_id: int) -> Analysing | None:
+        """The analysis of ``game_id`` being computed, if any (one cancelled a moment ago,
+        nobody waiting for it, is not)."""
+        entry = self.analysing.get(game_id)
+        return None if entry is None or entry.job.future.cancelled() else entry
 
     def _analysed(self, game_id: int, entry: Analysing) -> None:
         """An analysis ended: kept in memory if it was computed, forgotten otherwise (a

@@ -159,8 +159,13 @@ class Lane:
         return len(jobs) if key is None else sum(1 for j in jobs if j.key == key)
 
     def _left(self, job: Job, now: float) -> float:
-        """Seconds a running job is expected to take still."""
-        return max(self.expected - (now - job.started), 0.0)
+        """Seconds a running job is expected to take still: what is left of a typical job's
+        time, or, for a job that already took longer, as long again (never past the time
+        its worker is given)."""
+        took = now - job.started
+        if took < self.expected:
+            return self.expected - took
+        return max(min(self.expected, self.limit - took), 0.0)
 
     def _room_in(self, now: float) -> float:
         """Seconds until the lane is expected to have room for one more job: until the
@@ -170,27 +175,34 @@ class Lane:
             return self.expected
         return min(self._left(j, now) for j in running)
 
+    def _order(self) -> list[Job]:
+        """The waiting jobs in the order the workers will take them (round-robin)."""
+        queues = [[j for j in q if not j.future.done()] for q in self.queues.values()]
+        return [q[depth] for depth in range(max(map(len, queues), default=0))
+                for q in queues if depth < len(q)]
+
     def _finish_of(self, job: Job, now: float) -> float:
-        """Seconds until ``job`` is expected to be answered."""
+        """Seconds until ``job`` is expected to be answered: the work ahead of it shared
+        by the workers, then its own."""
         if job.started:
             return self._left(job, now)
-        ahead = sum(self._left(j, now) for j in self.running()) + len(self.waiting()) * (
-            self.expected)
-        return ahead / len(self.workers) + self.expected
+        order = self._order()
+        ahead = order.index(job) if job in order else len(order)
+        work = sum(self._left(j, now) for j in self.running()) + ahead * self.expected
+        return work / len(self.workers) + self.expected
 
     @staticmethod
     def _seconds(wait: float) -> float:
         """A wait as said to a client: whole seconds, at least one."""
         return float(max(1, math.ceil(wait)))
 
-    def wait_of(self, key: Hashable) -> float | None:
+    def wait_of(self, key: Hashable) -> float:
         """Seconds until ``key``'s first job waiting or running is expected to be answered
-        (``None`` when it has none)."""
+        (a job's typical time when it has none queued yet)."""
         now = asyncio.get_running_loop().time()
         mine = [j for j in self.running() + self.waiting() if j.key == key]
-        if not mine:
-            return None
-        return self._seconds(min(self._finish_of(j, now) for j in mine))
+        return self._seconds(min((self._finish_of(j, now) for j in mine),
+                                 default=self.expected))
 
     # -- asking -------------------------------------------------------------------------
 
@@ -203,7 +215,7 @@ class Lane:
         now = loop.time()
         if self.pending(key) >= self.per_key:
             raise TutorBusy(f"your last {self.name} is still being computed",
-                            self.wait_of(key) or self.expected, own=True)
+                            self.wait_of(key), own=True)
         pending = self.pending()
         if pending >= self.queue:
             raise TutorBusy(f"{pending} {self.name}s are being computed or waiting",
