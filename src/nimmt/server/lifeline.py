@@ -13,8 +13,9 @@ computing for nobody. So each child calls :func:`exit_with_parent` first thing:
 - on Linux, the kernel is also asked (``prctl(PR_SET_PDEATHSIG)``) to send the child
   a signal when its parent dies, which reaches it even while its interpreter is
   held by a long computation that does not let the thread run. The kernel counts
-  the *thread* that started the child as its parent: every process of the server
-  is started from its event loop's thread, which lives as long as the server.
+  the *thread* that started the child as its parent: every process here is started
+  from a thread that lives as long as its parent (a server's event loop thread, the
+  supervisor's main thread).
 
 A worker gets SIGKILL (it holds nothing worth saving); a server process gets
 SIGTERM, so it stops as after ``kill``: it answers what is pending and lets its
