@@ -93,6 +93,42 @@ def test_reviews_add_up() -> None:
     assert analysis.analyse(record, rollouts=40, top=2) == review
 
 
+def test_an_analysis_stops_at_its_time_and_says_it_is_partial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A clock that moves one second per reading: a review with eight seconds reads it once
+    to start and once before each decision, so it reviews seven decisions and counts the
+    rest; each search gets the seconds that are left, at most a decision's."""
+    budgets: list[float | None] = []
+    evaluate = ExpertBot.evaluate
+
+    def spy(self: ExpertBot, view: View) -> Any:
+        budgets.append(self.budget.seconds)
+        return evaluate(self, view)
+
+    monkeypatch.setattr(ExpertBot, "evaluate", spy)
+    game = play_game(Rules.preset("classic", 3, limit=15), ["cheapest"] * 3, seed=4)
+    record = record_from_game(game)
+    whole = analysis.analyse(record, rollouts=20)
+    ticks = iter(range(10_000))
+    part = analysis.analyse(record, rollouts=20, seconds=8.0, decision_seconds=2.5,
+                            clock=lambda: float(next(ticks)))
+    assert not whole.partial and whole.unreviewed == 0
+    assert part.partial and len(part.decisions) == 7
+    assert part.unreviewed == len(whole.decisions) - 7
+    # The first decisions, exactly as without a time limit (their rollouts fit).
+    assert part.decisions == whole.decisions[:7]
+    assert budgets[len(whole.decisions):] == [2.5] * 5 + [2.0, 1.0]
+    assert sum(p.decisions for p in part.players) == 7
+    assert part.to_dict()["partial"] is True and part.to_dict()["unreviewed"] == part.unreviewed
+    sentences = Narrator("en").review_sentences(part)
+    assert sentences[0] == ("The time for the analysis ran out: it covers the first 7 "
+                            "decisions.")
+    assert Narrator("sr").review_sentences(part)[0] == (
+        "Vreme za analizu je isteklo: obuhvata prvih 7 odluka.")
+    assert not Narrator("en").review_sentences(whole)[0].startswith("The time")
+
+
 def test_analyse_command(tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["analyse", str(RECORD), "--rollouts", "30", "--top", "2"])

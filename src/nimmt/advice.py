@@ -216,6 +216,8 @@ class GameReview:
     ``decisions`` every reviewed decision in the game's order; ``costliest``
     the few that gave away most (largest ``loss`` first); ``players`` one
     summary per seat. ``seed`` and ``rollouts`` make the review repeatable.
+    ``unreviewed`` counts the decisions left out because the review's time ran
+    out (then the review is :attr:`partial`: it holds the game's first decisions).
     """
 
     players: tuple[PlayerReview, ...]
@@ -225,6 +227,12 @@ class GameReview:
     winners: tuple[int, ...]
     seed: int
     rollouts: int
+    unreviewed: int = 0
+
+    @property
+    def partial(self) -> bool:
+        """Whether the time ran out before every decision was reviewed."""
+        return self.unreviewed > 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -233,6 +241,8 @@ class GameReview:
             "winners": list(self.winners),
             "seed": self.seed,
             "rollouts": self.rollouts,
+            "partial": self.partial,
+            "unreviewed": self.unreviewed,
             "players": [p.to_dict() for p in self.players],
             "costliest": [d.index for d in self.costliest],
             "decisions": [d.to_dict() for d in self.decisions],

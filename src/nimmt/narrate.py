@@ -720,12 +720,18 @@ class Narrator:
     ) -> list[str]:
         """A finished game in a few sentences: each player's summary, then the costliest
         decisions with what the expert would have played (short enough to listen to).
+        A partial review (its time ran out) says so first.
 
         ``names`` default to the review's; ``viewer`` is spoken to as "you".
         """
         _ = self._
         seat_names = list(names if names is not None else review.names)
         out: list[str] = []
+        if review.partial:
+            out.append(self._n(
+                "The time for the analysis ran out: it covers the first {count} decision.",
+                "The time for the analysis ran out: it covers the first {count} decisions.",
+                len(review.decisions)))
         for p in review.players:
             who = self.player(p.seat, seat_names, viewer)
             text = _(
@@ -828,14 +834,19 @@ class Narrator:
             return self._("Something went wrong; please try again.")
         return self._(template)
 
-    def analysis_refusal(self, status: int) -> str:
-        """Why a game's analysis is not given (the HTTP status of ``/api/games/{id}/analysis``)."""
+    def analysis_refusal(self, status: int, wait: float | None = None) -> str:
+        """Why a game's analysis is not given (the HTTP status of ``/api/games/{id}/analysis``),
+        with the seconds to wait before asking again when the server said them."""
         if status == 404:
             return self._("This game cannot be found.")
         if status == 409:
             return self._("The game was not finished, so there is nothing to analyse.")
         if status in (429, 503):
-            return self._("The expert is busy. Please try again in a minute.")
+            if wait is None:
+                return self._("The expert is busy. Please try again in a minute.")
+            return self._n("The expert is busy. Please try again in about {count} second.",
+                           "The expert is busy. Please try again in about {count} seconds.",
+                           max(1, math.ceil(wait)))
         return self._("Something went wrong; please try again.")
 
     def idle_sentence(self, view: View, names: Sequence[str]) -> str:

@@ -219,6 +219,9 @@ async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limit
         ids.append((await games_of(url, f"Q{k}0"))[0]["id"])
     assert [(await status_of(f"{url}/api/games/{i}/analysis"))[0] for i in ids] == [
         200, 200, 429]
+    # Refused until the first of the two leaves the window: it says when.
+    status, refused = await status_of(f"{url}/api/games/{ids[2]}/analysis")
+    assert status == 429 and 1 <= refused["retry_after"] <= 3600, refused
     # A game the table left unfinished (everyone left mid-game) is not analysed.
     (dan,), _code = await seat_table(url, RULES, 1, ["easy"], prefix="U")
     await dan.leave()

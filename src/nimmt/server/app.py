@@ -24,10 +24,12 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -60,7 +62,7 @@ from .settings import Settings
 from .store import LogEntry, Store, game_players, games, hash_token, players, tables
 from .table import TableActor
 from .text import check_name, clean_text, name_key
-from .tutor import Tutor, TutorBusy
+from .tutor import Job, Tutor, TutorBusy, TutorStopped
 
 if TYPE_CHECKING:
     from .cluster import Cluster, RemoteTable
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
 __all__ = ["Connection", "Hub", "create_app", "echo_ref", "game_json"]
 
 log = logging.getLogger("nimmt.server")
+
+T = TypeVar("T")
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 #: What one queued frame costs beyond its characters (the string object and its slot):
@@ -250,7 +254,7 @@ class Hub:
         self.bots = BotPool(workers=settings.bot_workers, seconds=settings.bot_seconds,
                             grace=settings.bot_grace, extra=settings.bots)
         #: Where hints and game analyses are computed: worker processes of their own.
-        self.tutor = Tutor(workers=settings.tutor_workers, queue=settings.tutor_queue)
+        self.tutor = Tutor.of(settings)
         #: Where what must not run on the event loop is built (replays, records, speech,
         #: pages of old stream items), with its cache and its limits.
         self.reads = Reads(settings)
@@ -259,7 +263,9 @@ class Hub:
         #: Finished games' analyses, by game id (the newest ``analysis_cache``), and those
         #: being computed, so a game asked for twice at once is analysed once.
         self.analyses: collections.OrderedDict[int, GameReview] = collections.OrderedDict()
-        self.analysing: dict[int, asyncio.Future[GameReview]] = {}
+        self.analysing: dict[int, Analysing] = {}
+        #: Whether the server is stopping (new hints and analyses are refused).
+        self.stopping = False
         #: Analyses not yet cached that each client address asked for, per minute.
         self.new_analyses = WindowCounter(settings.analyses_per_minute, 60.0)
         #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
@@ -302,7 +308,14 @@ class Hub:
         actor.resume()
         return actor
 
+    def drain(self) -> None:
+        """The server starts to stop: every hint and analysis pending is refused now, so
+        nobody's request holds the shutdown up (docs/server.md, "Stopping")."""
+        self.stopping = True
+        self.tutor.stop()
+
     async def close(self) -> None:
+        self.drain()
         if self.cluster is not None:
             await self.cluster.close()
         for actor in list(self.tables.values()):
@@ -752,56 +765,88 @@ class Hub:
         """The expert's review of finished game ``game_id``: from memory, or computed once
         in the tutor's workers (a game asked for by many at once is analysed once).
 
-        Raises :class:`AnalysisRefused` with the HTTP status to answer: 404 (no such game),
-        409 (not finished), 429 (this address asked for too many new analyses), 503 (the
-        workers are busy).
+        Cancelling the call (the asker left) cancels the analysis when nobody else waits
+        for it: its worker stops computing. Raises :class:`AnalysisRefused` with the HTTP
+        status to answer: 404 (no such game), 409 (not finished), 429 (this address asked
+        for too many new analyses, or has one being computed), 503 (the analysis lane is
+        full, or the server stops), 500 (the analysis failed).
         """
         cached = self.analyses.get(game_id)
         if cached is not None:
             self.analyses.move_to_end(game_id)
             return cached
-        running = self.analysing.get(game_id)
-        if running is not None:
-            return await asyncio.shield(running)
+        entry = self._analysing(game_id)
+        if entry is None:
+            entry = await self._start_analysis(game_id, address)
+        entry.waiters += 1
+        try:
+            return await Tutor.review(entry.job)
+        except TutorStopped:
+            raise AnalysisRefused(503, "the server is stopping; ask again when it is back",
+                                  None) from None
+        except AnalysisRefused:
+            raise
+        except Exception as exc:
+            log.error("game %s: the analysis failed: %s", game_id, exc)
+            raise AnalysisRefused(500, "the analysis failed", None) from None
+        finally:
+            entry.waiters -= 1
+            if entry.waiters == 0:
+                self.tutor.cancel(entry.job)  # nobody waits for it any more
+
+    async def _start_analysis(self, game_id: int, address: str) -> Analysing:
+        """Check that game ``game_id`` may be analysed for ``address``, and queue it."""
+        if self.stopping:
+            raise AnalysisRefused(503, "the server is stopping; ask again when it is back", None)
         row = await self.store.read(_finished_record(game_id))
         if row is None:
-            raise AnalysisRefused(404, f"no game {game_id}")
+            raise AnalysisRefused(404, f"no game {game_id}", None)
         finished, record = row
         if not finished:
             raise AnalysisRefused(409, f"game {game_id} was not finished: only finished "
-                                  "games are analysed")
+                                  "games are analysed", None)
+        entry = self._analysing(game_id)  # asked for while the store was read
+        if entry is not None:
+            return entry
+        s = self.settings
         if self.new_analyses.full(address):
-            raise AnalysisRefused(429, f"at most {self.settings.analyses_per_minute} new "
-                                  "analyses a minute from one address; ask again later")
-        running = self.analysing.get(game_id)  # asked for while the store was read
-        if running is not None:
-            return await asyncio.shield(running)
-        self.new_analyses.add(address)
-        future: asyncio.Future[GameReview] = asyncio.get_running_loop().create_future()
-        self.analysing[game_id] = future
-        refused: AnalysisRefused | None = None
+            raise AnalysisRefused(429, f"at most {s.analyses_per_minute} new analyses a "
+                                  "minute from one address; ask again later",
+                                  self.new_analyses.wait(address))
         try:
-            review = await self.tutor.analysis(record, 0, self.settings.analysis_rollouts)
-        except TutorBusy:
-            refused = AnalysisRefused(503, "the server is computing as many analyses as it "
-                                      "may; ask again in a minute")
-        except Exception:
-            log.exception("game %s: the analysis failed", game_id)
-            refused = AnalysisRefused(500, "the analysis failed")
-        except BaseException:
-            future.cancel()  # the server stops: whoever waits with it stops too
-            raise
-        finally:
+            job = self.tutor.analysis(address, record, 0, s.analysis_rollouts)
+        except TutorStopped:
+            raise AnalysisRefused(503, "the server is stopping; ask again when it is back",
+                                  None) from None
+        except TutorBusy as exc:
+            if exc.own:
+                raise AnalysisRefused(429, f"an analysis asked from your address is being "
+                                      f"computed (at most {s.analyses_per_address} at once)",
+                                      exc.wait) from None
+            raise AnalysisRefused(503, "the server is computing as many analyses as it may",
+                                  exc.wait) from None
+        self.new_analyses.add(address)
+        entry = self.analysing[game_id] = Analysing(job)
+        job.future.add_done_callback(lambda _f: self._analysed(game_id, entry))
+        return entry
+
+    def _analysing(self, game_id: int) -> Analysing | None:
+        """The analysis of ``game_id`` being computed, if any (one cancelled a moment ago,
+        nobody waiting for it, is not)."""
+        entry = self.analysing.get(game_id)
+        return None if entry is None or entry.job.future.cancelled() else entry
+
+    def _analysed(self, game_id: int, entry: Analysing) -> None:
+        """An analysis ended: kept in memory if it was computed, forgotten otherwise (a
+        later request computes it again)."""
+        if self.analysing.get(game_id) is entry:
             del self.analysing[game_id]
-        if refused is not None:
-            future.set_exception(refused)
-            future.exception()  # those waiting get it; nobody need be waiting
-            raise refused
-        future.set_result(review)
-        self.analyses[game_id] = review
+        future = entry.job.future
+        if future.cancelled() or future.exception() is not None:
+            return
+        self.analyses[game_id] = future.result()
         while len(self.analyses) > self.settings.analysis_cache:
             self.analyses.popitem(last=False)
-        return review
 
     async def player(self, name: str) -> dict[str, Any] | None:
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
@@ -835,13 +880,23 @@ def game_json(data: dict[str, Any]) -> bytes:
                       separators=(",", ":")).encode()
 
 
-class AnalysisRefused(Exception):
-    """Why an analysis is not given, with the HTTP status that says it."""
+@dataclass(eq=False)
+class Analysing:
+    """A game's analysis being computed, and how many requests wait for it."""
 
-    def __init__(self, status: int, message: str) -> None:
+    job: Job
+    waiters: int = 0
+
+
+class AnalysisRefused(Exception):
+    """Why an analysis is not given, with the HTTP status that says it, and for a refusal
+    that passes (429, 503) the seconds to wait before asking again (an estimate)."""
+
+    def __init__(self, status: int, message: str, wait: float | None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.wait = wait
 
 
 def _finished_record(
@@ -863,6 +918,39 @@ def _search_bots(actor: TableActor) -> int:
     """The search bots seated at ``actor`` (the search lane's: up to a second a decision)."""
     return sum(1 for seat in actor.seats if seat is not None and seat.kind == "bot"
                and seat.bot is not None and lane_of(seat.bot) == "search")
+
+
+class ClientGone(Exception):
+    """The HTTP client closed its connection before its answer was ready."""
+
+
+async def _unless_gone(request: Request, work: Coroutine[Any, Any, T]) -> T:
+    """``work``'s result, unless the client goes away first: then ``work`` is cancelled
+    (an analysis nobody else waits for stops computing) and :class:`ClientGone` raised.
+
+    The request has no body to read, so the next message of the ASGI channel is the
+    client's disconnect (the server sends it when the connection closes)."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # this request is cancelled (the server stops): so is the work
+        task.cancel()
+        raise
+    finally:
+        gone.cancel()
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        raise ClientGone
+    return task.result()
+
+
+async def _disconnected(request: Request) -> None:
+    """Return when the client of ``request`` has gone."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:
@@ -983,7 +1071,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
         return json_bytes_response(body)
 
-    async def analysis(request: Request) -> JSONResponse:
+    async def analysis(request: Request) -> Response:
         try:
             game_id = row_id(request.path_params["game_id"], "game")
         except BadParam as exc:
@@ -994,12 +1082,18 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return refusal(exc)
         address = address_key(request.client.host if request.client else None)
         try:
-            review = await hub.analysis(game_id, address)
+            review = await _unless_gone(request, hub.analysis(game_id, address))
         except AnalysisRefused as exc:
-            headers = {"Retry-After": "60"} if exc.status in (429, 503) else None
-            return JSONResponse({"error": exc.message,
-                                 "text": reader.analysis_refusal(exc.status)},
-                                status_code=exc.status, headers=headers)
+            body: dict[str, Any] = {"error": exc.message,
+                                    "text": reader.analysis_refusal(exc.status, exc.wait)}
+            headers = None
+            if exc.wait is not None:
+                wait = max(1, math.ceil(exc.wait))
+                body["retry_after"] = wait
+                headers = {"Retry-After": str(wait)}
+            return JSONResponse(body, status_code=exc.status, headers=headers)
+        except ClientGone:
+            return Response(status_code=499)  # nobody reads it
         data = {"game": game_id, "language": reader.language,
                 "text": reader.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)

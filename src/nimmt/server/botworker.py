@@ -33,6 +33,7 @@ from ..bots.play import decide_safely
 from ..bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
 from ..bots.simple import DefaultPlayer
 from ..decisions import decision_to_dict
+from .lifeline import exit_with_parent
 
 if TYPE_CHECKING:
     import socket
@@ -74,6 +75,7 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
     the job's seed, so an answer depends on the job only, never on this
     worker's history.
     """
+    exit_with_parent()  # a killed server leaves no worker thinking for nobody
     # Ctrl-C in a terminal reaches the whole process group: the server stops its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):

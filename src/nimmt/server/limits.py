@@ -137,6 +137,14 @@ class WindowCounter:
         now = time.monotonic() if now is None else now
         return len(self._times(key, now)) >= self.limit
 
+    def wait(self, key: Hashable, now: float | None = None) -> float:
+        """Seconds until ``key`` may count one more event (0 when it may now)."""
+        now = time.monotonic() if now is None else now
+        times = self._times(key, now)
+        if len(times) < self.limit:
+            return 0.0
+        return times[len(times) - self.limit] + self.window - now
+
     def add(self, key: Hashable, now: float | None = None) -> None:
         """Count one event for ``key`` (after it happened: refusals are not counted)."""
         now = time.monotonic() if now is None else now

@@ -755,7 +755,8 @@ class GameAnalysis(_Payload):
     """The language of ``text``."""
     text: list[str]
     """The analysis in a few sentences, short enough to listen to: one per player, then
-    the costliest decisions with what the expert would have played."""
+    the costliest decisions with what the expert would have played (first, for a partial
+    analysis, that its time ran out)."""
     names: list[str]
     """The players' names by seat."""
     winners: list[int]
@@ -764,6 +765,11 @@ class GameAnalysis(_Payload):
     """The search's seed (the same record, seed and budget give the same analysis)."""
     rollouts: int
     """The search's budget per decision."""
+    partial: bool
+    """Whether the analysis's time ran out before every decision was reviewed: then
+    ``decisions`` holds the game's first decisions only."""
+    unreviewed: int
+    """The decisions left out because the time ran out (0 when not ``partial``)."""
     players: list[PlayerReviewPayload]
     """One summary per seat."""
     costliest: list[int]

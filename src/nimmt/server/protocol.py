@@ -12,8 +12,10 @@ its description there. ``docs/protocol.md`` describes them with examples.
 >>> msg = parse_client('{"type": "play_card", "card": 55}')
 >>> type(msg).__name__, msg.card
 ('PlayCard', 55)
->>> Error(seq=3, code="bad_json", message="not JSON", text="Not read.").model_dump_json()
-'{"seq":3,"type":"error","code":"bad_json","message":"not JSON","text":"Not read.","ref":null}'
+>>> Error(seq=3, code="bad_json", message="not JSON", text="Not read.").model_dump(mode="json")
+... # doctest: +NORMALIZE_WHITESPACE
+{'seq': 3, 'type': 'error', 'code': 'bad_json', 'message': 'not JSON', 'text': 'Not read.',
+ 'ref': None, 'retry_after': None}
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ ERROR_CODES: dict[str, str] = {
     "too_many_changes": "the chosen card was changed too often this turn",
     "hints_off": "hints are off at this table (always in rated games; the host may turn "
                  "them off)",
-    "hint_pending": "a hint asked on this connection is still being computed",
+    "hint_pending": "a hint you asked for (on any connection, at any table) is still being "
+                    "computed",
     "busy": "the server is computing as many hints and analyses as it may; ask again later",
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
@@ -526,6 +529,9 @@ class Error(_Server):
     ``hello`` chose one): the server's narration, from the code."""
     ref: Ref = None
     """The ``ref`` of the refused message, when it could be read."""
+    retry_after: float | None = None
+    """For a refusal that passes (``busy``, ``hint_pending``): the seconds the server
+    expects to pass before it could take the request (an estimate; ask again then)."""
 
 
 class Ack(_Server):

@@ -27,6 +27,7 @@ import uvicorn
 
 from .app import Hub, create_app
 from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
+from .lifeline import exit_with_parent
 from .settings import Settings, shown_url
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
@@ -47,6 +48,20 @@ def address(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which tells the hub first when it starts to stop: pending hints
+    and analyses are refused at once, so only connections and requests that end by
+    themselves are waited for, and those at most ``drain_seconds``."""
+
+    def __init__(self, config: uvicorn.Config, hub: Hub) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.drain()
+        await super().shutdown(sockets)
+
+
 def _config(settings: Settings, hub: Hub, guard: Guard) -> uvicorn.Config:
     http, ws = guarded(guard)
     return uvicorn.Config(
@@ -61,6 +76,8 @@ def _config(settings: Settings, hub: Hub, guard: Guard) -> uvicorn.Config:
         log_level="warning",
         lifespan="on",
         backlog=4096,
+        # SIGTERM: what has not ended by itself after this is cancelled.
+        timeout_graceful_shutdown=settings.drain_seconds,
         **proxy_options(settings),
     )
 
@@ -88,7 +105,7 @@ async def _start(settings: Settings, reuse_port: bool = False
         await hub.close()
         raise
     guard = Guard(settings, hub.counts)
-    server = uvicorn.Server(_config(settings, hub, guard))
+    server = _Server(_config(settings, hub, guard), hub)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
@@ -152,6 +169,7 @@ def _say_listening(settings: Settings, port: int, workers: int = 1) -> None:
 
 
 def _worker(settings: Settings, ready: Any) -> None:
+    exit_with_parent(graceful=True)  # its supervisor killed: it stops as after SIGTERM
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(settings, reuse_port=True, ready=ready))
 
@@ -203,7 +221,7 @@ def serve_workers(settings: Settings) -> bool:
             if proc.pid is not None and proc.exitcode is None:
                 os.kill(proc.pid, signal.SIGTERM)
         for proc in procs:
-            proc.join(15)
+            proc.join(settings.drain_seconds + 15)
             if proc.exitcode is None:
                 proc.kill()
                 proc.join()

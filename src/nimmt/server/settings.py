@@ -13,7 +13,14 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "default_bot_workers", "default_data_dir", "shown_url"]
+__all__ = [
+    "Settings",
+    "default_analysis_workers",
+    "default_bot_workers",
+    "default_data_dir",
+    "default_hint_workers",
+    "shown_url",
+]
 
 
 def default_data_dir() -> Path:
@@ -26,13 +33,28 @@ def default_data_dir() -> Path:
     return base / "nimmt"
 
 
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 2
+
+
 def default_bot_workers() -> int:
     """One search worker per core but one (the server's own), at least one, at most eight."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 2
-    return max(1, min(8, cores - 1))
+    return max(1, min(8, _cores() - 1))
+
+
+def default_hint_workers() -> int:
+    """Hint workers: one per four cores, one to four. Hints are short and the bots' search
+    lane has most cores already; a hint's worker is started with the first hint."""
+    return max(1, min(4, _cores() // 4))
+
+
+def default_analysis_workers() -> int:
+    """Analysis workers: one per eight cores, one to four (analyses are long, and rare)."""
+    return max(1, min(4, _cores() // 8))
 
 
 def shown_url(url: str) -> str:
@@ -94,22 +116,46 @@ class Settings(BaseSettings):
     #: The operator's own bots, name → import path (``NIMMT_BOTS='{"mine": "pkg.mod:Mine"}'``,
     #: or ``nimmt serve --bot mine=pkg.mod:Mine``); hosts seat them by name.
     bots: dict[str, str] = Field(default_factory=dict)
-    #: Worker processes for hints and game analyses (a lane of their own, beside the bots').
-    tutor_workers: int = Field(default=1, ge=1, le=16)
-    #: Hints and analyses computed or waiting at once; more are refused (``busy``, HTTP 503).
+    #: Worker processes for hints: a lane of their own, so a hint never waits behind an
+    #: analysis or a bot's move (by default one per four cores, one to four).
+    tutor_workers: int = Field(default_factory=default_hint_workers, ge=1, le=16)
+    #: Hints computed or waiting at once; more are refused (``busy``, with the expected wait).
     tutor_queue: int = Field(default=8, ge=1, le=1000)
-    #: Rollouts of a hint's search (it stops at one second in any case).
+    #: Hints one player may have computed or waiting at once, across all their connections
+    #: and tables (``hint_pending`` past it, with the expected wait).
+    hints_per_player: int = Field(default=1, ge=1, le=100)
+    #: Rollouts of a hint's search, and the seconds it may take.
     hint_rollouts: int = Field(default=6000, ge=10, le=1_000_000)
+    hint_seconds: float = Field(default=1.0, gt=0, le=60)
     #: Tokens of the connection's message bucket a hint costs (it is a second of search).
     hint_cost: float = Field(default=10.0, ge=1)
+    #: Worker processes for game analyses: a lane of their own (by default one per eight
+    #: cores, one to four).
+    analysis_workers: int = Field(default_factory=default_analysis_workers, ge=1, le=16)
+    #: Analyses computed or waiting at once; more are refused (HTTP 503, with the expected
+    #: wait in ``Retry-After``).
+    analysis_queue: int = Field(default=4, ge=1, le=1000)
+    #: Analyses one client address may have computed or waiting at once (HTTP 429 past it).
+    analyses_per_address: int = Field(default=1, ge=1, le=1000)
     #: Analyses of games not yet analysed that one client address may ask for per minute.
     analyses_per_minute: int = Field(default=4, ge=1)
     #: Analyses kept in memory (the most recently asked for).
     analysis_cache: int = Field(default=256, ge=1)
     #: Rollouts per decision of a game analysis (the search's budget).
     analysis_rollouts: int = Field(default=2000, ge=10, le=100_000)
+    #: Seconds of search per decision of an analysis, and for the whole game: when those
+    #: run out, the analysis answers the decisions reviewed so far, marked partial.
+    analysis_decision_seconds: float = Field(default=1.0, gt=0, le=600)
+    analysis_seconds: float = Field(default=30.0, gt=0, le=3600)
+    #: Seconds past a hint's or an analysis's budget before its worker is stopped (the
+    #: asker is told it failed).
+    advice_grace: float = Field(default=5.0, gt=0, le=600)
     #: Most tables open at once (a guard against abuse).
     max_tables: int = Field(default=5000, ge=1)
+
+    #: Seconds a stopping server (SIGTERM, SIGINT) waits for open requests and connections
+    #: to end before it cancels them; pending hints and analyses are refused at once.
+    drain_seconds: int = Field(default=10, ge=0, le=600)
 
     # -- limits on strangers (docs/security.md) ---------------------------------------------
     #: Messages per second (and burst) one player may send across all their connections.
@@ -157,8 +203,8 @@ class Settings(BaseSettings):
     stream_keep: int = Field(default=512, ge=16)
     #: Bytes of frames one connection may have waiting to be sent (counted as the frames'
     #: characters, plus 64 a frame); past them the client has stopped reading and is
-    #: disconnected. The largest honest burst, a rejoin at the end of a ten-player game to
-    #: 250 points asking for all of it, is under 0.5 MB.
+    #: disconnected. The largest honest burst, a rejoin at the end of a long game (its
+    #: state and the catch-up, bounded by ``catchup_bytes``), is under 0.2 MB.
     send_backlog_bytes: int = Field(default=2 << 20, ge=4096)
     #: Seconds a connection's transport may take no bytes (its buffer full) before the
     #: connection is aborted.

@@ -72,7 +72,7 @@ from .schedule import Scheduler
 from .settings import Settings
 from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
-from .tutor import Tutor, TutorBusy
+from .tutor import Tutor, TutorBusy, TutorStopped
 
 __all__ = ["Peer", "Seat", "TableActor", "view_to_dict"]
 
@@ -399,7 +399,7 @@ class TableActor:
     def advise(self, effect: Advise) -> None:
         """Have the hint the reducer allowed computed in the tutor's workers, and answer
         the connection that asked (only it) when it is done; one hint at a time per
-        connection."""
+        connection and per seat here, and the tutor's share per player across tables."""
         peer = self.peers.get(effect.conn)
         if peer is None:
             return
@@ -407,7 +407,8 @@ class TableActor:
         # player cannot take every slot of the lane the whole server shares.
         if peer.hinting or effect.seat in self.hinting:
             self.fanout.refuse(effect.conn, "hint_pending", "your last hint is still being "
-                               "computed; it comes in a moment", effect.ref)
+                               "computed; it comes in a moment", effect.ref,
+                               self.tutor.hints.wait_of(peer.player_id))
             return
         peer.hinting = True
         self.hinting.add(effect.seat)
@@ -420,14 +421,23 @@ class TableActor:
         # same advice, so asking many times gains nothing.
         seed = decision_seed(self.table.id, effect.seat, effect.key)
         try:
-            data, text = await self.tutor.hint(effect.view, seed, peer.lang,
+            data, text = await self.tutor.hint(peer.player_id, effect.view, seed, peer.lang,
                                                self.settings.hint_rollouts)
-        except TutorBusy:
-            self.fanout.refuse(peer.id, "busy", "the server is computing as many hints as it "
-                               "may; ask again in a moment", effect.ref)
+        except TutorBusy as exc:
+            if exc.own:  # this player's hint at another table
+                self.fanout.refuse(peer.id, "hint_pending", "your last hint (at this or "
+                                   "another table) is still being computed", effect.ref,
+                                   exc.wait)
+            else:
+                self.fanout.refuse(peer.id, "busy", "the server is computing as many hints "
+                                   f"as it may; ask again in {exc.wait:g} s", effect.ref,
+                                   exc.wait)
             return
-        except Exception:
-            log.exception("table %s: a hint failed", self.code)
+        except TutorStopped:
+            self.fanout.refuse(peer.id, "busy", "the server is stopping", effect.ref)
+            return
+        except Exception as exc:
+            log.error("table %s: a hint failed: %s", self.code, exc)
             self.fanout.refuse(peer.id, "internal", "the hint could not be computed",
                                effect.ref)
             return

@@ -1,151 +1,540 @@
-"""Hints and game analyses, computed in a worker process of their own, never on the loop.
+"""Hints and game analyses: fair, bounded and cancellable work in worker processes.
 
 Both are the expert's search (:func:`nimmt.sim.advice.advise` for a hint, a
 second or less; :func:`nimmt.sim.analysis.analyse` for a finished game, seconds
 to a minute), so neither may run in the server's interpreter: a search in a
 thread holds the interpreter lock the event loop needs (docs/server.md, "Where
-they think"). They get their own lane rather than the bots' search lane, so a
-person asking for hints, or a stranger asking for analyses, never delays a
-bot's move at any table: the lane has ``workers`` processes at the search
-lane's low OS priority and at most ``queue`` jobs waiting; past that a request
-is refused as busy (:class:`TutorBusy`) instead of piling up.
+they think"). They run apart from the bots' lanes, so a person asking for hints,
+or a stranger asking for analyses, never delays a bot's move at any table.
+
+Two lanes, each with worker processes of its own (at the bots' search priority,
+started when the lane gets its first job, see :mod:`.tutorworker` for the inside):
+
+- the **hint lane**: short, interactive jobs. A hint never waits behind an
+  analysis, however many analyses are asked for.
+- the **analysis lane**: long jobs, each bounded by its time budget.
+
+Fairness: each lane queues its jobs per *key* (a hint's player, an analysis's
+client address) and a free worker takes the next job round-robin across keys, so
+one player with many connections and tables, or one address with many requests,
+waits its turn instead of holding everyone else's behind it. A key may have
+``per_key`` jobs waiting or running at once, and a lane ``queue`` jobs in all;
+past either, a request is refused with :class:`TutorBusy`, which carries the
+expected wait (the lane measures how long its jobs take) so a client is told when
+to ask again, not merely "no".
+
+Budgets: every job carries its budget into its worker, which keeps it (a hint's
+search stops at its seconds; an analysis at its seconds per decision, and at its
+seconds in all it answers what it has, marked partial). A worker that runs past
+its job's budget by ``grace`` anyway is stopped and the job fails.
+
+Cancellation: a job nobody waits for any more is cancelled (its future is
+cancelled): a waiting job leaves the queue, a running one has its worker stopped
+(a search cannot be interrupted) and a fresh worker starts for the next job.
+:meth:`Tutor.stop` (the server stops) fails every job at once with
+:class:`TutorStopped`, and :meth:`Tutor.close` ends every worker.
 
 Only this project's code runs in these workers (no operator's bot), so their
-results come back as Python values through :mod:`concurrent.futures`. What a
-job is given is what its answer may depend on: a hint gets one seat's
-:class:`~nimmt.View` (the one that seat's frames are made from), an analysis
-the stored record of a finished game, whose every decision it reviews from the
-deciding seat's view.
+answers come back as Python values. What a job is given is what its answer may
+depend on: a hint gets one seat's :class:`~nimmt.View` (the one that seat's
+frames are made from), an analysis the stored record of a finished game, whose
+every decision it reviews from the deciding seat's view.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
+import math
 import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any, TypeVar
+import pickle
+import socket
+from collections.abc import Hashable
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any
+
+from . import tutorworker
+from .botpool import START_TIMEOUT, _reaped, _start_without_main
+from .tutorworker import HEADER
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..advice import GameReview
     from ..views import View
+    from .settings import Settings
 
-__all__ = ["TUTOR_NICE", "Tutor", "TutorBusy", "analysis_job", "hint_job"]
+__all__ = ["TUTOR_NICE", "Job", "Lane", "Tutor", "TutorBusy", "TutorFailed", "TutorStopped"]
 
 log = logging.getLogger("nimmt.server.tutor")
 
 #: The workers' OS priority: the search lane's, below the server's.
 TUTOR_NICE = 10
 
-T = TypeVar("T")
+#: Largest answer read from a worker (an analysis of the longest game the server plays
+#: is a few megabytes).
+MAX_ANSWER = 64 << 20
+
+#: How much a finished job's time moves a lane's expected time per job (a moving average).
+_WEIGHT = 0.3
 
 
 class TutorBusy(Exception):
-    """As many hints and analyses wait as the lane may hold: ask again later."""
+    """The lane has no room for this job: ask again in ``wait`` seconds (an estimate).
+
+    ``own``: the asker's own share is in use (their earlier job has not finished);
+    otherwise the lane as a whole is full."""
+
+    def __init__(self, message: str, wait: float, *, own: bool) -> None:
+        super().__init__(message)
+        self.message = message
+        self.wait = wait
+        self.own = own
 
 
-# -- inside the worker -------------------------------------------------------------------
+class TutorStopped(Exception):
+    """The server stops: the job was dropped."""
 
 
-def _start_worker(nice: int) -> None:
-    """Lower the priority, then load the search kernel before the first job (as the bot
-    workers do), so the first hint does not spend its second compiling."""
-    with contextlib.suppress(OSError):
-        os.nice(nice)
-    from ..sim.search import warm_up
-
-    warm_up()
+class TutorFailed(Exception):
+    """The job failed in its worker: it raised, its process died, or it ran past its time."""
 
 
-def hint_job(view: View, seed: int, lang: str, rollouts: int) -> tuple[dict[str, Any], str]:
-    """The expert's advice on ``view``'s pending decision (at most ``rollouts``, and at most
-    :data:`~nimmt.sim.advice.HINT_BUDGET`'s second), as data and as the sentence a hint
-    speaks in ``lang``."""
-    from ..bots.base import Budget
-    from ..narrate import narrator
-    from ..sim.advice import HINT_BUDGET, advise
+@dataclass(eq=False)
+class Job:
+    """One hint or analysis: what to run, for whom, and the future its asker awaits."""
 
-    advice = advise(view, seed=seed, budget=Budget(rollouts=rollouts, seconds=HINT_BUDGET.seconds))
-    return advice.to_dict(), narrator(lang).advice_sentence(advice)
-
-
-def analysis_job(record_json: str, seed: int, rollouts: int) -> GameReview:
-    """The review of the game stored as ``record_json``."""
-    from ..record import record_from_json
-    from ..sim.analysis import analyse
-
-    return analyse(record_from_json(record_json), seed=seed, rollouts=rollouts)
+    lane: Lane
+    kind: str
+    args: tuple[Any, ...]
+    key: Hashable
+    future: asyncio.Future[Any]
+    #: When a worker took it (the loop's clock), 0 while it waits.
+    started: float = 0.0
 
 
-# -- the server's side -----------------------------------------------------------------------
+class Lane:
+    """The workers of one kind of job, and per key a queue of the jobs waiting for them.
+
+    ``limit``: seconds a worker may take on a job before it is stopped (the job's
+    budget and the grace); ``expected``: the first guess of a job's time, until
+    jobs have been measured.
+    """
+
+    def __init__(self, tutor: Tutor, name: str, *, workers: int, queue: int, per_key: int,
+                 limit: float, expected: float) -> None:
+        self.tutor = tutor
+        self.name = name
+        self.queue = max(1, queue)
+        self.per_key = max(1, per_key)
+        self.limit = limit
+        #: Seconds a job takes, as measured (a moving average).
+        self.expected = expected
+        #: Per key its waiting jobs, in the round-robin order of the keys: a key served
+        #: goes to the back (dicts keep insertion order).
+        self.queues: dict[Hashable, collections.deque[Job]] = {}
+        self.workers = [TutorWorker(self, i) for i in range(max(1, workers))]
+        self._changed = asyncio.Event()
+        self._started = False
+        #: Jobs answered, jobs failed, and jobs whose worker was stopped because nobody
+        #: waited for them any more.
+        self.done = 0
+        self.failed = 0
+        self.abandoned = 0
+
+    # -- what is pending ------------------------------------------------------------------
+
+    def running(self) -> list[Job]:
+        """Jobs a worker is computing now."""
+        return [w.job for w in self.workers if w.job is not None and not w.job.future.done()]
+
+    def waiting(self) -> list[Job]:
+        """Jobs waiting for a worker, in no particular order."""
+        return [j for q in self.queues.values() for j in q if not j.future.done()]
+
+    def pending(self, key: Hashable | None = None) -> int:
+        """Jobs waiting or running (of ``key``, or in all)."""
+        jobs = self.running() + self.waiting()
+        return len(jobs) if key is None else sum(1 for j in jobs if j.key == key)
+
+    def _left(self, job: Job, now: float) -> float:
+        """Seconds a running job is expected to take still: what is left of a typical job's
+        time, or, for a job that already took longer, as long again (never past the time
+        its worker is given)."""
+        took = now - job.started
+        if took < self.expected:
+            return self.expected - took
+        return max(min(self.expected, self.limit - took), 0.0)
+
+    def _room_in(self, now: float) -> float:
+        """Seconds until the lane is expected to have room for one more job: until the
+        first running job ends."""
+        running = self.running()
+        if not running:
+            return self.expected
+        return min(self._left(j, now) for j in running)
+
+    def _order(self) -> list[Job]:
+        """The waiting jobs in the order the workers will take them (round-robin)."""
+        queues = [[j for j in q if not j.future.done()] for q in self.queues.values()]
+        return [q[depth] for depth in range(max(map(len, queues), default=0))
+                for q in queues if depth < len(q)]
+
+    def _finish_of(self, job: Job, now: float) -> float:
+        """Seconds until ``job`` is expected to be answered: the work ahead of it shared
+        by the workers, then its own."""
+        if job.started:
+            return self._left(job, now)
+        order = self._order()
+        ahead = order.index(job) if job in order else len(order)
+        work = sum(self._left(j, now) for j in self.running()) + ahead * self.expected
+        return work / len(self.workers) + self.expected
+
+    @staticmethod
+    def _seconds(wait: float) -> float:
+        """A wait as said to a client: whole seconds, at least one."""
+        return float(max(1, math.ceil(wait)))
+
+    def wait_of(self, key: Hashable) -> float:
+        """Seconds until ``key``'s first job waiting or running is expected to be answered
+        (a job's typical time when it has none queued yet)."""
+        now = asyncio.get_running_loop().time()
+        mine = [j for j in self.running() + self.waiting() if j.key == key]
+        return self._seconds(min((self._finish_of(j, now) for j in mine),
+                                 default=self.expected))
+
+    # -- asking -------------------------------------------------------------------------
+
+    def submit(self, kind: str, args: tuple[Any, ...], key: Hashable) -> Job:
+        """Queue a job for ``key``. Raises :class:`TutorStopped` when the server stops,
+        :class:`TutorBusy` when ``key``'s share or the lane is full."""
+        if self.tutor.closing:
+            raise TutorStopped("the server is stopping")
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self.pending(key) >= self.per_key:
+            raise TutorBusy(f"your last {self.name} is still being computed",
+                            self.wait_of(key), own=True)
+        pending = self.pending()
+        if pending >= self.queue:
+            raise TutorBusy(f"{pending} {self.name}s are being computed or waiting",
+                            self._seconds(self._room_in(now)), own=False)
+        job = Job(self, kind, args, key, loop.create_future())
+        self.queues.setdefault(key, collections.deque()).append(job)
+        self._start()
+        self._changed.set()
+        return job
+
+    def _start(self) -> None:
+        """Start the workers with the lane's first job (a server nobody asks for hints
+        keeps no process for them)."""
+        if self._started:
+            return
+        self._started = True
+        for w in self.workers:
+            w.task = asyncio.create_task(w.run(), name=w.label)
+
+    def pick(self) -> Job | None:
+        """The next job: the first key's, in round-robin order of the keys."""
+        for key, q in list(self.queues.items()):
+            while q and q[0].future.done():
+                q.popleft()  # nobody waits for it any more
+            if not q:
+                del self.queues[key]
+                continue
+            del self.queues[key]
+            job = q.popleft()
+            if q:
+                self.queues[key] = q  # to the back of the round
+            return job
+        return None
+
+    async def take(self) -> Job:
+        while True:
+            job = self.pick()
+            if job is not None:
+                return job
+            self._changed.clear()
+            await self._changed.wait()
+
+    def wake(self) -> None:
+        """Something changed (a job cancelled, the lane stopping): look again."""
+        self._changed.set()
+
+    # -- answers --------------------------------------------------------------------------
+
+    def answered(self, job: Job, value: Any, took: float) -> None:
+        self.done += 1
+        self.expected += _WEIGHT * (took - self.expected)
+        if not job.future.done():
+            job.future.set_result(value)
+
+    def fail(self, job: Job, exc: Exception) -> None:
+        self.failed += 1
+        if not job.future.done():
+            job.future.set_exception(exc)
+            job.future.exception()  # the asker may have gone: nobody need retrieve it
+
+    def fail_all(self, make: type[Exception], message: str, *, running: bool = True) -> None:
+        """Fail every job waiting, and with ``running`` every job being computed too (the
+        server stops; the workers do not start)."""
+        for job in (self.running() if running else []) + self.waiting():
+            self.fail(job, make(message))
+        self.queues.clear()
+        self.wake()
+
+
+class TutorWorker:
+    """One worker process of a lane and the task that feeds it jobs."""
+
+    def __init__(self, lane: Lane, index: int) -> None:
+        self.lane = lane
+        self.index = index
+        self.process: BaseProcess | None = None
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.job: Job | None = None
+        self.task: asyncio.Task[None] | None = None
+        #: Processes started (1 + restarts: after a cancelled or overrunning job).
+        self.starts = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.lane.name} worker {self.index}"
+
+    async def start(self) -> None:
+        """Start a process and wait until it has loaded the search kernel."""
+        ctx = multiprocessing.get_context("spawn")
+        mine, theirs = socket.socketpair()
+        proc = ctx.Process(target=tutorworker.main, name=f"nimmt-{self.lane.name}-{self.index}",
+                           daemon=True, args=(theirs, TUTOR_NICE))
+        self.process = proc
+        try:
+            _start_without_main(proc)
+        except BaseException:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        self.starts += 1
+        self.reader, self.writer = await asyncio.open_connection(sock=mine, limit=1 << 20)
+        status, pid = pickle.loads(await asyncio.wait_for(self._read(), START_TIMEOUT))
+        if status != "ready":
+            raise ValueError(f"the worker said {status!r} first")
+        log.debug("%s ready (pid %s)", self.label, pid)
+
+    async def _read(self) -> bytes:
+        assert self.reader is not None
+        head = await self.reader.readexactly(HEADER.size)
+        size = HEADER.unpack(head)[0]
+        if size > MAX_ANSWER:
+            raise ValueError(f"an answer of {size} bytes")
+        return await self.reader.readexactly(size)
+
+    async def stop(self, wait: float = 0.0) -> int | None:
+        """Kill the process (a search cannot be interrupted, and it holds nothing worth
+        keeping), reap it, and return its exit code; ``wait``: seconds to let a process
+        that is ending end by itself first (to learn its own exit code)."""
+        writer, proc = self.writer, self.process
+        self.reader = self.writer = None
+        self.process = None
+        if writer is not None:
+            writer.close()
+        if proc is None or proc.pid is None:
+            return None
+        if wait > 0:
+            await _reaped(proc, wait, quiet=True)
+        if proc.exitcode is None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            await _reaped(proc, 10.0)
+        code = proc.exitcode
+        with contextlib.suppress(ValueError):
+            proc.close()
+        return code
+
+    async def run(self) -> None:
+        """Take jobs from the lane, one at a time, for as long as the tutor runs."""
+        lane = self.lane
+        backoff = 0.5
+        while not lane.tutor.closing:
+            if self.process is None:
+                try:
+                    await self.start()
+                    backoff = 0.5
+                except (OSError, EOFError, ValueError, TimeoutError, pickle.UnpicklingError,
+                        asyncio.IncompleteReadError) as exc:
+                    log.error("%s did not start: %s; trying again in %.1f s", self.label,
+                              exc, backoff)
+                    await self.stop()
+                    # Nobody should wait for a worker that may never come.
+                    lane.fail_all(TutorFailed, f"the {lane.name} workers do not start",
+                                  running=False)
+                    await asyncio.sleep(backoff)
+                    backoff = min(30.0, backoff * 2)
+                    continue
+            job = await lane.take()
+            if job.future.done():
+                continue
+            self.job = job
+            try:
+                await self._work(job)
+            except Exception:
+                log.exception("%s failed on a job", self.label)
+                lane.fail(job, TutorFailed("a server error"))
+                await self.stop()
+            finally:
+                self.job = None
+
+    async def _work(self, job: Job) -> None:
+        lane = self.lane
+        assert self.writer is not None
+        loop = asyncio.get_running_loop()
+        job.started = loop.time()
+        data = pickle.dumps((job.kind, job.args), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.writer.write(HEADER.pack(len(data)) + data)
+            await self.writer.drain()
+        except OSError:  # the process died while it waited for work (out of memory)
+            code = await self.stop(wait=1.0)
+            lane.fail(job, TutorFailed(f"its worker ended (exit code {code})"))
+            return
+        reading = asyncio.ensure_future(self._read())
+        try:
+            await asyncio.wait({reading, job.future}, timeout=lane.limit,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not reading.done():
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
+        took = loop.time() - job.started
+        if reading.done() and not reading.cancelled():
+            try:
+                status, value = pickle.loads(reading.result())
+            except (OSError, EOFError, ValueError, asyncio.IncompleteReadError,
+                    pickle.UnpicklingError) as exc:
+                code = await self.stop(wait=1.0)
+                log.error("%s ended on a job (exit code %s): %s", self.label, code, exc)
+                lane.fail(job, TutorFailed(f"its worker ended (exit code {code})"))
+                return
+            if status == "ok":
+                lane.answered(job, value, took)
+            else:
+                log.error("%s: a %s failed: %s", self.label, job.kind, value)
+                lane.fail(job, TutorFailed(str(value)))
+            return
+        # Nobody waits for the job any more (or the server stops), or it ran past its
+        # time: its search cannot be interrupted, so its process is ended; the next job
+        # gets a fresh one.
+        await self.stop()
+        if job.future.cancelled():
+            lane.abandoned += 1
+        elif not job.future.done():
+            log.warning("%s: a %s ran past %g s; its worker was stopped", self.label,
+                        job.kind, lane.limit)
+            lane.fail(job, TutorFailed(f"ran past {lane.limit:g} s; its worker was stopped"))
 
 
 class Tutor:
-    """The lane of hint and analysis jobs: ``workers`` processes, ``queue`` jobs at most
-    waiting or running."""
+    """The hint lane and the analysis lane of one server, with their budgets."""
 
-    def __init__(self, *, workers: int = 1, queue: int = 8) -> None:
-        self.workers = max(1, workers)
-        self.queue = max(1, queue)
-        #: Jobs submitted and not answered yet.
-        self.pending = 0
-        self._pool: ProcessPoolExecutor | None = None
+    def __init__(
+        self,
+        *,
+        hint_workers: int = 1,
+        hint_queue: int = 8,
+        hints_per_player: int = 1,
+        hint_seconds: float = 1.0,
+        analysis_workers: int = 1,
+        analysis_queue: int = 4,
+        analyses_per_address: int = 1,
+        analysis_seconds: float = 30.0,
+        decision_seconds: float = 1.0,
+        grace: float = 5.0,
+    ) -> None:
+        self.closing = False
+        self.hint_seconds = hint_seconds
+        self.analysis_seconds = analysis_seconds
+        self.decision_seconds = decision_seconds
+        self.hints = Lane(self, "hint", workers=hint_workers, queue=hint_queue,
+                          per_key=hints_per_player, limit=hint_seconds + grace,
+                          expected=hint_seconds)
+        # An analysis checks its time between decisions: its last decision may run a
+        # decision's seconds past the whole budget.
+        self.analyses = Lane(self, "analysis", workers=analysis_workers, queue=analysis_queue,
+                             per_key=analyses_per_address,
+                             limit=analysis_seconds + decision_seconds + grace,
+                             expected=analysis_seconds)
+        self.lanes = (self.hints, self.analyses)
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(TUTOR_NICE,),
-            )
-        return self._pool
+    @classmethod
+    def of(cls, settings: Settings) -> Tutor:
+        """The tutor a server's settings ask for."""
+        return cls(
+            hint_workers=settings.tutor_workers, hint_queue=settings.tutor_queue,
+            hints_per_player=settings.hints_per_player, hint_seconds=settings.hint_seconds,
+            analysis_workers=settings.analysis_workers, analysis_queue=settings.analysis_queue,
+            analyses_per_address=settings.analyses_per_address,
+            analysis_seconds=settings.analysis_seconds,
+            decision_seconds=settings.analysis_decision_seconds, grace=settings.advice_grace,
+        )
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker. Raises :class:`TutorBusy` when the lane is full; a
-        worker that died (killed, out of memory) is replaced for the next job."""
-        if self.pending >= self.queue:
-            raise TutorBusy(f"{self.pending} hints and analyses are being computed")
-        self.pending += 1
-        try:
-            loop = asyncio.get_running_loop()
-            try:
-                return await loop.run_in_executor(self._executor(), fn, *args)
-            except BrokenProcessPool:
-                log.error("a hint and analysis worker died; starting a new one")
-                self._discard()
-                raise
-        finally:
-            self.pending -= 1
-
-    async def hint(self, view: View, seed: int, lang: str,
+    async def hint(self, player: int, view: View, seed: int, lang: str,
                    rollouts: int) -> tuple[dict[str, Any], str]:
-        """:func:`hint_job` in a worker."""
-        return await self.run(hint_job, view, seed, lang, rollouts)
+        """The hint on ``view``'s pending decision for ``player``, as data and as a sentence
+        in ``lang``. Raises :class:`TutorBusy`, :class:`TutorStopped`, :class:`TutorFailed`;
+        cancelling the call cancels the job."""
+        job = self.hints.submit("hint", (view, seed, lang, rollouts, self.hint_seconds), player)
+        result: tuple[dict[str, Any], str] = await job.future
+        return result
 
-    async def analysis(self, record_json: str, seed: int, rollouts: int) -> GameReview:
-        """:func:`analysis_job` in a worker."""
-        return await self.run(analysis_job, record_json, seed, rollouts)
+    def analysis(self, address: str, record_json: str, seed: int, rollouts: int) -> Job:
+        """Queue the analysis of the game stored as ``record_json``, asked from ``address``;
+        its ``future`` gives the :class:`~nimmt.advice.GameReview`. Raises
+        :class:`TutorBusy` or :class:`TutorStopped` at once; :meth:`cancel` it when nobody
+        waits for it any more."""
+        return self.analyses.submit(
+            "analysis",
+            (record_json, seed, rollouts, self.analysis_seconds, self.decision_seconds),
+            address)
 
-    def _discard(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        # A search cannot be interrupted: its processes are ended, not waited for.
-        processes = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in processes:
-            with contextlib.suppress(OSError, ValueError):
-                p.kill()
-        for p in processes:
-            with contextlib.suppress(OSError, ValueError):
-                p.join(5.0)
+    @staticmethod
+    def cancel(job: Job) -> None:
+        """Nobody waits for ``job`` any more: it leaves its queue, or its worker is stopped."""
+        if not job.future.done():
+            job.future.cancel()
+            job.lane.wake()
+
+    @staticmethod
+    async def review(job: Job) -> GameReview:
+        """The analysis ``job`` gives (shielded: one asker leaving does not cancel it for the
+        others)."""
+        result: GameReview = await asyncio.shield(job.future)
+        return result
+
+    def stop(self) -> None:
+        """The server stops: every job fails now with :class:`TutorStopped` (their askers
+        are answered at once) and no new job is taken; running workers are stopped."""
+        self.closing = True
+        for lane in self.lanes:
+            lane.fail_all(TutorStopped, "the server is stopping")
 
     async def close(self) -> None:
-        """Stop the workers (the server stops); jobs still running are abandoned."""
-        await asyncio.get_running_loop().run_in_executor(None, self._discard)
+        """Stop, then end every worker process and wait until each has ended."""
+        self.stop()
+        workers = [w for lane in self.lanes for w in lane.workers]
+        for w in workers:
+            if w.task is not None:
+                w.task.cancel()
+        for w in workers:
+            if w.task is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await w.task
+            await w.stop()
+
+    def pids(self) -> list[int]:
+        """The process ids of the live workers."""
+        return [w.process.pid for lane in self.lanes for w in lane.workers
+                if w.process is not None and w.process.pid is not None]

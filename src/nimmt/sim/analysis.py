@@ -16,6 +16,14 @@ The search uses a rollouts budget and a seed per decision derived from
 machine. The ``logic`` draft is played by a rule, not searched, so drafts are
 not reviewed; neither is a card decision with one legal card.
 
+Time can be bounded too (a server does, since a stranger may ask): at most
+``decision_seconds`` of search per decision, and at most ``seconds`` for the
+whole review. A decision's search stops at its seconds; when the review's
+seconds run out, the decisions not yet reviewed are left out and counted
+(:attr:`~nimmt.advice.GameReview.unreviewed`), and the review is *partial*: the
+game's first decisions, summarised as usual. A review whose rollouts all fit in
+its time is the same as without the limits.
+
 >>> from nimmt import Rules
 >>> from nimmt.bots.play import play_game
 >>> game = play_game(Rules.preset("classic", 3, limit=20), ["cheapest"] * 3, seed=1)
@@ -26,7 +34,8 @@ not reviewed; neither is a card decision with one legal card.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 from ..advice import DecisionReview, GameReview, PlayerReview
 from ..bots.base import Budget
@@ -35,6 +44,7 @@ from ..decisions import Decision, DecisionKind
 from ..engine import Game
 from ..record import Record, decision_from_record, record_from_game, replay
 from ..rules import Rules
+from ..views import View
 from .advice import advice_from
 from .search import ExpertBot
 
@@ -56,29 +66,41 @@ def analyse(
     seed: int = 0,
     rollouts: int = ANALYSIS_ROLLOUTS,
     top: int = 3,
+    seconds: float | None = None,
+    decision_seconds: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> GameReview:
     """Review every card and row decision of ``record`` with the expert's search.
 
     ``top`` is how many of the costliest decisions to single out; ``rollouts``
-    the search budget per decision. Raises :class:`~nimmt.errors.RecordError`
-    when the record does not replay.
+    the search budget per decision, ``decision_seconds`` its time limit (none:
+    the rollouts alone); ``seconds`` the time limit of the whole review, read on
+    ``clock`` (none: every decision is reviewed). Raises
+    :class:`~nimmt.errors.RecordError` when the record does not replay.
     """
     final = replay(record)
     rules = Rules.from_dict(record.rules.model_dump())
     game = Game(rules, scores=record.start_scores)
-    bot_budget = Budget(rollouts=rollouts)
+    deadline = None if seconds is None else clock() + seconds
     reviews: list[DecisionReview] = []
+    unreviewed = 0
     index = 0
     for rnd in record.rounds:
         game.deal(Deal(rnd.deal.rows, rnd.deal.hands, rnd.deal.pool))
         for entry in rnd.decisions:
             decision = decision_from_record(entry)
-            review = _review(game, decision, index, seed, bot_budget)
-            if review is not None:
-                reviews.append(review)
+            view = _reviewable(game, decision)
+            if view is not None:
+                left = None if deadline is None else deadline - clock()
+                if left is not None and left <= 0:
+                    unreviewed += 1  # the time is up: the rest is only counted
+                else:
+                    limit = _least(decision_seconds, left)
+                    budget = Budget(rollouts=rollouts, seconds=limit)
+                    reviews.append(_review(view, decision, index, seed, budget))
             game.decide(decision)
             index += 1
-    return _summarise(reviews, record.players, final, seed, rollouts, top)
+    return _summarise(reviews, record.players, final, seed, rollouts, top, unreviewed)
 
 
 def analyse_game(
@@ -93,15 +115,28 @@ def analyse_game(
     return analyse(record_from_game(game, names), seed=seed, rollouts=rollouts, top=top)
 
 
-def _review(
-    game: Game, decision: Decision, index: int, seed: int, budget: Budget
-) -> DecisionReview | None:
-    """The expert's view of one decision, made from the deciding seat's view."""
+def _least(a: float | None, b: float | None) -> float | None:
+    """The smaller of two limits, where ``None`` is no limit."""
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
+
+
+def _reviewable(game: Game, decision: Decision) -> View | None:
+    """The deciding seat's view when ``decision`` is reviewed: not a draft (a rule plays
+    it), and not a card decision with one legal card."""
     if decision.kind is DecisionKind.DRAFT:
         return None
     view = game.view(decision.player)
     if decision.kind is DecisionKind.CARD and len(view.options) < 2:
         return None
+    return view
+
+
+def _review(
+    view: View, decision: Decision, index: int, seed: int, budget: Budget
+) -> DecisionReview:
+    """The expert's view of one decision, made from the deciding seat's view."""
     bot = ExpertBot(_seed(seed, index), budget)
     advice = advice_from(view, bot.evaluate(view))
     played = advice.option(decision.value)
@@ -127,6 +162,7 @@ def _summarise(
     seed: int,
     rollouts: int,
     top: int,
+    unreviewed: int,
 ) -> GameReview:
     players = []
     for seat, name in enumerate(names):
@@ -150,4 +186,5 @@ def _summarise(
         winners=final.winners,
         seed=seed,
         rollouts=rollouts,
+        unreviewed=unreviewed,
     )
