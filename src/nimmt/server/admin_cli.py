@@ -41,6 +41,7 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
     without the server extra."""
     try:
         from pydantic import ValidationError
+        from pydantic_settings import SettingsError
 
         from .backup import sqlite_path
         from .settings import Settings, shown_url
@@ -55,6 +56,9 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
     except ValidationError as exc:
         typer.echo(f"Bad setting: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
                    err=True)
+        raise typer.Exit(2) from None
+    except SettingsError as exc:  # an environment variable that does not parse
+        typer.echo(f"Bad setting: {exc}", err=True)
         raise typer.Exit(2) from None
     try:
         path = sqlite_path(url)
