@@ -252,6 +252,11 @@ async def test_restore_refuses_what_is_not_a_backup_of_this_version(tmp_path: Pa
         conn.commit()
     code, _, err = await admin("restore", str(other), env=env)
     assert code == 1 and "is not a nimmt database" in err, err
+    # Nor is one backed up: the copy is checked, and removed.
+    code, _, err = await admin("backup", str(tmp_path / "copy.db"), "--db",
+                               f"sqlite:///{other}", env=env)
+    assert code == 1 and f"{other} is not a nimmt database" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.db", "other.db"]
     # A backup from a newer nimmt, whose schema this one cannot run.
     proc, _url = await start_server([], {**env, **LIFTED_LIMITS})
     try:

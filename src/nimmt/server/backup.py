@@ -160,16 +160,19 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def _copy(source: sqlite3.Connection, target: Path, journal: str) -> Summary:
-    """Copy ``source`` into the new file ``target`` in one backup step, in the journal
-    mode ``journal``; checked and synced. Removes ``target`` if anything fails."""
+def _copy(source: sqlite3.Connection, target: Path, journal: str, name: Path) -> Summary:
+    """Copy ``source`` (called ``name`` in messages) into the new file ``target`` in one
+    backup step, in the journal mode ``journal``; checked and synced. Removes ``target``
+    if anything fails."""
     target.unlink(missing_ok=True)
     try:
         out = _connect(target)
         try:
             source.backup(out)
             out.execute(f"PRAGMA journal_mode={journal}")
-            summary = _summary(out, target)
+            # The copy is checked, not the source: the same pages, and no second pass over
+            # a database in use.
+            summary = _summary(out, name)
         finally:
             out.close()
         _sync(target)
@@ -193,8 +196,7 @@ def backup(db: Path, dest: Path) -> Summary:
     partial = dest.with_name(f".{dest.name}.partial")
     source = _connect(db)
     try:
-        _summary(source, db)  # not a nimmt database, or a damaged one: say so now
-        summary = _copy(source, partial, "DELETE")
+        summary = _copy(source, partial, "DELETE", db)
     except sqlite3.Error as exc:
         raise BackupError(f"cannot back up {db} to {dest}: {exc}") from None
     finally:
@@ -231,7 +233,7 @@ def restore(file: Path, db: Path, *, replace: bool = False) -> tuple[Summary, Pa
                                   "aside, renamed)")
             restoring = db.with_name(f".{db.name}.restoring")
             try:
-                _copy(source, restoring, "WAL")
+                _copy(source, restoring, "WAL", file)
             except sqlite3.Error as exc:
                 raise BackupError(f"cannot restore {file} to {db}: {exc}") from None
             aside = None
