@@ -62,7 +62,7 @@ def test_the_backup_units_command_backs_up(tmp_path: Path) -> None:
     command = fill(command, {"/opt/nimmt/bin/nimmt": NIMMT,
                              "/var/backups/nimmt/": f"{tmp_path}/backups/"})
     (tmp_path / "backups").mkdir()
-    env = {**os.environ, **doc_env({"NIMMT_DATA_DIR": str(data)}), "LC_ALL": "C"}
+    env = {**os.environ, **doc_env({"NIMMT_DATA_DIR": str(data)}), "LC_TIME": "C"}
     days = {time.strftime("%a")}
     done = subprocess.run(shlex.split(command), env=env, capture_output=True, text=True,
                           timeout=120)
