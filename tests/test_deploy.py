@@ -44,7 +44,7 @@ def test_the_systemd_units_verify(tmp_path: Path) -> None:
 
 def test_the_backup_units_command_backs_up(tmp_path: Path) -> None:
     """The unit's ``ExecStart`` as systemd runs it (``%%`` and ``$$`` unescaped) with the
-    document's settings: a backup named for the weekday."""
+    document's settings and the unit's environment: a backup named for the weekday."""
     pytest.importorskip("sqlalchemy")
     from nimmt.server.store import Store
 
@@ -56,13 +56,16 @@ def test_the_backup_units_command_backs_up(tmp_path: Path) -> None:
         await store.close()
 
     asyncio.run(make_store())
-    (line,) = [s for s in doc_block("nimmt-backup.service").splitlines()
-               if s.startswith("ExecStart=")]
+    unit = doc_block("nimmt-backup.service").splitlines()
+    (line,) = [s for s in unit if s.startswith("ExecStart=")]
+    # Its Environment= lines (one NAME=value each here) on top of the EnvironmentFile's.
+    own = dict(s.removeprefix("Environment=").split("=", 1) for s in unit
+               if s.startswith("Environment="))
     command = line.removeprefix("ExecStart=").replace("%%", "%").replace("$$", "$")
     command = fill(command, {"/opt/nimmt/bin/nimmt": NIMMT,
                              "/var/backups/nimmt/": f"{tmp_path}/backups/"})
     (tmp_path / "backups").mkdir()
-    env = {**os.environ, **doc_env({"NIMMT_DATA_DIR": str(data)}), "LC_TIME": "C"}
+    env = {**os.environ, **doc_env({"NIMMT_DATA_DIR": str(data)}), **own}
     days = {time.strftime("%a")}
     done = subprocess.run(shlex.split(command), env=env, capture_output=True, text=True,
                           timeout=120)
