@@ -165,4 +165,43 @@ def _compiled() -> list[Any]:
     return modules
 
 
-setup(ext_modules=_compiled(), cmdclass={"build_ext": OptionalBuildExt})
+#: README.md is the package's long description. A package index shows it away from the
+#: repository, where a relative link or picture leads nowhere; so what README.md marks
+#: ``<!-- package index: omit -->`` … ``<!-- package index: end -->`` is left out (the
+#: screenshots), a relative link becomes its text, a relative picture goes, and the build
+#: stops at any other relative reference (HTML ``src``/``href``, a reference definition).
+#: docs/packaging.md says what changes once the project has a public address.
+_OMIT = re.compile(r"<!-- package index: omit -->.*?<!-- package index: end -->\n?", re.S)
+_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_ABSOLUTE = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)  # https:, mailto:
+_OTHER = re.compile(r"""(?:src|href)\s*=\s*["']?+(?![a-z][a-z0-9+.-]*:)[^"'\s>]*"""
+                    r"""|^ {0,3}\[[^\]]+\]:\s*(?![a-z][a-z0-9+.-]*:)\S+""", re.I | re.M)
+
+
+def _long_description() -> str:
+    """README.md as a package index can show it (see :data:`_OMIT`); code blocks as they are."""
+    text = _OMIT.sub("", Path("README.md").read_text(encoding="utf-8"))
+
+    def link(m: re.Match[str]) -> str:
+        picture, label, target = m.groups()
+        if _ABSOLUTE.match(target):
+            return m.group(0)
+        return "" if picture else label
+
+    # Fenced code blocks (the odd pieces between ``` lines) are left alone.
+    parts = re.split(r"(^```.*?^```$)", text, flags=re.S | re.M)
+    for i in range(0, len(parts), 2):
+        parts[i] = _LINK.sub(link, parts[i])
+        left = _OTHER.findall(parts[i])
+        if left:
+            raise SystemExit(f"README.md: relative references a package index cannot "
+                             f"resolve: {left}")
+    return "".join(parts).rstrip() + "\n"
+
+
+setup(
+    ext_modules=_compiled(),
+    cmdclass={"build_ext": OptionalBuildExt},
+    long_description=_long_description(),
+    long_description_content_type="text/markdown",
+)

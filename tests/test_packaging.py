@@ -23,8 +23,10 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import urllib.request
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,40 @@ def test_the_core_alone_plays_and_names_the_extra_it_lacks(dist: Path, tmp_path:
     listed = subprocess.run([str(bin_ / "python"), "-m", "pip", "list"], capture_output=True,
                             text=True).stdout
     assert "SQLAlchemy" not in listed and "uvicorn" not in listed
+
+
+#: A link or picture's target in Markdown (inline, or a reference definition) or HTML.
+TARGETS = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)|^ {0,3}\[[^\]]+\]:\s*(\S+)"
+                     r"""|(?:src|href)\s*=\s*["']?+([^"'\s>]*)""", re.I | re.M)
+
+
+def relative_targets(markdown: str) -> list[str]:
+    """The targets of links and pictures outside code blocks that are not absolute URLs
+    (a package index shows the text away from the repository: they would lead nowhere)."""
+    prose = re.sub(r"^```.*?^```$", "", markdown, flags=re.S | re.M)
+    found = [next((t for t in m.groups() if t is not None), "") for m in TARGETS.finditer(prose)]
+    return [t for t in found if not re.match(r"[a-z][a-z0-9+.-]*:", t, re.I)]
+
+
+def test_the_long_description_has_no_relative_link_or_image(dist: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    # README.md itself has them (its screenshots): the check below is not idle.
+    assert any(t.startswith("docs/screenshots/") for t in relative_targets(readme))
+    metadata = {}
+    for wheel in dist.glob("nimmt-*.whl"):
+        with zipfile.ZipFile(wheel) as z:
+            (name,) = (n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+            metadata[wheel.name] = z.read(name).decode()
+    (sdist,) = dist.glob("nimmt-*.tar.gz")
+    with tarfile.open(sdist) as t:
+        info = t.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/PKG-INFO")
+        assert info is not None
+        metadata[sdist.name] = info.read().decode()
+    assert len(metadata) == 3
+    for where, text in metadata.items():
+        headers, _, body = text.partition("\n\n")
+        assert "Description-Content-Type: text/markdown" in headers, where
+        assert body.startswith("# nimmt\n\nThe open 6 nimmt! platform"), where
+        assert "## A game between bots in three lines" in body, where
+        assert relative_targets(body) == [], where
+        assert "Screenshots" not in body, where

@@ -277,6 +277,10 @@ from .server.cli import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
 
+from .server.admin_cli import admin_app  # noqa: E402
+
+app.add_typer(admin_app, name="admin")
+
 from .tui.cli import play_command  # noqa: E402
 
 app.command("play")(play_command)

@@ -136,7 +136,9 @@ def browser(pw: Any) -> Iterator[Any]:
         b.close()
 
 
-def _pages(browser: Any, url: str) -> Iterator[NewPage]:
+def _pages(browser: Any, url: str, **options: Any) -> Iterator[NewPage]:
+    """Pages of the server at ``url``; ``options`` go to every browser context (e.g.
+    ``ignore_https_errors``)."""
     contexts = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
@@ -146,7 +148,7 @@ def _pages(browser: Any, url: str) -> Iterator[NewPage]:
         ctx = browser.new_context(viewport={"width": width, "height": height},
                                   reduced_motion="no-preference" if motion else "reduce",
                                   color_scheme="dark" if dark else "light",
-                                  has_touch=touch, is_mobile=touch)
+                                  has_touch=touch, is_mobile=touch, **options)
         # Generous for a busy machine: a wait ends as soon as what it waits for happens.
         ctx.set_default_timeout(60_000)
         ctx.add_init_script(RECORDER)

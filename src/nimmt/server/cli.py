@@ -94,6 +94,7 @@ def serve_command(
         from pydantic_settings import SettingsError
         from sqlalchemy.exc import ArgumentError, OperationalError
 
+        from .backup import DatabaseInUse, serving, sqlite_path
         from .botpool import check_bots
         from .run import serve, serve_workers
         from .settings import Settings, shown_url
@@ -135,8 +136,14 @@ def serve_command(
             if not serve_workers(settings):
                 raise typer.Exit(1)
         else:
-            with contextlib.suppress(KeyboardInterrupt):
+            # One server per SQLite file, and no restore beneath it (server/backup.py).
+            db_file = sqlite_path(settings.database_url())
+            with (contextlib.suppress(KeyboardInterrupt),
+                  serving(db_file) if db_file else contextlib.nullcontext()):
                 asyncio.run(serve(settings))
+    except DatabaseInUse as exc:
+        typer.echo(f"Cannot serve: {exc}", err=True)
+        raise typer.Exit(1) from None
     except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
