@@ -25,6 +25,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..advice import GameReview
     from ..views import View
+    from .metrics import Metrics
 
 __all__ = ["TUTOR_NICE", "Tutor", "TutorBusy", "analysis_job", "hint_job"]
 
@@ -95,6 +97,8 @@ class Tutor:
         #: Jobs submitted and not answered yet.
         self.pending = 0
         self._pool: ProcessPoolExecutor | None = None
+        #: Where the jobs' times and refusals are counted (the hub's metrics), if anywhere.
+        self.metrics: Metrics | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -110,12 +114,19 @@ class Tutor:
         """``fn(*args)`` in a worker. Raises :class:`TutorBusy` when the lane is full; a
         worker that died (killed, out of memory) is replaced for the next job."""
         if self.pending >= self.queue:
+            if self.metrics is not None:
+                self.metrics.refused("tutor_queue")
             raise TutorBusy(f"{self.pending} hints and analyses are being computed")
         self.pending += 1
+        asked = time.perf_counter()
         try:
             loop = asyncio.get_running_loop()
             try:
-                return await loop.run_in_executor(self._executor(), fn, *args)
+                result = await loop.run_in_executor(self._executor(), fn, *args)
+                if self.metrics is not None:
+                    self.metrics.advice_seconds.labels(_KINDS.get(fn, "other")).observe(
+                        time.perf_counter() - asked)
+                return result
             except BrokenProcessPool:
                 log.error("a hint and analysis worker died; starting a new one")
                 self._discard()
@@ -149,3 +160,7 @@ class Tutor:
     async def close(self) -> None:
         """Stop the workers (the server stops); jobs still running are abandoned."""
         await asyncio.get_running_loop().run_in_executor(None, self._discard)
+
+
+#: The kinds of job the metrics tell apart.
+_KINDS: dict[Callable[..., Any], str] = {hint_job: "hint", analysis_job: "analysis"}
