@@ -25,8 +25,10 @@ check fails and once when it recovers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import threading
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
@@ -123,13 +125,27 @@ class Readiness:
         return _OK
 
     async def _look_at_file(self, path: str) -> Result:
-        # In a thread: a file system that hangs holds a thread, not the loop. One look at a
-        # time, so a hung one is not joined by a new one every second.
-        if self._looking is None or self._looking.done():
-            self._looking = asyncio.ensure_future(asyncio.to_thread(self._file_state, path))
-        else:
+        # In a thread of its own (not the loop's executor, which others may keep busy): a
+        # file system that hangs holds that thread, not the loop. One look at a time, so a
+        # hung one is not joined by a new one every second.
+        if self._looking is not None and not self._looking.done():
             return "the database file does not answer", f"a look at {path} has not returned"
-        return await asyncio.shield(self._looking)
+        loop = asyncio.get_running_loop()
+        looking: asyncio.Future[Result] = loop.create_future()
+        self._looking = looking
+
+        def look() -> None:
+            result = self._file_state(path)
+
+            def settle() -> None:
+                if not looking.done():
+                    looking.set_result(result)
+
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(settle)
+
+        threading.Thread(target=look, name="nimmt-readiness", daemon=True).start()
+        return await asyncio.shield(looking)
 
     def _file_state(self, path: str) -> Result:
         try:
