@@ -57,8 +57,13 @@ def event(name: str, **fields: object) -> dict[str, Any]:
 
 
 def set_context(**fields: object) -> None:
-    """Fields every later line of this process carries (``node`` in a cluster)."""
-    _CONTEXT.update(fields)
+    """Fields every later line of this process carries (``node`` in a cluster); a field
+    set to None is carried no more."""
+    for key, value in fields.items():
+        if value is None:
+            _CONTEXT.pop(key, None)
+        else:
+            _CONTEXT[key] = value
 
 
 def secrets_of(settings: Settings) -> list[str]:
