@@ -229,8 +229,8 @@ class Settings(BaseSettings):
     metrics_address: str = ""
     #: Log lines as readable text, or one JSON object per line (for a log collector).
     log_format: Literal["text", "json"] = "text"
-    #: The least important log lines written (``debug`` adds each connection's coming and
-    #: going).
+    #: The least important lines of nimmt's own loggers written (``debug`` adds the bot
+    #: workers' starts); other libraries write their warnings and errors.
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     #: Seconds ``/readyz`` waits for the database (and Redis) before it says it failed.
     ready_timeout: float = Field(default=2.0, gt=0, le=60)
