@@ -30,7 +30,15 @@ import redis
 from server_helpers import LIFTED_LIMITS, eventually, start_server
 
 from nimmt.client import Client, ServerError
-from nimmt.server.logs import JsonFormatter, TextFormatter, event, secrets_of, set_context
+from nimmt.server.logs import (
+    QUEUE_MAX,
+    JsonFormatter,
+    LineWriter,
+    TextFormatter,
+    event,
+    secrets_of,
+    set_context,
+)
 from nimmt.server.settings import Settings
 
 pytestmark = [pytest.mark.timeout(300)]
@@ -108,6 +116,43 @@ def test_the_secrets_of_the_settings_are_masked_in_every_line() -> None:
 
 def test_no_secrets_are_looked_for_when_none_are_set() -> None:
     assert secrets_of(Settings(db="sqlite+aiosqlite:///x.db")) == []
+
+
+def test_a_stream_nobody_reads_costs_lines_never_the_callers_time() -> None:
+    # A pipe nobody reads (a supervisor that stopped reading, a full journal): the lines
+    # past what the pipe and the queue hold are dropped at once, never waited for, and the
+    # next line written says how many.
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "w")
+    writer = LineWriter(JsonFormatter(), stream)
+    logger = logging.getLogger(f"nimmt.server.test{uuid.uuid4().hex}")
+    logger.propagate = False
+    logger.addHandler(writer)
+    lines = QUEUE_MAX + 5000  # 2 MB of lines: far more than a pipe and the queue hold
+
+    def log_them() -> None:
+        for i in range(lines):
+            logger.warning("line %d, with words enough to make it a line like the others", i)
+
+    caller = threading.Thread(target=log_them)
+    caller.start()
+    caller.join(120)
+    assert not caller.is_alive(), "logging waited for a pipe nobody reads"
+    dropped = writer.dropped
+    assert dropped > 0
+    # Now the pipe is read: what was queued comes, preceded by the count of what was not.
+    seen: list[dict[str, Any]] = []
+    with os.fdopen(read_end) as pipe:
+        reader = threading.Thread(target=lambda: seen.extend(json.loads(x) for x in pipe))
+        reader.start()
+        writer.close()  # what is queued is written first
+        stream.close()
+        reader.join(60)
+    notes = [e for e in seen if e.get("event") == "log.dropped"]
+    assert [n["lines"] for n in notes] == [dropped]
+    # The lines kept are the first ones, whole and in order; the note came with them.
+    kept = [int(e["message"].split()[1].rstrip(",")) for e in seen if "event" not in e]
+    assert kept == list(range(lines - dropped)) and len(seen) == len(kept) + 1
 
 
 # -- two processes, one game, every line read -------------------------------------------------

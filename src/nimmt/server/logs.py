@@ -21,14 +21,22 @@ Secrets are never logged: no code path logs a player's token, and the
 formatter replaces the values it knows to be secret (the cluster's key, the
 passwords in the database and Redis URLs) with ``***`` in every line, should one
 ever reach a message (an exception's text, say).
+
+Logging never holds the event loop up: a line is formatted where it is logged
+and written by a thread of its own (:class:`LineWriter`), so a standard error
+nobody reads fast enough (a full pipe, a slow journal) costs lines, counted and
+said, never the game's time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import queue
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -37,8 +45,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 if TYPE_CHECKING:
     from .settings import Settings
 
-__all__ = ["JsonFormatter", "TextFormatter", "configure", "configured", "event", "secrets_of",
-           "set_context"]
+__all__ = ["QUEUE_MAX", "JsonFormatter", "LineWriter", "TextFormatter", "configure",
+           "configured", "event", "secrets_of", "set_context"]
 
 #: The attributes of a log record that hold its event's name and fields.
 EVENT = "nimmt_event"
@@ -47,7 +55,11 @@ FIELDS = "nimmt_fields"
 _CONTEXT: dict[str, object] = {}
 #: Secrets shorter than this are not looked for (they would mask ordinary words).
 _SHORTEST = 4
-_configured = False
+#: Lines waiting for the writer thread; past this many, new lines are dropped (and counted).
+QUEUE_MAX = 10_000
+#: Seconds the writer gets to write what is queued when the process ends.
+FLUSH_SECONDS = 5.0
+_writer: LineWriter | None = None
 
 
 def event(name: str, **fields: object) -> dict[str, Any]:
@@ -152,20 +164,76 @@ def _word(value: object) -> str:
     return text
 
 
+class LineWriter(logging.Handler):
+    """Formats each record on the thread that logs it and queues the line; a thread of its
+    own writes the lines to ``stream``. When the writer is :data:`QUEUE_MAX` lines behind,
+    new lines are dropped, and the next line written is preceded by one that says how
+    many (``log.dropped``)."""
+
+    def __init__(self, formatter: logging.Formatter, stream: Any) -> None:
+        super().__init__()
+        self.setFormatter(formatter)
+        self.stream = stream
+        self.lines: queue.Queue[str | None] = queue.Queue(QUEUE_MAX)
+        self.dropped = 0
+        self._count = threading.Lock()
+        self._thread = threading.Thread(target=self._write, name="nimmt-log", daemon=True)
+        self._thread.start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        try:
+            self.lines.put_nowait(line)
+        except queue.Full:
+            with self._count:
+                self.dropped += 1
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            if line is None:
+                return
+            with self._count:
+                dropped, self.dropped = self.dropped, 0
+            if dropped:
+                note = logging.LogRecord("nimmt.server", logging.WARNING, __file__, 0,
+                                         "%d log lines were dropped: standard error was not "
+                                         "read fast enough", (dropped,), None)
+                note.__dict__.update(event("log.dropped", lines=dropped))
+                line = f"{self.format(note)}\n{line}"
+            with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
+                self.stream.write(line + "\n")
+                self.stream.flush()
+
+    def close(self) -> None:
+        """Write what is queued (for at most :data:`FLUSH_SECONDS`), then stop the thread."""
+        if self._thread.is_alive():
+            with contextlib.suppress(queue.Full):
+                self.lines.put(None, timeout=FLUSH_SECONDS)
+            self._thread.join(FLUSH_SECONDS)
+        super().close()
+
+
 def configure(settings: Settings) -> None:
     """Send this process's log lines to standard error in ``settings.log_format``, from
     ``settings.log_level`` up for nimmt's loggers and from ``WARNING`` up for the
     libraries' (uvicorn's among them, through the same handler)."""
-    global _configured
+    global _writer
     secrets = secrets_of(settings)
     formatter: logging.Formatter = (JsonFormatter(secrets) if settings.log_format == "json"
                                     else TextFormatter(secrets))
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(formatter)
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
-    root.addHandler(handler)
+        if old is _writer:
+            old.close()
+    # logging.shutdown (at exit) closes it: what is queued is written then.
+    _writer = LineWriter(formatter, sys.stderr)
+    root.addHandler(_writer)
     level = logging.getLevelName(settings.log_level.upper())
     root.setLevel(max(level, logging.WARNING))
     logging.getLogger("nimmt").setLevel(level)
@@ -175,9 +243,8 @@ def configure(settings: Settings) -> None:
             lib.removeHandler(old)
         lib.propagate = True
     logging.captureWarnings(True)
-    _configured = True
 
 
 def configured() -> bool:
     """Whether :func:`configure` set this process's logging up (uvicorn then leaves it)."""
-    return _configured
+    return _writer is not None
