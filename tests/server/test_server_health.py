@@ -164,7 +164,6 @@ async def test_readyz_fails_while_the_sqlite_file_is_gone_and_recovers(
 
 async def _reason(url: str, reason: str) -> bool:
     status, body = await aget(f"{url}/readyz")
-    assert status == 503
     return status == 503 and body["checks"]["database"] == reason
 
 

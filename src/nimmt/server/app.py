@@ -55,6 +55,7 @@ from .health import health_routes
 from .httpguard import Link, link_of
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .logs import event
+from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .ratings import INITIAL
@@ -873,6 +874,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             yield
         finally:
             await hub.close()
+            log.info("stopped", extra=event("server.stopped"))
+            # SIGTERM ends the process once the app has stopped, with no exit handlers.
+            flush_logs()
 
     async def ws_endpoint(ws: WebSocket) -> None:
         if not hub.origin_allowed(ws.headers.get("origin"), ws.headers.get("host")):

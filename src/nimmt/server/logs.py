@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 __all__ = ["QUEUE_MAX", "JsonFormatter", "LineWriter", "TextFormatter", "configure",
-           "configured", "event", "secrets_of", "set_context"]
+           "configured", "event", "flush", "secrets_of", "set_context"]
 
 #: The attributes of a log record that hold its event's name and fields.
 EVENT = "nimmt_event"
@@ -174,7 +174,9 @@ class LineWriter(logging.Handler):
         super().__init__()
         self.setFormatter(formatter)
         self.stream = stream
-        self.lines: queue.Queue[str | None] = queue.Queue(QUEUE_MAX)
+        #: Lines to write; an event to set once the lines before it are written (a flush);
+        #: None to stop.
+        self.lines: queue.Queue[str | threading.Event | None] = queue.Queue(QUEUE_MAX)
         self.dropped = 0
         self._count = threading.Lock()
         self._thread = threading.Thread(target=self._write, name="nimmt-log", daemon=True)
@@ -197,6 +199,9 @@ class LineWriter(logging.Handler):
             line = self.lines.get()
             if line is None:
                 return
+            if isinstance(line, threading.Event):
+                line.set()
+                continue
             with self._count:
                 dropped, self.dropped = self.dropped, 0
             if dropped:
@@ -209,12 +214,24 @@ class LineWriter(logging.Handler):
                 self.stream.write(line + "\n")
                 self.stream.flush()
 
+    def flush(self) -> None:
+        """Wait until the lines queued now are written, for at most :data:`FLUSH_SECONDS`
+        (a stream nobody reads is not waited for longer)."""
+        if not self._thread.is_alive():
+            return
+        written = threading.Event()
+        deadline = time.monotonic() + FLUSH_SECONDS
+        try:
+            self.lines.put(written, timeout=FLUSH_SECONDS)
+        except queue.Full:
+            return
+        written.wait(max(0.0, deadline - time.monotonic()))
+
     def close(self) -> None:
         """Write what is queued (for at most :data:`FLUSH_SECONDS`), then stop the thread."""
-        if self._thread.is_alive():
-            with contextlib.suppress(queue.Full):
-                self.lines.put(None, timeout=FLUSH_SECONDS)
-            self._thread.join(FLUSH_SECONDS)
+        self.flush()
+        with contextlib.suppress(queue.Full):
+            self.lines.put_nowait(None)
         super().close()
 
 
@@ -243,6 +260,13 @@ def configure(settings: Settings) -> None:
             lib.removeHandler(old)
         lib.propagate = True
     logging.captureWarnings(True)
+
+
+def flush() -> None:
+    """Write the lines logged so far before going on (the server's last moments: a process
+    ended by SIGTERM runs no exit handler)."""
+    if _writer is not None:
+        _writer.flush()
 
 
 def configured() -> bool:

@@ -168,10 +168,7 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
              shown_url(settings.database_url()), len(hub.tables),
              f"; metrics on {fields['metrics']}" if ops else "",
              extra=event("server.started", **fields))
-    try:
-        await task
-    finally:
-        log.info("stopped", extra=event("server.stopped"))
+    await task
 
 
 def _say_listening(settings: Settings, port: int, workers: int = 1) -> None:
