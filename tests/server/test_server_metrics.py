@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import socket
+import subprocess
 import urllib.request
 import uuid
 from pathlib import Path
@@ -23,7 +26,7 @@ from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as openmetrics_families,
 )
 from prometheus_client.parser import text_string_to_metric_families
-from server_helpers import eventually, play_out, seat_table
+from server_helpers import LIFTED_LIMITS, eventually, play_out, seat_table, start_server
 from websockets.asyncio.client import connect
 
 from conftest import make_settings
@@ -226,6 +229,52 @@ async def test_messages_between_processes_and_a_takeover_are_counted(
             assert value(await scrape(ops_b), "nimmt_tables", state="playing") == 1
             await bob.close()
     finally:
+        r = redis.Redis.from_url(REDIS)
+        keys = list(r.scan_iter(f"{prefix}*"))
+        if keys:
+            r.delete(*keys)
+        r.close()
+
+
+def two_free_ports() -> int:
+    """A port that is free, and the one after it too."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+
+
+async def test_each_of_several_workers_serves_its_own_metrics(pg_url: str,
+                                                               tmp_path: Path) -> None:
+    # nimmt serve --workers 2: process k listens for metrics on the port + k, and counts
+    # only what it holds itself.
+    prefix = f"nimmt-test-{uuid.uuid4().hex[:12]}:"
+    port = two_free_ports()
+    env = {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path / "data"),
+           "NIMMT_DB": pg_url, "NIMMT_REDIS": REDIS, "NIMMT_REDIS_PREFIX": prefix,
+           "NIMMT_LEASE_TTL": "10", "NIMMT_HEARTBEAT": "0.5", "NIMMT_BOT_WORKERS": "1"}
+    proc, url = await start_server(["--workers", "2", "--metrics-address",
+                                    f"127.0.0.1:{port}"], env)
+    try:
+        bases = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"]
+        ana = await Client.connect(url, name="Ana")
+        # Ana's connection is held by one of the two: one counts it, the other does not.
+        counts = [value(await scrape(b), "nimmt_connections") for b in bases]
+        assert sorted(counts) == [0, 1]
+        await ana.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         r = redis.Redis.from_url(REDIS)
         keys = list(r.scan_iter(f"{prefix}*"))
         if keys:
