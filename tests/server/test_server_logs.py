@@ -66,6 +66,13 @@ def line_of(formatter: logging.Formatter, message: str, *args: object,
     return out.getvalue().rstrip("\n")
 
 
+@pytest.fixture(autouse=True)
+def no_node() -> None:
+    """Lines of this process carry no cluster node (a server of another test may have
+    set one)."""
+    set_context(node=None)
+
+
 def test_a_text_line_reads_as_a_sentence_with_its_event_after_it() -> None:
     line = line_of(TextFormatter(), "table %s opened by player %d", "K7WQ3M", 12,
                    extra=event("table.created", table="K7WQ3M", player=12, rules="6 nimmt!"))

@@ -308,6 +308,7 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.pubsub.aclose()
         await self.redis.aclose()
+        set_context(node=None)  # no longer a node of the cluster
 
     # -- leases -------------------------------------------------------------------------
 
