@@ -13,7 +13,9 @@ server speaks), ``/ws`` (the game), ``/protocol.json`` (the JSON Schema),
 ``/api/tables/{code}/games`` (the ids of its stored games),
 ``/api/games/{id}`` (a game record), ``/api/games/{id}/analysis`` (the expert's
 review of a finished game),
-``/api/players/{name}`` (a player's games and rating).
+``/api/players/{name}`` (a player's games and rating), ``/healthz`` and ``/readyz``
+(:mod:`.health`). ``/metrics`` is served only on the operations listener
+(:mod:`.metrics`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -50,10 +53,14 @@ from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import error_frame
 from .headers import HeaderedStarlette
+from .health import health_routes
 from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refused_response
 from .history import Pages
 from .httpguard import Link, link_of
 from .limits import Bucket, Buckets, WindowCounter, address_key
+from .logs import event
+from .logs import flush as flush_logs
+from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .ratings import INITIAL
 from .reads import TableRead, answer, table_answer
@@ -109,7 +116,8 @@ class Connection:
     """
 
     def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown",
-                 counts: collections.Counter[str] | None = None) -> None:
+                 counts: collections.Counter[str] | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.ws = ws
         #: The transport's controls, when served by the guard (server/httpguard.py).
         self.link: Link | None = link_of(ws.scope)
@@ -153,6 +161,8 @@ class Connection:
         self.hinting = False
         #: The close code when the server closes (1008 policy; 1012 the table moved).
         self.close_code = 1008
+        #: The hub's metrics (frames sent are counted there).
+        self.metrics = metrics
 
     def send(self, text: str) -> None:
         """Queue ``text``; never waits. A frame that would take the queue past
@@ -165,6 +175,8 @@ class Connection:
             return
         self.unsent += size
         self.out.put_nowait(text)
+        if self.metrics is not None:
+            self.metrics.frames_out += 1
 
     async def write_loop(self) -> None:
         while True:
@@ -271,12 +283,21 @@ class Hub:
         #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
         self.cluster: Cluster | None = None
         self._forgetting: set[asyncio.Task[None]] = set()
+        #: Whether this process drains (stops taking tables before it stops): ``/readyz``
+        #: then fails, so a load balancer sends new players elsewhere.
+        self.draining = False
+        #: What the server is doing (``/metrics``, docs/operations.md); the store, the bots
+        #: and the tutor count into it too.
+        self.metrics = Metrics(self)
+        self.store.metrics = self.bots.metrics = self.tutor.metrics = self.metrics
+        self._watch: asyncio.Task[None] | None = None
         if settings.redis:
             from .cluster import Cluster
 
             self.cluster = Cluster(self)
 
     async def open(self) -> None:
+        self._watch = asyncio.create_task(self.metrics.watch(), name="nimmt-watch")
         # First the operator's bots (a bad one stops the server before anything opens).
         await self.bots.start()
         await self.store.open()
@@ -315,6 +336,8 @@ class Hub:
         self.tutor.stop()
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         self.drain()
         if self.cluster is not None:
             await self.cluster.close()
@@ -340,6 +363,10 @@ class Hub:
         """``actor`` ended (closed, or owned by another process now)."""
         if self.tables.get(actor.code) is actor:
             del self.tables[actor.code]
+            how = "moved to another process" if actor.lost else "closed"
+            log.info("table %s %s", actor.code, how,
+                     extra=event("table.ended", table=actor.code,
+                                 reason="moved" if actor.lost else "closed"))
             if self.cluster is not None:
                 task = asyncio.create_task(self.cluster.forget(actor))
                 self._forgetting.add(task)
@@ -391,7 +418,17 @@ class Hub:
             conn.refused = 0
             return True
         conn.refused += 1
+        # Counted under the setting of the first bucket that was short.
+        if not fits:
+            self.metrics.refused("address_bytes")
+        elif conn.bucket.tokens < 1.0:
+            self.metrics.refused("rate")
+        elif player is not None and not self.player_msgs.room(player, 1.0, now):
+            self.metrics.refused("player_rate")
+        else:
+            self.metrics.refused("address_rate")
         if conn.refused >= s.flood_cutoff:
+            self.metrics.refused("flood_cutoff")
             log.warning("cut off a flooding connection from %s (player %s)", addr, player)
             conn.cut_off("flooding", f"{conn.refused} messages in a row came faster than "
                          "the server accepts; the connection is closed")
@@ -406,6 +443,7 @@ class Hub:
     async def on_frame(self, conn: Connection, data: str | bytes) -> None:
         """One frame from ``conn``: charged, checked, parsed, then handled."""
         size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
+        self.metrics.frame_in(size)
         if not self.admit(conn, size):
             return
         if isinstance(data, bytes):
@@ -428,6 +466,7 @@ class Hub:
 
     async def _dispatch(self, conn: Connection, msg: Any) -> None:
         t = msg.type
+        self.metrics.messages[t] += 1
         if t == "hello":
             await self._hello(conn, msg)
             return
@@ -461,6 +500,7 @@ class Hub:
         extra = self.settings.hint_cost - 1.0
         conn.bucket.refill(time.monotonic())
         if conn.bucket.tokens < extra:
+            self.metrics.refused("hint_cost")
             raise P.ProtocolError(
                 "rate_limited", f"a hint costs {self.settings.hint_cost:g} messages of your "
                 f"rate ({self.settings.rate:g} a second); ask again in a moment")
@@ -505,6 +545,7 @@ class Hub:
         elif msg.name is not None:
             name = check_name(msg.name)
             if self.new_names.full(conn.address):
+                self.metrics.refused("names_per_minute")
                 raise P.ProtocolError(
                     "quota", f"at most {self.settings.names_per_minute} new players a minute "
                     "from one address; wait, or say hello with your token")
@@ -514,6 +555,10 @@ class Hub:
         else:
             raise P.ProtocolError("bad_message", "hello needs a name (new player) or a token")
         conn.player_id, conn.name, conn.lang = pid, name, lang
+        self.metrics.player_here(pid)
+        log.info("player %d (%s) said hello%s", pid, name, " as a new player" if token else "",
+                 extra=event("player.hello", player=pid, new=token is not None,
+                             connection=conn.id))
         conn.send(P.Welcome(seq=conn.seq, player=name, token=token, lang=lang, ref=msg.ref)
                   .model_dump_json())
         if msg.table is not None:
@@ -546,20 +591,23 @@ class Hub:
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
         s = self.settings
         if len(self.tables) >= s.max_tables:
+            self.metrics.refused("max_tables")
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
         # Unstarted tables are cheap to open and to leave; started games go on without
         # their host (the bots play them), so they count until they end.
-        for statuses, per_host, per_address, what, then in (
+        for statuses, per_host, per_address, what, then, limit in (
             (("open",), s.tables_per_host, s.tables_per_address, "unstarted",
-             "start or leave one first"),
+             "start or leave one first", "tables"),
             (("open", "playing"), s.running_per_host, s.running_per_address, "running",
-             "wait for one of their games to end"),
+             "wait for one of their games to end", "running"),
         ):
             mine = [a for a in self.tables.values() if a.status in statuses]
             if sum(1 for a in mine if a.host_id == conn.player_id) >= per_host:
+                self.metrics.refused(f"{limit}_per_host")
                 raise P.ProtocolError("quota", f"you host {per_host} {what} tables already: "
                                       f"{then}")
             if sum(1 for a in mine if a.address == conn.address) >= per_address:
+                self.metrics.refused(f"{limit}_per_address")
                 raise P.ProtocolError("quota", f"{per_address} {what} tables come from your "
                                       f"address already: {then}")
         spec = msg.rules.model_dump()
@@ -607,6 +655,11 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
+        log.info("table %s opened by player %d (%s, %d seats)", code, conn.player_id,
+                 rules.name, rules.players,
+                 extra=event("table.created", table=code, player=conn.player_id,
+                             rules=rules.name, seats=rules.players, rated=msg.rated,
+                             private=msg.private))
 
     def bot_quota(self, actor: TableActor, bot: str | None) -> str | None:
         """Why ``actor``'s host may not seat bot ``bot`` now (``None``: play a rematch, the
@@ -652,8 +705,15 @@ class Hub:
         else:
             conn.remote = found
         found.attach(conn, mode, last_seq, ref)
+        log.info("player %d came to table %s (%s)", conn.player_id, code, mode,
+                 extra=event("player.joined", table=code, player=conn.player_id, mode=mode,
+                             here=isinstance(found, TableActor)))
 
     def _leave_current(self, conn: Connection) -> None:
+        at = conn.table or conn.remote
+        if at is not None:
+            log.info("player %d left table %s", conn.player_id, at.code,
+                     extra=event("player.left", table=at.code, player=conn.player_id))
         if conn.table is not None:
             conn.table.detach(conn)
             conn.table = None
@@ -681,8 +741,10 @@ class Hub:
         """Count a new connection in, or say why it may not stay."""
         s = self.settings
         if self.open_connections >= s.max_connections:
+            self.metrics.refused("max_connections")
             return "server_full", "the server holds as many connections as it may; try later"
         if self.connections.get(conn.address, 0) >= s.connections_per_address:
+            self.metrics.refused("connections_per_address")
             return ("too_many_connections", f"at most {s.connections_per_address} connections "
                     "from one address")
         self.connections[conn.address] = self.connections.get(conn.address, 0) + 1
@@ -694,6 +756,8 @@ class Hub:
         if not conn.counted:
             return
         conn.counted = False
+        if conn.player_id:
+            self.metrics.player_gone(conn.player_id)
         self.open_connections -= 1
         left = self.connections.get(conn.address, 0) - 1
         if left > 0:
@@ -810,6 +874,7 @@ class Hub:
             return entry
         s = self.settings
         if self.new_analyses.full(address):
+            self.metrics.refused("analyses_per_minute")
             raise AnalysisRefused(429, f"at most {s.analyses_per_minute} new analyses a "
                                   "minute from one address; ask again later",
                                   self.new_analyses.wait(address))
@@ -976,17 +1041,22 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             yield
         finally:
             await hub.close()
+            log.info("stopped", extra=event("server.stopped"))
+            # SIGTERM ends the process once the app has stopped, with no exit handlers.
+            flush_logs()
 
     async def ws_endpoint(ws: WebSocket) -> None:
         if not hub.origin_allowed(ws.headers.get("origin"), ws.headers.get("host")):
             # Refused before the upgrade (HTTP 403): a page elsewhere may not play for
             # the person who visits it.
-            log.info("refused a WebSocket from origin %r", ws.headers.get("origin"))
+            log.info("refused a WebSocket from origin %r", ws.headers.get("origin"),
+                     extra=event("refused.origin"))
+            hub.metrics.refused("allowed_origins")
             await ws.close(code=1008)
             return
         await ws.accept()
         conn = Connection(ws, settings, address_key(ws.client.host if ws.client else None),
-                          hub.counts)
+                          hub.counts, hub.metrics)
         writer = asyncio.create_task(conn.write_loop())
         refusal = hub.count_in(conn)
         if refusal is not None:
@@ -1110,9 +1180,13 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                 return JSONResponse(data)
         return JSONResponse({"error": f"no player named {shown(name)}"}, status_code=404)
 
+    # /healthz and /readyz: on the game's port and on the operations listener, where
+    # /metrics is too (metrics_address); what comes in on that one sees nothing else.
+    health = health_routes(hub)
     # Every HTTP answer, error pages included, carries the security headers.
     app = HeaderedStarlette(
         routes=[
+            *health,
             Route("/", index),
             Route("/api", about),
             Route("/protocol.json", schema),
@@ -1127,6 +1201,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             *web_routes(hub),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(OpsListener, hub=hub, routes=health)],
     )
     app.state.hub = hub
     return app

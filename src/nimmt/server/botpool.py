@@ -66,7 +66,7 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..bots.base import Budget
 from ..bots.play import Answer, Fault, FaultKind
@@ -76,6 +76,10 @@ from ..views import View
 from . import botworker
 from .autoplay import default_decision
 from .botworker import DEFAULT, HEADER, lane_of
+from .logs import event
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = [
     "AWAY",
@@ -475,6 +479,8 @@ class BotPool:
         self.quick = Lane(self, "quick", 1, QUICK_NICE)
         self.search = Lane(self, "search", max(1, workers), SEARCH_NICE)
         self.lanes = {"quick": self.quick, "search": self.search}
+        #: Where the tables count their bots' decisions (the hub's metrics), if anywhere.
+        self.metrics: Metrics | None = None
 
     # -- names ----------------------------------------------------------------------
 
@@ -599,7 +605,9 @@ class BotPool:
         view = job.view
         fault = Fault(job.seat, job.spec, kind, message, view.round, view.turn)
         log.warning("table %s: %s (%.2f s after a worker took it); the default player plays "
-                    "for it", job.owner.code, fault.describe(), self._seconds(job))
+                    "for it", job.owner.code, fault.describe(), self._seconds(job),
+                    extra=event("bot.fault", table=job.owner.code, bot=job.spec, kind=kind,
+                                seat=job.seat))
         return fault
 
     def fallback(self, job: Job, kind: FaultKind, message: str) -> None:

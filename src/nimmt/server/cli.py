@@ -76,6 +76,17 @@ def serve_command(
         typer.Option(help="Server processes sharing the port on this machine; more than "
                      "one needs --redis [NIMMT_WORKERS; 1]."),
     ] = None,
+    metrics_address: Annotated[
+        str | None,
+        typer.Option(help="host:port of a listener of its own for /metrics (Prometheus), "
+                     "/healthz and /readyz; keep it off the internet [NIMMT_METRICS_ADDRESS; "
+                     "none: no /metrics]."),
+    ] = None,
+    log_format: Annotated[
+        str | None,
+        typer.Option(help="Log lines as text or json, one object per line [NIMMT_LOG_FORMAT; "
+                     "text]."),
+    ] = None,
     bot: Annotated[
         list[str] | None,
         typer.Option("--bot", metavar="NAME=pkg.mod:Class",
@@ -87,7 +98,8 @@ def serve_command(
     """Run the game server: tables for friends and bots, in the browser or the terminal."""
     changes: dict[str, Any] = {
         k: v for k, v in {"host": host, "port": port, "db": db, "data_dir": data_dir,
-                          "redis": redis, "workers": workers}.items()
+                          "redis": redis, "workers": workers,
+                          "metrics_address": metrics_address, "log_format": log_format}.items()
         if v is not None
     }
     try:

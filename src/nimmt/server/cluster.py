@@ -48,6 +48,7 @@ import sqlalchemy as sa
 
 from . import protocol as P
 from .fanout import error_frame
+from .logs import event, set_context
 from .nodewire import (
     NODE_MAX,
     NODE_SHIFT,
@@ -268,6 +269,7 @@ class Cluster:
             raise RuntimeError(f"Redis numbered this process {self.node}, past {NODE_MAX}: "
                                f"delete the key {self.key('nodes', 'next')} while no process "
                                "runs")
+        set_context(node=self.node)
         secret = s.cluster_secret.get_secret_value() or await self.hub.store.cluster_secret()
         self.sealer = Sealer(secret.encode(), s.cluster_window, s.cluster_message_max)
         await self._beat()
@@ -306,6 +308,7 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.pubsub.aclose()
         await self.redis.aclose()
+        set_context(node=None)  # no longer a node of the cluster
 
     # -- leases -------------------------------------------------------------------------
 
@@ -362,7 +365,9 @@ class Cluster:
         if actor is None:
             await self._let_go(table_id)
             return None
-        log.info("node %d took table %s over (token %d)", self.node, actor.code, token)
+        log.info("node %d took table %s over (token %d)", self.node, actor.code, token,
+                 extra=event("cluster.takeover", table=actor.code, token=token))
+        self.hub.metrics.takeovers.inc()
         self.publish(self.key("moved"), json.dumps({"k": "mv", "t": actor.code, "n": self.node}))
         return actor
 
@@ -500,7 +505,9 @@ class Cluster:
                                  args=[self.node, self.ttl_ms])
         for actor, ok in zip(actors, held, strict=True):
             if not ok:
-                log.warning("table %s: the lease was lost; the table stops here", actor.code)
+                log.warning("table %s: the lease was lost; the table stops here", actor.code,
+                            extra=event("cluster.lease_lost", table=actor.code))
+                self.hub.metrics.leases_lost.inc()
                 actor.lose()
                 await actor.stop()
                 self.hub.forget_table(actor)
@@ -645,7 +652,9 @@ class Cluster:
                     pipe.publish(channel, data)
                 counts = await pipe.execute()
             except Exception as exc:
-                log.warning("publishing to Redis failed: %s", exc)
+                log.warning("publishing to Redis failed: %s", exc,
+                            extra=event("cluster.publish_failed", messages=len(batch)))
+                self.hub.metrics.publish_errors.inc()
                 counts = [exc] * len(batch)
             for (_, _, fut), n in zip(batch, counts, strict=True):
                 if fut is not None and not fut.done():
@@ -675,7 +684,9 @@ class Cluster:
         """One message from Redis: opened, read and acted on, or dropped."""
         assert self.sealer is not None
         try:
-            body = parse_body(self.sealer.open(channel, data))
+            opened = self.sealer.open(channel, data)
+            self.hub.metrics.relay_lag.observe(max(0.0, self.sealer.age))
+            body = parse_body(opened)
             if (channel == moved) != isinstance(body, Moved):
                 raise Refused(f"a {body.k!r} message on the wrong channel")
         except Refused as exc:

@@ -209,6 +209,9 @@ class Sealer:
         #: This process's sender id: new at every start, so its numbers start afresh.
         self.sender = secrets.token_hex(8).encode()
         self._sent = 0
+        #: Seconds from the last message opened being sealed to its opening: its way
+        #: through Redis (as far as the two processes' clocks agree).
+        self.age = 0.0
         #: Sender id → (the newest number taken from it, when).
         self._seen: dict[bytes, tuple[int, float]] = {}
 
@@ -247,6 +250,7 @@ class Sealer:
         except UnicodeDecodeError:
             raise Refused("malformed: not UTF-8") from None
         self._seen[sender] = (number, now)
+        self.age = now - stamp / 1000
         return body
 
     def forget(self) -> None:

@@ -24,11 +24,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
+from . import logs
 from .app import Hub, create_app
 from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
 from .lifeline import exit_with_parent
-from .settings import Settings, shown_url
+from .logs import event
+from .metrics import worker_address
+from .settings import Settings, listen_address, shown_url
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]
@@ -74,6 +78,8 @@ def _config(settings: Settings, hub: Hub, guard: Guard) -> uvicorn.Config:
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         log_level="warning",
+        # Once nimmt serve has set the log up (server/logs.py), uvicorn's lines go through it.
+        log_config=None if logs.configured() else LOGGING_CONFIG,
         lifespan="on",
         backlog=4096,
         # SIGTERM: what has not ended by itself after this is cancelled.
@@ -104,9 +110,23 @@ async def _start(settings: Settings, reuse_port: bool = False
     except OSError:
         await hub.close()
         raise
+    sockets = [sock]
+    if settings.metrics_address:
+        # The operations listener: a socket of its own, served by the same server; what
+        # comes in on it sees /metrics, /healthz and /readyz only (server/metrics.py).
+        try:
+            ops = _bind(*listen_address(settings.metrics_address))
+        except OSError as exc:
+            sock.close()
+            await hub.close()
+            raise OSError(exc.errno, f"metrics_address {settings.metrics_address}: "
+                          f"{exc.strerror or exc}") from None
+        sockets.append(ops)
+        host, ops_port = ops.getsockname()[:2]
+        hub.metrics.listening = (str(host), int(ops_port))
     guard = Guard(settings, hub.counts)
     server = _Server(_config(settings, hub, guard), hub)
-    task = asyncio.create_task(server.serve(sockets=[sock]))
+    task = asyncio.create_task(server.serve(sockets=sockets))
     while not server.started:
         if task.done():
             await hub.close()
@@ -141,9 +161,11 @@ async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Hub]]:
 async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = None) -> None:
     """Serve until interrupted; prints the address to open once listening (or, as one of
     ``--workers``, puts its process id on the ``ready`` queue)."""
+    logs.configure(settings)
     # Every connection is a file descriptor: this process may open as many as it is allowed.
     raise_open_file_limit()
-    _server, task, port, guard = await _start(settings, reuse_port)
+    server, task, port, guard = await _start(settings, reuse_port)
+    hub: Hub = server.config.app.state.hub  # type: ignore[union-attr]
     # For as long as the loop runs: asyncio retries a failed accept a second later, even
     # once the server has stopped.
     quiet_accept_errors(asyncio.get_running_loop(), guard.tally)
@@ -153,9 +175,16 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
     gc.freeze()
     if ready is not None:
         ready.put(os.getpid())
-        await task
-        return
-    _say_listening(settings, port)
+    else:
+        _say_listening(settings, port)
+    ops = hub.metrics.listening
+    fields: dict[str, object] = {"port": port, "tables": len(hub.tables)}
+    if ops is not None:
+        fields["metrics"] = f"{address(*ops)}/metrics"
+    log.info("serving on %s (database %s, %d tables resumed%s)", address(settings.host, port),
+             shown_url(settings.database_url()), len(hub.tables),
+             f"; metrics on {fields['metrics']}" if ops else "",
+             extra=event("server.started", **fields))
     await task
 
 
@@ -187,8 +216,11 @@ def serve_workers(settings: Settings) -> bool:
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Queue()
 
-    def start() -> multiprocessing.process.BaseProcess:
-        proc = ctx.Process(target=_worker, args=(child, ready), name="nimmt-server",
+    def start(index: int) -> multiprocessing.process.BaseProcess:
+        # Each process serves its metrics on a port of its own: the first's plus its index.
+        mine = child.model_copy(update={
+            "metrics_address": worker_address(settings.metrics_address, index)})
+        proc = ctx.Process(target=_worker, args=(mine, ready), name="nimmt-server",
                            daemon=False)
         proc.start()
         return proc
@@ -196,7 +228,7 @@ def serve_workers(settings: Settings) -> bool:
     stop: list[int] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda n, _f: stop.append(n))
-    procs = [start() for _ in range(settings.workers)]
+    procs = [start(i) for i in range(settings.workers)]
     try:
         started = 0
         while started < len(procs) and not stop:
@@ -214,7 +246,7 @@ def serve_workers(settings: Settings) -> bool:
                 if proc.exitcode is not None and not stop:
                     log.warning("server process %s ended (%s); starting another", proc.pid,
                                 proc.exitcode)
-                    procs[i] = start()
+                    procs[i] = start(i)
         return True
     finally:
         for proc in procs:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .botpool import BotPool, Owner, decision_seed
+from .botpool import BotPool, Owner, decision_seed, lane_of
 from .commands import AskBot, BotAnswered, Command, StartTimer, Timer, TimerFired
 
 __all__ = ["Scheduler"]
@@ -60,7 +60,11 @@ class Scheduler:
         # The seed comes from the table, the seat and the decision's key, so the answer does
         # not depend on which worker gave it (and a replayed table asks the same questions).
         seed = decision_seed(self.table_id, effect.seat, effect.key)
+        asked = asyncio.get_running_loop().time()
         answer = await self.bots.decide(self.owner, effect.seat, effect.bot, seed, effect.view)
+        if self.bots.metrics is not None:
+            self.bots.metrics.bot_decision(lane_of(effect.bot), answer,
+                                           asyncio.get_running_loop().time() - asked)
         timed_out = answer.fault is not None and answer.fault.kind == "timeout"
         self.post(BotAnswered(effect.seat, effect.key, answer.decision, timed_out))
 

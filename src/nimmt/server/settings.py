@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -19,6 +20,7 @@ __all__ = [
     "default_bot_workers",
     "default_data_dir",
     "default_hint_workers",
+    "listen_address",
     "shown_url",
 ]
 
@@ -74,6 +76,22 @@ def shown_url(url: str) -> str:
         query = "&".join("password=***" if part.lower().startswith("password=") else part
                          for part in query.split("&"))
     return f"{scheme}://{where}{q}{query}"
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """``host:port`` (``[v6]:port`` for an IPv6 address) as the pair a socket binds.
+
+    >>> listen_address("127.0.0.1:9100"), listen_address("[::1]:0")
+    (('127.0.0.1', 9100), ('::1', 0))
+    """
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not host or not port.isascii() or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"{text!r} is not host:port")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise ValueError(f"{text!r}: write an IPv6 address in brackets, [::1]:9100")
+    return host, int(port)
 
 
 class Settings(BaseSettings):
@@ -287,6 +305,27 @@ class Settings(BaseSettings):
     cluster_read_timeout: float = Field(default=5.0, gt=0, le=120)
     #: HTTP reads waiting for other processes' answers at once; more are answered 503.
     cluster_reads: int = Field(default=256, ge=1, le=100_000)
+
+    # -- running it (docs/operations.md) -------------------------------------------------------
+    #: ``host:port`` of the operations listener: ``/metrics`` (Prometheus), ``/healthz`` and
+    #: ``/readyz`` on a socket of their own, never the game's (with ``workers`` N, process
+    #: k listens on port + k). Empty: no ``/metrics`` at all; the game's port still answers
+    #: ``/healthz`` and ``/readyz``.
+    metrics_address: str = ""
+    #: Log lines as readable text, or one JSON object per line (for a log collector).
+    log_format: Literal["text", "json"] = "text"
+    #: The least important lines of nimmt's own loggers written (``debug`` adds the bot
+    #: workers' starts); other libraries write their warnings and errors.
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    #: Seconds ``/readyz`` waits for the database (and Redis) before it says it failed.
+    ready_timeout: float = Field(default=2.0, gt=0, le=60)
+
+    @field_validator("metrics_address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        if value.strip():
+            listen_address(value)
+        return value.strip()
 
     @field_validator("cluster_secret")
     @classmethod

@@ -22,10 +22,11 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from alembic import command
@@ -34,6 +35,11 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from .logs import event
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 __all__ = ["LogEntry", "StaleOwner", "Store", "fence", "hash_token", "metadata"]
 
@@ -213,6 +219,8 @@ class Store:
         self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future[Any]]] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self.commits = 0
+        #: Where each commit's latency is counted (the hub's metrics), if anywhere.
+        self.metrics: Metrics | None = None
 
     # -- life --------------------------------------------------------------------
 
@@ -270,7 +278,8 @@ class Store:
                 try:
                     results = await self._commit(work)
                 except Exception:
-                    log.exception("a group commit failed; retrying its writes one by one")
+                    log.exception("a group commit failed; retrying its writes one by one",
+                                  extra=event("db.error", writes=len(work)))
                     for item in work:
                         try:
                             (res,) = await self._commit([item])
@@ -286,6 +295,19 @@ class Store:
                 return
 
     async def _commit(self, work: list[tuple[str, Any, asyncio.Future[Any]]]) -> list[Any]:
+        started = time.perf_counter()
+        try:
+            results = await self._transaction(work)
+        except Exception:
+            if self.metrics is not None:
+                self.metrics.db_errors.inc()
+            raise
+        if self.metrics is not None:
+            self.metrics.commit(time.perf_counter() - started, len(work))
+        return results
+
+    async def _transaction(self, work: list[tuple[str, Any, asyncio.Future[Any]]]
+                           ) -> list[Any]:
         results: list[Any] = [None] * len(work)
         async with self.engine.begin() as conn:
             rows: list[dict[str, Any]] = []

@@ -65,6 +65,7 @@ from .fanout import Fanout, bot_names, bounded, history_frame, older
 from .fanout import Peer as Receiver
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
+from .logs import event
 from .payloads import AdvicePayload, TableInfo, build, dump, view_payload
 from .persist import persist
 from .reducer import Limits, Seat, StreamItem, Table, bot_priority, info, reduce, replay, trim
@@ -288,7 +289,8 @@ class TableActor:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("table %s failed on %s", self.code, type(command).__name__)
+                log.exception("table %s failed on %s", self.code, type(command).__name__,
+                              extra=event("table.error", table=self.code))
                 who = getattr(command, "who", None)
                 if who is not None:
                     self.fanout.refuse(who.conn, "internal", "the server failed on that message",
@@ -322,21 +324,25 @@ class TableActor:
             if self.table.n == logged:
                 raise  # nothing was applied: the table is still what the store has
             log.exception("table %s failed on %s after changing; the table stops",
-                          self.code, type(command).__name__)
+                          self.code, type(command).__name__,
+                          extra=event("table.error", table=self.code))
             effects = self._halt(command)
-        if effects and isinstance(effects[0], Persist):
+        stored = effects[0] if effects else None
+        if isinstance(stored, Persist):
             try:
-                await persist(self.store, self.table.id, effects[0], self.token)
+                await persist(self.store, self.table.id, stored, self.token)
             except StaleOwner:
                 log.warning("table %s is owned by another process now; it stops here",
-                            self.code)
+                            self.code, extra=event("table.lost", table=self.code))
                 self.lose()
                 return
             except Exception:
                 log.exception("table %s: storing entries from %d failed; the table stops",
-                              self.code, effects[0].first_n)
+                              self.code, stored.first_n,
+                              extra=event("db.error", table=self.code))
                 effects = self._halt(command)
             else:
+                _tell(self.code, stored)
                 del effects[0]
         now = loop.time()
         for effect in effects:
@@ -526,6 +532,21 @@ class TableActor:
     def resume(self) -> None:
         """After :meth:`replay`: everyone is disconnected; bots and timers start again."""
         self.post(Resume())
+
+
+def _tell(code: str, stored: Persist) -> None:
+    """Log what a stored change means in the table's life: a new status (``playing``: a game
+    started; ``over``; ``closed``), a game ended."""
+    if stored.status is not None:
+        log.info("table %s is %s now", code, stored.status,
+                 extra=event("table.status", table=code, status=stored.status))
+    for game in stored.results:
+        log.info("table %s: game %d %s", code, game.game_no,
+                 "finished" if game.finished else "was cut short",
+                 extra=event("game.ended", table=code, game=game.game_no,
+                             finished=game.finished, rated=game.rated,
+                             seats=len(game.players),
+                             bots=sum(1 for p in game.players if p is None)))
 
 
 def _entries(rows: list[LogEntry]) -> list[tuple[int, Any]]:

@@ -63,6 +63,7 @@ from .tutorworker import HEADER
 if TYPE_CHECKING:
     from ..advice import GameReview
     from ..views import View
+    from .metrics import Metrics
     from .settings import Settings
 
 __all__ = ["TUTOR_NICE", "Job", "Lane", "Tutor", "TutorBusy", "TutorFailed", "TutorStopped"]
@@ -112,6 +113,8 @@ class Job:
     future: asyncio.Future[Any]
     #: When a worker took it (the loop's clock), 0 while it waits.
     started: float = 0.0
+    #: When it was asked for (the loop's clock): its wait and its work are measured.
+    asked: float = 0.0
 
 
 class Lane:
@@ -213,14 +216,19 @@ class Lane:
             raise TutorStopped("the server is stopping")
         loop = asyncio.get_running_loop()
         now = loop.time()
+        metrics = self.tutor.metrics
         if self.pending(key) >= self.per_key:
+            if metrics is not None:
+                metrics.refused(f"{self.name}_share")
             raise TutorBusy(f"your last {self.name} is still being computed",
                             self.wait_of(key), own=True)
         pending = self.pending()
         if pending >= self.queue:
+            if metrics is not None:
+                metrics.refused(f"{self.name}_queue")
             raise TutorBusy(f"{pending} {self.name}s are being computed or waiting",
                             self._seconds(self._room_in(now)), own=False)
-        job = Job(self, kind, args, key, loop.create_future())
+        job = Job(self, kind, args, key, loop.create_future(), asked=now)
         self.queues.setdefault(key, collections.deque()).append(job)
         self._start()
         self._changed.set()
@@ -267,6 +275,10 @@ class Lane:
     def answered(self, job: Job, value: Any, took: float) -> None:
         self.done += 1
         self.expected += _WEIGHT * (took - self.expected)
+        metrics = self.tutor.metrics
+        if metrics is not None:
+            metrics.advice_seconds.labels(self.name).observe(
+                asyncio.get_running_loop().time() - job.asked)
         if not job.future.done():
             job.future.set_result(value)
 
@@ -468,6 +480,8 @@ class Tutor:
                              limit=analysis_seconds + decision_seconds + grace,
                              expected=analysis_seconds)
         self.lanes = (self.hints, self.analyses)
+        #: Where the jobs' times and refusals are counted (the hub's metrics), if anywhere.
+        self.metrics: Metrics | None = None
 
     @classmethod
     def of(cls, settings: Settings) -> Tutor:
