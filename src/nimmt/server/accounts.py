@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from .app import Connection, Hub
 
 __all__ = ["ACCOUNT_MESSAGES", "Accounts", "Identity", "Sanctions", "address_network",
-           "released_placeholder"]
+           "released_placeholder", "replace_codes", "write_signal"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -786,7 +786,8 @@ def _set_hash(player_id: int, new_hash: str) -> Read:
     return op
 
 
-async def _replace_codes(c: AsyncConnection, player_id: int, now: float) -> list[str]:
+async def replace_codes(c: AsyncConnection, player_id: int, now: float) -> list[str]:
+    """New recovery codes for ``player_id`` in ``c``'s transaction (the old ones go)."""
     codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
     await c.execute(recovery_codes.delete().where(recovery_codes.c.player_id == player_id))
     await c.execute(recovery_codes.insert(), [
@@ -797,7 +798,7 @@ async def _replace_codes(c: AsyncConnection, player_id: int, now: float) -> list
 
 def _new_codes(player_id: int) -> Read:
     async def op(c: AsyncConnection) -> list[str]:
-        return await _replace_codes(c, player_id, time.time())
+        return await replace_codes(c, player_id, time.time())
 
     return op
 
@@ -813,7 +814,7 @@ def _claim(player_id: int, new_hash: str) -> Read:
             .values(password_hash=new_hash, password_changed=now))
         if res.rowcount != 1:
             return None
-        return await _replace_codes(c, player_id, now)
+        return await replace_codes(c, player_id, now)
 
     return op
 
