@@ -272,7 +272,7 @@ class Accounts:
         if banned is not None:
             raise P.ProtocolError("banned", f"this address is banned {banned.said()}")
         if msg.token is not None:
-            if msg.name is not None or msg.password is not None:
+            if msg.name is not None or msg.password is not None or msg.recovery_code is not None:
                 raise P.ProtocolError("bad_message", "hello has a token, or a name, not both")
             ident = await self._resume(conn, msg.token)
         elif msg.name is not None and msg.password is not None:
@@ -315,7 +315,8 @@ class Accounts:
         if exists is not None:
             like = "" if exists.name == name else f" looks like {exists.name!r}, which"
             raise P.ProtocolError("name_taken", f"the name {name!r}{like} belongs to another "
-                                  "player; choose another, or send your token")
+                                  "player; choose another, or send your token (or your "
+                                  "password, if the name is your account's)")
         token = new_token()
         address = conn.address
 

@@ -29,6 +29,7 @@ import concurrent.futures
 import hashlib
 import secrets
 import unicodedata
+from collections.abc import Callable
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -116,10 +117,8 @@ class Hasher:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    async def _run(self, fn: object, *args: str) -> str:
-        loop = asyncio.get_running_loop()
-        result: str = await loop.run_in_executor(self._pool, fn, *args)  # type: ignore[arg-type]
-        return result
+    async def _run(self, fn: Callable[[str], str], arg: str) -> str:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, arg)
 
     def _admit(self) -> None:
         if self.pending >= self.limit:
