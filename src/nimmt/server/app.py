@@ -467,8 +467,11 @@ class Hub:
         # A token, a sign-in, a recovery or a new guest (server/accounts.py).
         who = await self.accounts.hello(conn, msg)
         conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
+        # A guest's welcome leaves ``account`` out (false), so clients older than accounts,
+        # whose models forbid unknown fields, read it as before.
         conn.send(P.Welcome(seq=conn.seq, player=who.name, token=who.token, lang=lang,
-                            account=who.account, ref=msg.ref).model_dump_json())
+                            account=who.account, ref=msg.ref)
+                  .model_dump_json(exclude=None if who.account else {"account"}))
         if msg.table is not None:
             await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
