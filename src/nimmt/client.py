@@ -37,6 +37,7 @@ from .server.protocol import (
     EventItem,
     Events,
     Hint,
+    History,
     LobbyList,
     NoticeItem,
     Prompt,
@@ -275,6 +276,19 @@ class Client:
         msg = await self.request({"type": "hint"}, want="hint", timeout=timeout)
         assert isinstance(msg, Hint)
         return msg
+
+    async def history(self, before_seq: int, after_seq: int = 0,
+                      limit: int | None = None) -> History:
+        """A page of the table's stream older than ``before_seq`` (and newer than
+        ``after_seq``): what a catch-up left out (its ``older`` says which), page by page
+        (each page's ``older`` says what is still older)."""
+        msg: dict[str, Any] = {"type": "history", "before_seq": before_seq,
+                               "after_seq": after_seq}
+        if limit is not None:
+            msg["limit"] = limit
+        page = await self.request(msg, want="history")
+        assert isinstance(page, History)
+        return page
 
     async def set_hints(self, on: bool) -> Ack:
         """Host: allow or forbid hints at the table."""

@@ -190,6 +190,7 @@ REFUSALS: dict[str, str] = {
     "no_session": N_("You have no such session."),
     "banned": N_("The operator of this server has banned you."),
     "muted": N_("The operator of this server has muted you: your messages are not sent."),
+    "server_busy": N_("The server is busy. Please try again in a moment."),
 }
 
 

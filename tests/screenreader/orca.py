@@ -513,26 +513,40 @@ class Desktop:
         return self.page
 
     def _chromium(self, url: str) -> Any:
-        """Start Chromium on ``url``: its page, through Playwright over CDP."""
-        profile = self.work / "chrome"
-        self._spawn(["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility",
-                     "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
-                     "--disable-background-networking", "--disable-component-update",
-                     "--disable-sync", "--password-store=basic", f"--lang={self.lang}",
-                     "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-                     f"--user-data-dir={profile}", "--window-position=0,0",
-                     # An app window: the page alone, without the browser's toolbar and
-                     # its warning bar (--test-type), as a player's Tab stays in the page.
-                     "--window-size=1200,1000", "--test-type", f"--app={url}"], "chromium")
-        port_file = profile / "DevToolsActivePort"
-        self._wait(lambda: port_file.exists() and bool(port_file.read_text().strip()),
-                   "Chromium's DevTools port")
-        port = port_file.read_text().split()[0]
-        self._browser = self.pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
-                                                           timeout=90_000)
+        """Start Chromium on ``url``: its page, through Playwright over CDP. On a loaded
+        machine Chromium has been seen to accept the DevTools connection and never answer
+        on it: then it is started again, once."""
+        for attempt in range(2):
+            proc = self._spawn_chromium(url, attempt)
+            port_file = self.work / f"chrome{attempt}" / "DevToolsActivePort"
+            self._wait(lambda f=port_file: f.exists() and bool(f.read_text().strip()),
+                       "Chromium's DevTools port")
+            port = port_file.read_text().split()[0]
+            try:
+                self._browser = self.pw.chromium.connect_over_cdp(
+                    f"http://127.0.0.1:{port}", timeout=60_000 * (attempt + 1))
+                break
+            except Exception:
+                if attempt:
+                    raise
+                proc.kill()
+                proc.wait(timeout=30)
         self._wait(lambda: bool(self._browser.contexts and self._browser.contexts[0].pages),
                    "Chromium's page")
         return self._browser.contexts[0].pages[0]
+
+    def _spawn_chromium(self, url: str, attempt: int) -> subprocess.Popen[bytes]:
+        profile = self.work / f"chrome{attempt}"
+        return self._spawn(
+            ["chromium", "--no-sandbox", "--disable-gpu", "--force-renderer-accessibility",
+             "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--password-store=basic", f"--lang={self.lang}",
+             "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+             f"--user-data-dir={profile}", "--window-position=0,0",
+             # An app window: the page alone, without the browser's toolbar and
+             # its warning bar (--test-type), as a player's Tab stays in the page.
+             "--window-size=1200,1000", "--test-type", f"--app={url}"], f"chromium{attempt}")
 
     def _firefox(self, url: str) -> BiDiPage:
         """Start Firefox ESR on ``url`` in a fresh profile (:data:`FIREFOX_PREFS`, the

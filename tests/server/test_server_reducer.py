@@ -78,7 +78,7 @@ from nimmt.server.commands import (
     WakeBots,
     Who,
 )
-from nimmt.server.fanout import Fanout, since
+from nimmt.server.fanout import Fanout
 from nimmt.server.reducer import Limits, Table, reduce, replay, trim
 from nimmt.server.tablelog import Decided, Entry, entry_from_row, entry_to_row
 from profiles import examples
@@ -157,7 +157,7 @@ class Harness:
                 self.fanout.send_state(conn, viewer, ref, self.now)
             case SendMissed(conn, viewer, after):
                 self._as(((conn, viewer),))
-                self.fanout.send_items(conn, viewer, since(self.table.items, after), self.now)
+                self.fanout.catch_up(conn, viewer, after, self.now, 300, 1 << 17)
             case Broadcast(after, state, audience):
                 self._as(audience)
                 self.fanout.broadcast(after, state, audience, self.now)

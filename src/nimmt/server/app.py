@@ -48,10 +48,13 @@ from .botpool import BotPool
 from .cluster import lobby_entry
 from .fanout import error_frame
 from .headers import HeaderedStarlette
+from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refused_response
+from .history import Pages
 from .httpguard import Link, link_of
 from .limits import Bucket, Buckets, WindowCounter, address_key
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .reads import TableRead, answer, table_answer
+from .reducer import speaker_of
 from .settings import Settings
 from .store import LogEntry, Store, game_players, games, players, tables
 from .table import TableActor
@@ -61,7 +64,7 @@ from .tutor import Tutor, TutorBusy
 if TYPE_CHECKING:
     from .cluster import Cluster, RemoteTable
 
-__all__ = ["Connection", "Hub", "create_app", "echo_ref"]
+__all__ = ["Connection", "Hub", "create_app", "echo_ref", "game_json"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -248,6 +251,11 @@ class Hub:
                             grace=settings.bot_grace, extra=settings.bots)
         #: Where hints and game analyses are computed: worker processes of their own.
         self.tutor = Tutor(workers=settings.tutor_workers, queue=settings.tutor_queue)
+        #: Where what must not run on the event loop is built (replays, records, speech,
+        #: pages of old stream items), with its cache and its limits.
+        self.reads = Reads(settings)
+        #: Pages of old stream items rebuilt from the log, kept for the pages that follow.
+        self.pages = Pages(self.reads, self.store, settings.history_cache)
         #: Finished games' analyses, by game id (the newest ``analysis_cache``), and those
         #: being computed, so a game asked for twice at once is analysed once.
         self.analyses: collections.OrderedDict[int, GameReview] = collections.OrderedDict()
@@ -307,13 +315,14 @@ class Hub:
         await self.store.close()
         await self.bots.close()
         await self.tutor.close()
+        self.reads.close()
 
     def _actor(self, row: Any) -> TableActor:
         settings = json.loads(row.settings)
         return TableActor(
             store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
-            on_close=self.forget_table, table_id=row.id, code=row.code, name=row.name,
-            host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
+            pages=self.pages, on_close=self.forget_table, table_id=row.id, code=row.code,
+            name=row.name, host_id=row.host_id, rules=Rules.from_dict(json.loads(row.rules)),
             turn_timer=settings["turn_timer"], rated=settings["rated"],
             private=settings["private"],
         )
@@ -432,6 +441,8 @@ class Hub:
         else:
             if t == "hint":
                 self.charge_hint(conn)  # at the connection's own process, wherever the table is
+            elif t == "history":
+                self.charge_history(conn)
             elif t == "chat":
                 self.accounts.check_chat(conn)
             if conn.remote is not None:
@@ -449,6 +460,22 @@ class Hub:
                 "rate_limited", f"a hint costs {self.settings.hint_cost:g} messages of your "
                 f"rate ({self.settings.rate:g} a second); ask again in a moment")
         conn.bucket.tokens -= extra
+
+    def charge_history(self, conn: Connection) -> None:
+        """A page of history may be rebuilt from the log: it costs ``history_cost``
+        messages of the connection's rate and of its player's (the frame itself paid
+        one of each)."""
+        s = self.settings
+        extra = s.history_cost - 1.0
+        now = time.monotonic()
+        conn.bucket.refill(now)
+        if conn.bucket.tokens < extra or not self.player_msgs.room(conn.player_id, extra, now):
+            raise P.ProtocolError(
+                "rate_limited", f"a page of history costs {s.history_cost:g} messages of your "
+                f"rate ({s.rate:g} a second, {s.player_rate:g} per player); ask again in a "
+                "moment")
+        conn.bucket.tokens -= extra
+        self.player_msgs.take(conn.player_id, extra, now)
 
     async def _hello(self, conn: Connection, msg: P.Hello) -> None:
         if msg.version != P.PROTOCOL_VERSION:
@@ -526,7 +553,7 @@ class Hub:
         table_id: int = await self.store.run(op)
         actor = TableActor(
             store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
-            on_close=self.forget_table, table_id=table_id, code=code, name=name,
+            pages=self.pages, on_close=self.forget_table, table_id=table_id, code=code, name=name,
             host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
             private=msg.private,
         )
@@ -639,6 +666,10 @@ class Hub:
         return result
 
     async def game(self, game_id: int) -> dict[str, Any] | None:
+        """Stored game ``game_id`` as ``/api/games/{id}`` gives it, its ``record`` still the
+        JSON text the store keeps (a long game's is megabytes: it is parsed in a read
+        process, :func:`game_json`)."""
+
         async def q(c: AsyncConnection) -> dict[str, Any] | None:
             row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
             if row is None:
@@ -653,7 +684,7 @@ class Hub:
                 "players": [{"seat": s.seat, "name": s.name, "total": s.total,
                              "winner": s.winner, "human": s.player_id is not None,
                              "mu_after": s.mu_after} for s in seats],
-                "record": json.loads(row.record),
+                "record": str(row.record),
             }
 
         result: dict[str, Any] | None = await self.store.read(q)
@@ -737,6 +768,13 @@ class Hub:
 
         result: dict[str, Any] | None = await self.store.read(q)
         return result
+
+
+def game_json(data: dict[str, Any]) -> bytes:
+    """The answer of ``/api/games/{id}``: the game as :meth:`Hub.game` read it, its record
+    parsed (in a read process: a long game's record is megabytes)."""
+    return json.dumps({**data, "record": json.loads(data["record"])},
+                      separators=(",", ":")).encode()
 
 
 class AnalysisRefused(Exception):
@@ -860,15 +898,22 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return JSONResponse({"error": "no table has that code"}, status_code=404)
         return JSONResponse({"table": code, "games": found})
 
-    async def game(request: Request) -> JSONResponse:
+    async def game(request: Request) -> Response:
         try:
             game_id = row_id(request.path_params["game_id"], "game")
         except BadParam as exc:
             return refusal(exc)
-        data = await hub.game(game_id)
-        if data is None:
+        reader = speaker_of((request.query_params.get("lang") or "en")[:35])
+        address = address_key(request.client.host if request.client else None)
+        try:
+            # Stored games never change: built once, off the event loop, then kept.
+            body = await game_read(hub.reads, ("game", game_id), address,
+                                   lambda: hub.game(game_id), game_json)
+        except ReadRefused as exc:
+            return refused_response(exc, reader)
+        if body is None:
             return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
-        return JSONResponse(data)
+        return json_bytes_response(body)
 
     async def analysis(request: Request) -> JSONResponse:
         try:

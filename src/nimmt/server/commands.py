@@ -33,6 +33,7 @@ __all__ = [
     "Advise",
     "AskBot",
     "AskHint",
+    "AskHistory",
     "Attach",
     "Audience",
     "BotAnswered",
@@ -59,6 +60,7 @@ __all__ = [
     "RemoveBot",
     "Resume",
     "Say",
+    "SendHistory",
     "SendMissed",
     "SendState",
     "SetHints",
@@ -191,6 +193,18 @@ class AskHint:
 
 
 @dataclass(frozen=True, slots=True)
+class AskHistory:
+    """A connection at the table asks for the items with ``after < seq < before``, a page
+    of at most ``limit`` stream positions (None: the server's page size)."""
+
+    who: Who
+    ref: P.Ref
+    before: int
+    after: int
+    limit: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class TakeOver:
     """Take one's seat back from the default player."""
 
@@ -236,7 +250,7 @@ class Leave:
 #: The commands made of a person's table messages: refused once the table is closed.
 Message: TypeAlias = (
     SitDown | AddBot | RemoveBot | StartGame | Rematch | Decide | TakeOver | Say | Kick | Leave
-    | AskHint | SetHints
+    | AskHint | SetHints | AskHistory
 )
 
 # -- commands: connections, bots, timers, the actor ------------------------------------------------
@@ -376,12 +390,27 @@ class SendState:
 
 @dataclass(frozen=True, slots=True)
 class SendMissed:
-    """Send connection ``conn`` the stream items after ``after`` as ``viewer`` may see them;
-    items no longer in memory are rebuilt from the store."""
+    """Send connection ``conn`` the newest stream items after ``after`` as ``viewer`` may
+    see them: a catch-up, bounded in items and bytes, from what the table holds in memory;
+    the frame says what it left out, which :class:`SendHistory` pages back."""
 
     conn: int
     viewer: int | None
     after: int
+
+
+@dataclass(frozen=True, slots=True)
+class SendHistory:
+    """Answer connection ``conn`` (its message ``ref``) with a page of the items with
+    ``after < seq < before`` as ``viewer`` may see them (items no longer in memory are
+    rebuilt from the store's log, off the event loop)."""
+
+    conn: int
+    viewer: int | None
+    ref: P.Ref
+    before: int
+    after: int
+    limit: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,7 +481,7 @@ class CloseTable:
 
 
 Effect: TypeAlias = (
-    Persist | Ack | Refuse | SendState | SendMissed | Broadcast | Presence | AskBot
+    Persist | Ack | Refuse | SendState | SendMissed | SendHistory | Broadcast | Presence | AskBot
     | Advise | StartTimer | CancelTimer | WakeBots | CloseTable
 )
 
@@ -492,4 +521,6 @@ def from_message(
             return AskHint(who, ref)
         case P.SetHints(hints=on):
             return SetHints(who, ref, on)
+        case P.AskHistory(before_seq=before, after_seq=after, limit=limit):
+            return AskHistory(who, ref, before, after, limit)
     raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")

@@ -16,7 +16,7 @@ the shortcuts for it too (``sheet``), in the connection's language.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
@@ -28,7 +28,9 @@ from .commands import Audience
 from .payloads import (
     ChatItem,
     EventItem,
+    Line,
     NoticeItem,
+    Older,
     RulesInfo,
     build,
     dump,
@@ -48,7 +50,8 @@ from .reducer import (
     speaker_of,
 )
 
-__all__ = ["STEP_STARTS", "Fanout", "Peer", "error_frame", "narration", "seen", "since"]
+__all__ = ["STEP_STARTS", "Fanout", "Peer", "bounded", "error_frame", "history_frame",
+           "narration", "older", "seen", "since"]
 
 #: Events that open a new resolution step: the narration says each step as one entry.
 STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
@@ -151,6 +154,85 @@ def _other_item(seq: int, payload: Notice | ChatLine, speak: Narrator,
                             "said": speak.chat_sentence(payload.name, payload.text)})
 
 
+def _step_start(item: StreamItem) -> bool:
+    return item.kind == "event" and isinstance(item.payload, STEP_STARTS)
+
+
+def bounded(items: Sequence[StreamItem], after: int, max_items: int, max_bytes: int,
+            frame: Callable[[Sequence[StreamItem], int], str]) -> str:
+    """The frame ``frame(kept, begin)`` of the newest of ``items`` (the items after
+    ``after`` still at hand, in order) that holds at most ``max_items`` of them and fits
+    in ``max_bytes`` bytes (UTF-8); ``begin`` is the position of the first item kept, so
+    a frame with ``begin > after + 1`` left the items in between out and says so.
+
+    Items are left out from the oldest end. A frame that leaves some out starts at a
+    resolution step's beginning where it can, so its narration tells whole steps. Each
+    try keeps the share of items the last one had room for, so a few tries settle it;
+    the frame with no item left is the last.
+    """
+    kept = list(items[len(items) - max_items:]) if max_items < len(items) else list(items)
+    while True:
+        begin = kept[0].seq if kept else (items[-1].seq + 1 if items else after + 1)
+        if begin > after + 1 and kept:
+            first = next((i for i, it in enumerate(kept) if _step_start(it)), 0)
+            kept = kept[first:]
+            begin = kept[0].seq
+        text = frame(kept, begin)
+        size = len(text.encode())
+        if size <= max_bytes or not kept:
+            return text
+        keep = min(len(kept) - 1, int(len(kept) * max_bytes / size * 0.9))
+        kept = kept[len(kept) - keep:] if keep > 0 else []
+
+
+def older(after: int, begin: int) -> Older | None:
+    """What a frame whose first item is at ``begin`` left out after ``after``."""
+    return build(Older, {"after": after, "before": begin}) if begin > after + 1 else None
+
+
+def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
+                  names: Sequence[str], shown: Mapping[str, str], seq: int,
+                  left: Older | None, ref: P.Ref) -> str:
+    """A ``history`` page: ``items`` as ``viewer`` may see them, and the page said line by
+    line in ``lang`` (one line per resolution step, notice and chat line, in stream
+    order); ``left``: what is still older. Pure, so a read thread may build it."""
+    models, _ = seen(items, viewer, {}, shown, lang)
+    said = {m.seq: (m.kind, m.text if m.kind == "notice" else m.said)
+            for m in models if m.kind != "event"}
+    speak = narrator(lang)
+    lines: list[tuple[int, str, str]] = []
+    step: list[Event] = []
+    step_seq = 0
+
+    def flush() -> None:
+        if step:
+            text = speak.announce(step, names, viewer)
+            if text:
+                lines.append((step_seq, "event", text))
+            step.clear()
+
+    for item in items:
+        if item.kind != "event":
+            if item.seq in said:
+                lines.append((item.seq, *said[item.seq]))
+            continue
+        ev = for_viewer(cast(Event, item.payload), viewer)
+        if ev is None:
+            continue
+        if step and isinstance(ev, STEP_STARTS):
+            flush()
+        if not step:
+            step_seq = item.seq
+        step.append(ev)
+    flush()
+    lines.sort(key=lambda line: line[0])
+    return dump(build(P.History, {
+        "seq": seq, "type": "history", "items": models,
+        "lines": [build(Line, {"seq": s, "kind": k, "text": x}) for s, k, x in lines],
+        "older": left, "ref": ref,
+    }))
+
+
 class Fanout:
     """Builds and sends one table's frames (``peers``: its connections by number)."""
 
@@ -179,14 +261,15 @@ class Fanout:
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
                      now: float, cache: dict[object, Any], *, always: bool,
-                     names: Sequence[str] | None = None) -> str | None:
+                     names: Sequence[str] | None = None,
+                     left: Older | None = None) -> str | None:
         """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
         the prompt even when no item is for the viewer). ``names``: the seats' names, when
-        the caller has them already."""
+        the caller has them already; ``left``: what a catch-up left out."""
         t = self.table
         models, events = seen(items, viewer, cache, bot_names(t, lang), lang)
         asked = prompt(t, viewer, now)
-        if not models and (asked is None or not always):
+        if not models and (asked is None or not always) and left is None:
             return None
         names = names if names is not None else t.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
@@ -196,6 +279,7 @@ class Fanout:
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang),
+            "older": left,
         }))
 
     # -- sending ----------------------------------------------------------------------------
@@ -216,15 +300,30 @@ class Fanout:
             peer.seq = self.table.seq
             peer.send(self.state_frame(viewer, peer.lang, ref, now))
 
-    def send_items(self, conn: int, viewer: int | None, items: Sequence[StreamItem],
-                   now: float) -> None:
-        """The items a reconnecting connection missed, with their narration."""
+    def catch_up(self, conn: int, viewer: int | None, after: int, now: float,
+                 max_items: int, max_bytes: int) -> None:
+        """What a connection coming back missed after ``after``, with its narration: the
+        newest ``max_items`` items at most, in ``max_bytes`` bytes at most, from what the
+        table holds in memory (nothing is read back or rebuilt here, however long the
+        game). The frame's ``older`` says what it left out; ``history`` pages back."""
         peer = self.peers.get(conn)
         if peer is None:
             return
-        text = self.events_frame(items, viewer, peer.lang, now, {}, always=False)
-        if text is not None:
-            peer.send(text)
+        lang = peer.lang
+        names = self.table.names(lang)
+        missed = since(self.table.items, after)
+        sent: list[str | None] = []
+
+        def frame(kept: Sequence[StreamItem], begin: int) -> str:
+            left = older(after, begin)
+            text = self.events_frame(kept, viewer, lang, now, {}, always=False,
+                                     names=names, left=left)
+            sent[:] = [text]
+            return text or ""
+
+        bounded(missed, after, max_items, max_bytes, frame)
+        if sent and sent[0] is not None:
+            peer.send(sent[0])
 
     def presence(self, audience: Audience, now: float) -> None:
         """Someone came or went: a fresh table_state to each of ``audience``."""

@@ -40,7 +40,9 @@ __all__ = [
     "EventPayload",
     "GameAnalysis",
     "Item",
+    "Line",
     "NoticeItem",
+    "Older",
     "OptionAdvice",
     "PendingInfo",
     "PlayerReviewPayload",
@@ -612,6 +614,30 @@ class ChatItem(_Payload):
 
 
 Item: TypeAlias = Annotated[EventItem | NoticeItem | ChatItem, Field(discriminator="kind")]
+
+
+class Older(_Payload):
+    """Items of the table's stream a frame left out: those with ``after < seq < before``.
+    A catch-up carries the newest items only, and a page of history a bounded number:
+    ask for the rest with ``history`` (``before_seq`` = ``before``, ``after_seq`` =
+    ``after``), page by page."""
+
+    after: int
+    """The items left out come after this position (what the client said it had seen)."""
+    before: int
+    """... and before this one (the oldest item sent)."""
+
+
+class Line(_Payload):
+    """One line of a page of history, said in the connection's language: a resolution
+    step's narration, a notice or a chat line."""
+
+    seq: int
+    """The position of the item the line starts at (a step's first item)."""
+    kind: Literal["event", "notice", "chat"]
+    """What the line tells: game events (one resolution step), a notice, a chat line."""
+    text: str
+    """The line (the narration, the notice's ``text`` or the chat line's ``said``)."""
 
 
 # -- hints and analyses (nimmt.advice) --------------------------------------------------------

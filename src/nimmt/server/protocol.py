@@ -33,7 +33,9 @@ from .payloads import (
     EventItem,
     GameAnalysis,
     Item,
+    Line,
     NoticeItem,
+    Older,
     Prompt,
     SeatInfo,
     Sheet,
@@ -48,8 +50,11 @@ __all__ = [
     "DecisionMessage",
     "ErrorCode",
     "EventItem",
+    "History",
     "Item",
+    "Line",
     "NoticeItem",
+    "Older",
     "Prompt",
     "ProtocolError",
     "SeatInfo",
@@ -124,6 +129,8 @@ ERROR_CODES: dict[str, str] = {
     "no_session": "you have no session with that id",
     "banned": "the operator banned this player or address; the connection is closed",
     "muted": "the operator muted this player: chat is refused",
+    "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
+                   "again in a moment",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -177,6 +184,7 @@ ErrorCode: TypeAlias = Literal[
     "no_session",
     "banned",
     "muted",
+    "server_busy",
 ]
 
 
@@ -483,6 +491,22 @@ class SignOut(_Client):
     """Which sessions to end."""
 
 
+class AskHistory(_Client):
+    """Ask for older items of the table's stream than a frame carried (a catch-up sends the
+    newest only and says what it left out in ``older``): the newest items with ``after_seq
+    < seq < before_seq``, at most ``limit`` of them (the server caps it too), answered by
+    ``history``."""
+
+    type: Literal["history"]
+    """The message's name."""
+    before_seq: Annotated[int, Field(strict=True, ge=1)]
+    """The items wanted come before this position (``older.before`` of the last frame)."""
+    after_seq: Annotated[int, Field(strict=True, ge=0)] = 0
+    """... and after this one (``older.after``; 0: back to the table's first item)."""
+    limit: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
+    """Positions of the stream one page covers at most; null: the server's page size."""
+
+
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
@@ -521,6 +545,7 @@ ClientMessage: TypeAlias = Annotated[
     | AskSessions
     | EndSession
     | SignOut
+    | AskHistory
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -649,6 +674,28 @@ class Events(_Server):
     """Your view of the game after these items, when they hold a game event; else null."""
     sheet: Sheet | None = None
     """What the shortcuts say about ``view``, in your language; null with no view."""
+    older: Annotated[Older | None, Field(exclude_if=lambda v: v is None)] = None
+    """On a catch-up (``last_seq`` given) that left items out to stay small: which ones,
+    for ``history`` to page back. Absent from every other frame (so clients of before
+    it read them as ever)."""
+
+
+class History(_Server):
+    """A page of the table's stream, older than what the client has (answer to
+    ``history``): the items, filtered for you as ever, and the page said line by line."""
+
+    type: Literal["history"] = "history"
+    """The message's name."""
+    items: list[Item]
+    """The page's items, filtered for you, in stream order."""
+    lines: list[Line]
+    """The page said in your language, in stream order: one line per resolution step,
+    notice and chat line."""
+    older: Older | None
+    """What is still older than this page (ask again with it); null: the page reaches
+    ``after_seq`` (or the table's first item)."""
+    ref: Ref = None
+    """The ``ref`` of the ``history`` message."""
 
 
 class LobbyTable(BaseModel):
@@ -755,8 +802,8 @@ class Pong(_Server):
 
 
 ServerMessage: TypeAlias = Annotated[
-    Welcome | Error | Ack | TableState | Events | LobbyList | Hint | RecoveryCodes | SessionList
-    | Pong,
+    Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
+    | SessionList | Pong,
     Field(discriminator="type"),
 ]
 

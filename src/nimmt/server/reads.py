@@ -125,12 +125,15 @@ def _speech(actor: TableActor, read: TableRead) -> dict[str, Any]:
     speak = narrator(read.lang)
     names = [seat_name(s, speak.language) if s is not None else f"{i + 1}"
              for i, s in enumerate(actor.seats)]
+    # The newest events of the span only, as a catch-up has them (``catchup_items``): the
+    # narration of a whole long game would hold the event loop.
+    span = [payload for seq, kind, payload in actor.items
+            if kind == "event" and read.after < seq <= upto]
     events: list[Event] = []
-    for seq, kind, payload in actor.items:
-        if kind == "event" and read.after < seq <= upto:
-            ev = for_viewer(cast(Event, payload), viewer)
-            if ev is not None:
-                events.append(ev)
+    for payload in span[max(0, len(span) - actor.settings.catchup_items):]:
+        ev = for_viewer(cast(Event, payload), viewer)
+        if ev is not None:
+            events.append(ev)
     game = actor.game
     view = game.view(viewer) if game is not None else None
     return {

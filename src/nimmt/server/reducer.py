@@ -50,6 +50,7 @@ from .commands import (
     Advise,
     AskBot,
     AskHint,
+    AskHistory,
     Attach,
     Audience,
     BotAnswered,
@@ -76,6 +77,7 @@ from .commands import (
     RemoveBot,
     Resume,
     Say,
+    SendHistory,
     SendMissed,
     SendState,
     SetHints,
@@ -286,6 +288,9 @@ class Table:
     decisions: int = 0
     #: Whether the host allows hints (rated tables never give them: :attr:`hints_on`).
     hints: bool = True
+    #: Where each game starts: the log position of its ``Started`` entry and the stream
+    #: position before it, so a page of old items is rebuilt from its own game's entries.
+    starts: list[tuple[int, int]] = field(default_factory=list)
     # -- what lives only while the server runs --
     #: Connections at the table, each with the seat it sees as (None: a spectator).
     watchers: dict[int, int | None] = field(default_factory=dict)
@@ -390,6 +395,7 @@ def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
             t.host_id = player_id
             _notice(t, "host", t.seat_of(player_id), name)  # the seat hears "You are …"
         case Started(game_no):
+            t.starts.append((t.n + 1, t.seq))  # the entry being applied is number n + 1
             t.game_no = game_no
             game = Game(t.rules, rng, deals=t.replay_deals.get(game_no, ()))
             t.game = game
@@ -602,6 +608,9 @@ class _Step:
                 self.bot_answered(seat, key, decision)
             case AskHint(who, ref):
                 self.hint(who, ref)
+            case AskHistory(who, ref, before, after, limit):
+                viewer = self.viewer(who)
+                self.out.append(SendHistory(who.conn, viewer, ref, before, after, limit))
             case Create(who, ref, hints):
                 self.log(Sat(0, who.player_id, who.name))
                 if not hints:
@@ -949,6 +958,7 @@ class _Step:
         self.out.append(SendState(who.conn, viewer, ref))
         if last_seq is not None:
             # A reconnect needs nothing older than the current game: its snapshot has it.
+            # What it gets is bounded (the newest items); ``history`` pages back the rest.
             self.out.append(SendMissed(who.conn, viewer, max(last_seq, t.game_seq - 1)))
         if viewer is not None:
             self.out.append(Presence(t.audience(skip=who.conn)))

@@ -147,7 +147,8 @@ class Settings(BaseSettings):
     #: Chat messages one table keeps per game, and games (rematches) one table may play.
     chat_per_game: int = Field(default=1000, ge=1)
     games_per_table: int = Field(default=100, ge=1)
-    #: Items of a table's stream kept in memory; older ones are read back from the store.
+    #: Items of a table's stream kept in memory (between this and twice this); older ones
+    #: are rebuilt from the store's log when a page of history asks for them.
     stream_keep: int = Field(default=512, ge=16)
     #: Bytes of frames one connection may have waiting to be sent (counted as the frames'
     #: characters, plus 64 a frame); past them the client has stopped reading and is
@@ -167,6 +168,38 @@ class Settings(BaseSettings):
     #: File descriptors the server keeps for itself (its database, workers, logs): TCP
     #: connections past the open-file limit less these get HTTP 503.
     fd_reserve: int = Field(default=128, ge=16)
+    #: Items a catch-up (a rejoin or a spectator with ``last_seq``) carries at most: the
+    #: newest ones, after the table's state; the frame says what it left out (``older``).
+    catchup_items: int = Field(default=300, ge=0, le=100_000)
+    #: Bytes of that frame at most (its view and sheet included): older items go first.
+    catchup_bytes: int = Field(default=131072, ge=16384, le=64 << 20)
+    #: Stream positions one page of ``history`` covers at most, and its bytes at most.
+    history_items: int = Field(default=200, ge=1, le=10_000)
+    history_bytes: int = Field(default=131072, ge=16384, le=64 << 20)
+    #: Messages of the connection's and the player's rate a page of history costs.
+    history_cost: float = Field(default=5.0, ge=1)
+    #: Stream items rebuilt from the log kept in memory for the next pages (all tables).
+    history_cache: int = Field(default=100_000, ge=0)
+    #: Worker processes that build game replays and records, and threads that rebuild
+    #: pages of old stream items and the speech endpoint's narration (never the event
+    #: loop); and jobs that may wait for one: past that a page is refused
+    #: ``server_busy`` and an HTTP read gets 503.
+    read_processes: int = Field(default=1, ge=1, le=64)
+    read_workers: int = Field(default=2, ge=1, le=64)
+    read_queue: int = Field(default=32, ge=0, le=100_000)
+    #: Game records and replays (``/api/games/{id}``, ``…/replay``) one client address may
+    #: have built per second, and at once (HTTP 429 past it); answers already built are
+    #: served from memory without counting.
+    read_rate: float = Field(default=1.0, gt=0)
+    read_burst: int = Field(default=20, ge=1)
+    #: Bytes of built game records and replays kept in memory (stored games never change).
+    read_cache_bytes: int = Field(default=64 << 20, ge=0)
+    #: Speech requests (``/api/speech/{code}``) per second and at once: per player (by the
+    #: token; per address without one) and per client address in all (HTTP 429 past it).
+    speech_rate: float = Field(default=10.0, gt=0)
+    speech_burst: int = Field(default=100, ge=1)
+    speech_address_rate: float = Field(default=40.0, gt=0)
+    speech_address_burst: int = Field(default=400, ge=1)
     #: Web origins allowed to open the WebSocket besides the server's own (comma-separated,
     #: e.g. ``https://play.example.org``); ``*`` allows any (not for the open internet).
     allowed_origins: str = ""

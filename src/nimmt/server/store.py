@@ -478,12 +478,28 @@ class Store:
         return secret
 
     async def table_entries(self, table_id: int) -> list[LogEntry]:
-        """One table's whole log, in order (to rebuild stream items no longer in memory)."""
+        """One table's whole log, in order."""
 
         async def q(conn: AsyncConnection) -> list[LogEntry]:
             return await _entries(conn, table_id)
 
         result: list[LogEntry] = await self.read(q)
+        return result
+
+    async def log_rows(self, table_id: int, first: int, last: int) -> list[tuple[int, str, str]]:
+        """Entries ``first`` to ``last`` of a table's log, in order, as stored: ``(n, kind,
+        data as JSON text)``, left for the caller to parse (off the event loop: a page of
+        old stream items is rebuilt from them in a read thread)."""
+
+        async def q(conn: AsyncConnection) -> list[tuple[int, str, str]]:
+            res = await conn.execute(
+                sa.select(table_log.c.n, table_log.c.kind, table_log.c.data)
+                .where(table_log.c.table_id == table_id, table_log.c.n >= first,
+                       table_log.c.n <= last)
+                .order_by(table_log.c.n))
+            return [(int(r.n), str(r.kind), str(r.data)) for r in res]
+
+        result: list[tuple[int, str, str]] = await self.read(q)
         return result
 
 

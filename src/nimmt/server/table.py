@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..bots.registry import BotError
@@ -48,6 +49,7 @@ from .commands import (
     Presence,
     Refuse,
     Resume,
+    SendHistory,
     SendMissed,
     SendState,
     StartTimer,
@@ -56,8 +58,10 @@ from .commands import (
     Who,
     from_message,
 )
-from .fanout import Fanout, since
+from .fanout import Fanout, bot_names, bounded, history_frame, older
 from .fanout import Peer as Receiver
+from .heavyreads import ReadsBusy
+from .history import Page, Pages, in_memory, page
 from .payloads import AdvicePayload, TableInfo, build, dump, view_payload
 from .persist import persist
 from .reducer import Limits, Seat, StreamItem, Table, bot_priority, info, reduce, replay, trim
@@ -95,6 +99,7 @@ class TableActor:
         settings: Settings,
         bots: BotPool,
         tutor: Tutor,
+        pages: Pages,
         on_close: Callable[[TableActor], None],
         table_id: int,
         code: str,
@@ -115,6 +120,10 @@ class TableActor:
         self.hints: set[asyncio.Task[None]] = set()
         #: The seats whose hint is being computed (one at a time per seat).
         self.hinting: set[int] = set()
+        #: Where pages of old stream items are rebuilt (shared by the process's tables).
+        self.pages = pages
+        #: Pages being rebuilt, each answering one connection (one at a time each).
+        self.paging: dict[int, asyncio.Task[None]] = {}
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
         self.table = Table(table_id, code, name, host_id, rules, turn_timer, rated, private,
@@ -250,7 +259,7 @@ class TableActor:
         """Stop the loop, every timer and every hint (server shutdown; the log stays as it
         is)."""
         self.scheduler.stop()
-        for task in list(self.hints):
+        for task in [*self.hints, *self.paging.values()]:
             task.cancel()
         if self.task is not None:
             self.task.cancel()
@@ -312,11 +321,7 @@ class TableActor:
                 del effects[0]
         now = loop.time()
         for effect in effects:
-            if isinstance(effect, SendMissed):
-                items = await self._items_after(effect.after)
-                self.fanout.send_items(effect.conn, effect.viewer, items, loop.time())
-            else:
-                self.run_effect(effect, now)
+            self.run_effect(effect, now)
 
     def lose(self) -> None:
         """Another process owns the table now: stop its timers and bots, answer nothing
@@ -335,7 +340,7 @@ class TableActor:
         return effects
 
     def run_effect(self, effect: Effect, now: float) -> None:
-        """One effect other than storing and reading the store (:meth:`handle` does those)."""
+        """One effect other than storing (:meth:`handle` does that)."""
         fan = self.fanout
         match effect:
             case Ack(conn, ref):
@@ -351,6 +356,11 @@ class TableActor:
                 fan.broadcast(after, state, audience, now)
             case Presence(audience):
                 fan.presence(audience, now)
+            case SendMissed(conn, viewer, after):
+                s = self.settings
+                fan.catch_up(conn, viewer, after, now, s.catchup_items, s.catchup_bytes)
+            case SendHistory():
+                self.history(effect)
             case AskBot():
                 self.scheduler.ask(effect)
             case Advise():
@@ -364,7 +374,7 @@ class TableActor:
             case CloseTable():
                 self.scheduler.stop()  # a closed table's timers and bots stop at once
                 self.closing = True
-            case Persist() | SendMissed():
+            case Persist():
                 raise AssertionError(f"{effect} goes through handle()")
 
     def advise(self, effect: Advise) -> None:
@@ -409,6 +419,63 @@ class TableActor:
             "seq": peer.seq, "type": "hint", "key": effect.key, "text": text,
             "advice": AdvicePayload.model_validate(data), "ref": effect.ref})))
 
+    def history(self, effect: SendHistory) -> None:
+        """Answer a ``history`` request: a page the table holds at once, an older one once
+        it is rebuilt from the log in a read thread (one page at a time per connection)."""
+        peer = self.peers.get(effect.conn)
+        if peer is None:
+            return
+        if effect.conn in self.paging:
+            self.fanout.refuse(effect.conn, "rate_limited", "a page of history is still being "
+                               "built for this connection; ask for the next once it came",
+                               effect.ref)
+            return
+        cap = self.settings.history_items
+        p = page(self.table, effect.before, effect.after, min(effect.limit or cap, cap))
+        items = in_memory(self.table, p)
+        build = self._page_builder(peer, effect, p)
+        if items is not None:
+            peer.send(build(items))
+            return
+        task = asyncio.create_task(self._history(peer, effect, p, build),
+                                   name=f"history-{self.code}")
+        self.paging[effect.conn] = task
+        task.add_done_callback(lambda _: self.paging.pop(effect.conn, None))
+
+    def _page_builder(self, peer: Peer, effect: SendHistory,
+                      p: Page) -> Callable[[Sequence[StreamItem]], str]:
+        """What makes the page's frame from its items: everything it needs of the live table
+        is read now, so a read thread may run it."""
+        t = self.table
+        viewer, lang, seq, ref = effect.viewer, peer.lang, peer.seq, effect.ref
+        names, shown = t.names(lang), bot_names(t, lang)
+        limit, after = self.settings.history_bytes, effect.after
+
+        def frame(kept: Sequence[StreamItem], begin: int) -> str:
+            return history_frame(kept, viewer, lang, names, shown, seq, older(after, begin),
+                                 ref)
+
+        def build(items: Sequence[StreamItem]) -> str:
+            return bounded(items, p.lo - 1, len(items), limit, frame)
+
+        return build
+
+    async def _history(self, peer: Peer, effect: SendHistory, p: Page,
+                       build: Callable[[Sequence[StreamItem]], str]) -> None:
+        try:
+            items = await self.pages.items(self.table, p)
+            text = await self.pages.reads.run(functools.partial(build, items))
+        except ReadsBusy:
+            self.fanout.refuse(peer.id, "server_busy", "the server rebuilds as many older "
+                               "pages as it may; ask again in a moment", effect.ref)
+            return
+        except Exception:
+            log.exception("table %s: a page of history failed", self.code)
+            self.fanout.refuse(peer.id, "internal", "the page could not be rebuilt",
+                               effect.ref)
+            return
+        peer.send(text)
+
     def _release(self) -> None:
         """Forget the connections no longer at the table (and with nothing on its queue);
         they no longer point at it."""
@@ -430,18 +497,6 @@ class TableActor:
     def resume(self) -> None:
         """After :meth:`replay`: everyone is disconnected; bots and timers start again."""
         self.post(Resume())
-
-    async def _items_after(self, after: int) -> list[StreamItem]:
-        """The stream items after ``after``. Items no longer in memory are rebuilt from the
-        store's log, which gives them their seq again."""
-        t = self.table
-        recent = since(t.items, after)
-        first = t.items[0].seq if t.items else t.seq + 1
-        if after + 1 >= first:
-            return recent
-        scratch = t.blank()
-        replay(scratch, _entries(await self.store.table_entries(t.id)), random.Random(0))
-        return [it for it in scratch.items if after < it.seq < first] + recent
 
 
 def _entries(rows: list[LogEntry]) -> list[tuple[int, Any]]:

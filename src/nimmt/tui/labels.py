@@ -99,6 +99,7 @@ _EN: dict[str, str] = {
     "online.lost": "Connection lost.",
     "online.retrying": "Reconnecting (attempt {attempt})…",
     "online.back": "Reconnected.",
+    "online.older": "What happened before is left out; here are the latest moves.",
     "online.gone": "The server cannot be reached. The game goes on there: "
                    "rejoin with nimmt play {url} --join {code}.",
     "online.gone_lobby": "The server cannot be reached.",
@@ -195,6 +196,7 @@ _SR: dict[str, str] = {
     "online.lost": "Veza je prekinuta.",
     "online.retrying": "Ponovno povezivanje (pokušaj {attempt})…",
     "online.back": "Veza je ponovo uspostavljena.",
+    "online.older": "Ranije poteze preskačemo; evo poslednjih.",
     "online.gone": "Server nije dostupan. Igra se tamo nastavlja: "
                    "vratite se sa nimmt play {url} --join {code}.",
     "online.gone_lobby": "Server nije dostupan.",
@@ -291,6 +293,7 @@ _CS: dict[str, str] = {
     "online.lost": "Spojení ztraceno.",
     "online.retrying": "Připojuji znovu (pokus {attempt})…",
     "online.back": "Znovu připojeno.",
+    "online.older": "Co se stalo dřív, vynecháváme; tady jsou poslední tahy.",
     "online.gone": "Server není dostupný. Hra tam pokračuje: "
                    "vraťte se příkazem nimmt play {url} --join {code}.",
     "online.gone_lobby": "Server není dostupný.",

@@ -294,6 +294,10 @@ class RemoteSession(Session):
         others = [it for it in items if not isinstance(it, EventItem)]
         before = [self._item_text(it) for it in others if first is None or it.seq < first]
         after = [self._item_text(it) for it in others if first is not None and it.seq > first]
+        if msg.older is not None:
+            # A catch-up carries the newest items only: said from where it starts.
+            self.say(self.labels("online.older"), "status")
+            self._narrated = max(self._narrated or 0, msg.older.before - 1)
         for text in before:
             self.say(text, "notice")
         if events:

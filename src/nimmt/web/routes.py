@@ -5,15 +5,21 @@ a page, for the table ``code`` and the seat its player holds there (none for a
 spectator): the narration of the game events with ``after < seq <= upto``,
 filtered for that seat; the view as it is now; and the speech sheet of the
 shortcuts (the same :class:`~nimmt.server.payloads.Sheet` the WebSocket frames
-carry with each view). The terminal client asks it; the web pages need not.
+carry with each view). The terminal client asks it; the web pages need not. It
+narrates the newest events of the span only (as many as a catch-up carries: a few
+milliseconds, where the table is, :mod:`nimmt.server.reads`), within its own limits
+per player and per address.
 
 ``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
 (one per turn, round start and round end), each with its sentences and the rows
-and scores after it, for the replay viewer.
+and scores after it, for the replay viewer: built in a read process, kept, and
+rate limited per address (:mod:`nimmt.server.heavyreads`).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +41,13 @@ from ..events import (
     for_viewer,
 )
 from ..record import record_from_dict, replay
+from ..server.heavyreads import (
+    ReadRefused,
+    game_read,
+    json_bytes_response,
+    refused_response,
+)
+from ..server.limits import address_key
 from ..server.params import BadParam, refusal, row_id, table_code, whole_number
 from ..server.reads import TableRead, table_answer
 from .speech import speaker
@@ -107,6 +120,13 @@ async def _reader(hub: Any, token: str | None) -> int | None:
     return int(row.id)
 
 
+def _replay_json(data: dict[str, Any], game_id: int, lang: str) -> bytes:
+    """The answer of ``/api/games/{id}/replay`` (built in a read process)."""
+    out = replay_steps(json.loads(data["record"]), lang)
+    out.update({"id": game_id, "table": data["table"], "finished": data["finished"]})
+    return json.dumps(out, separators=(",", ":")).encode()
+
+
 def web_routes(hub: Any) -> list[BaseRoute]:
     """The routes to add to the server's app (``hub`` is its :class:`~nimmt.server.app.Hub`)."""
 
@@ -117,6 +137,8 @@ def web_routes(hub: Any) -> list[BaseRoute]:
         except BadParam as exc:
             return refusal(exc)
         missing = f"no open table has the code {code!r}"
+        speak = speaker(_lang(request))
+        address = address_key(request.client.host if request.client else None)
         try:
             after = _int(request, "after", 0)
             upto = request.query_params.get("upto")
@@ -127,7 +149,11 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             if not await hub.table_exists(code):
                 return JSONResponse({"error": missing}, status_code=404)
             return refusal(exc)
-        read = TableRead(what="speech", player=player, lang=speaker(_lang(request)).language,
+        try:
+            hub.reads.charge_speech(address, player)
+        except ReadRefused as exc:
+            return refused_response(exc, speak)
+        read = TableRead(what="speech", player=player, lang=speak.language,
                          after=TableRead.clamp(after),
                          upto=None if last is None else TableRead.clamp(last))
         # Read where the table is: here, or at the process that owns it.
@@ -138,16 +164,23 @@ def web_routes(hub: Any) -> list[BaseRoute]:
             game_id = row_id(request.path_params["game_id"], "game")
         except BadParam as exc:
             return refusal(exc)
-        data = await hub.game(game_id)
-        if data is None:
-            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        speak = speaker(_lang(request))
+        address = address_key(request.client.host if request.client else None)
         try:
-            out = replay_steps(data["record"], _lang(request))
+            # Stored games never change: each replay is built once per language, off the
+            # event loop, then kept.
+            body = await game_read(hub.reads, ("replay", game_id, speak.language), address,
+                                   lambda: hub.game(game_id),
+                                   functools.partial(_replay_json, game_id=game_id,
+                                                     lang=speak.language))
+        except ReadRefused as exc:
+            return refused_response(exc, speak)
         except RecordError as exc:
             return JSONResponse({"error": f"the record does not replay: {exc}"},
                                 status_code=422)
-        out.update({"id": game_id, "table": data["table"], "finished": data["finished"]})
-        return JSONResponse(out)
+        if body is None:
+            return JSONResponse({"error": f"no game {game_id}"}, status_code=404)
+        return json_bytes_response(body)
 
     async def play_root(request: Request) -> Response:
         return RedirectResponse("/play/", status_code=307)

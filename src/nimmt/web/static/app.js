@@ -98,6 +98,12 @@ function othersChoice(/** @type {import("./state.js").Item} */ item) {
 function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   saveSeq(msg.seq);
   S.prompt = msg.prompt;
+  if (msg.older) {
+    // A catch-up carries the newest items only: the rest stays on the server, where the
+    // history keys find it.
+    S.older = msg.older;
+    addLog(t("history.older"), "event");
+  }
   if (msg.view) { S.view = msg.view; S.sheet = msg.sheet || {}; }
   const items = msg.items || [];
   const events = /** @type {import("./state.js").EventItem[]} */ (

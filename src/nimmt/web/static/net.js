@@ -133,6 +133,6 @@ export function saveSeq(/** @type {unknown} */ seq) {
 }
 
 export function forgetTable() {
-  S.code = null; S.seq = 0; S.table = null; S.view = null; S.prompt = null;
+  S.code = null; S.seq = 0; S.table = null; S.view = null; S.prompt = null; S.older = null;
   local.set("table", null); local.set("seq", null);
 }

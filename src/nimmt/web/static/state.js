@@ -34,8 +34,9 @@
  * @typedef {EventItem | NoticeItem | ChatItem} Item
  * @typedef {{type: "table_state", seq: number, table: TableInfo, you: number | null,
  *   view: View | null, prompt: Prompt | null, sheet: Sheet | null}} TableStateMsg
+ * @typedef {{after: number, before: number}} Older
  * @typedef {{type: "events", seq: number, items: Item[], prompt: Prompt | null,
- *   text: string[], view: View | null, sheet: Sheet | null}} EventsMsg
+ *   text: string[], view: View | null, sheet: Sheet | null, older?: Older | null}} EventsMsg
  * @typedef {{type: "error", code: string, message: string, text?: string}} ErrorMsg
  */
 
@@ -72,6 +73,10 @@ export const S = {
   /** @type {View | null} */ view: null,
   /** @type {Prompt | null} */ prompt: null,
   /** @type {Sheet} */ sheet: {},
+  /** What the last catch-up left out, still on the server for the history keys. */
+  /** @type {Older | null} */ older: null,
+  /** A page of older items is being asked for. */
+  paging: false,
   /** @type {string | null} */ announcedKey: null,
   /** @type {string | null} */ warnedKey: null,
   /** The decision and second the timer's last tick sounded for. */

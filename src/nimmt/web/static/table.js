@@ -7,8 +7,8 @@ import { $, S, button, cardSentence, dialog, items } from "./state.js";
 import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
 import {
-  answer, chatMuted, clearLive, heard, historyStep, lastRevealText, latest, nextChannel, setChatMuted,
-  urgent,
+  answer, atOldest, chatMuted, clearLive, heard, historyStep, lastRevealText, latest, nextChannel,
+  olderLines, setChatMuted, urgent,
 } from "./voice.js";
 import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
 import { send } from "./net.js";
@@ -663,13 +663,39 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
       answer(t("sound.volume", { n: volume }));
       break;
     case "reveal": answer(lastRevealText() || t("reveal.none")); break;
-    case "older": answer(historyStep(-1) || t("history.empty")); break;
+    case "older":
+      if (atOldest() && S.older) olderPage();
+      else answer(historyStep(-1) || t("history.empty"));
+      break;
     case "newer": answer(historyStep(1) || t("history.empty")); break;
     case "hint": askHint(); break;
     case "sound": setSound(!soundOn); answer(t(soundOn ? "sound.on" : "sound.off")); break;
     case "keys": answer(keysSummary()); break;
     default: break;
   }
+}
+
+/** The history key ran off the oldest line while the server has older ones (a catch-up
+ * left them out): ask for the next page, and go on into it. A page this seat hears
+ * nothing of (another's hand) is passed over, a few at most per key press. */
+async function olderPage() {
+  if (S.paging) return;
+  S.paging = true;
+  answer(t("history.asking"));
+  /** @type {{seq: number, kind: string, text: string}[]} */
+  let lines = [];
+  try {
+    for (let i = 0; i < 5 && S.older && !lines.length; i++) {
+      const msg = await send({ type: "history", before_seq: S.older.before, after_seq: S.older.after });
+      if (msg.type !== "history") { urgent(msg.text || msg.message); return; }
+      S.older = msg.older;
+      lines = msg.lines || [];
+    }
+  } finally {
+    S.paging = false;
+  }
+  olderLines(lines.map((l) => ({ text: l.text, channel: l.kind === "chat" ? "chat" : "game" })));
+  answer(historyStep(-1) || t("history.empty"));
 }
 
 // ---------------------------------------------------------------- row-choice dialog

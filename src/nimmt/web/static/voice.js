@@ -85,10 +85,29 @@ function write(/** @type {string} */ text, /** @type {string} */ level, interrup
   busyUntil = performance.now() + speaking(text);
 }
 
+/** Lines older than the page's own, paged in from the server (kept besides HISTORY). */
+let paged = 0;
+/** The most lines paged in from the server that the history keeps. */
+const PAGED_MAX = 2000;
+
 function remember(/** @type {string} */ text, /** @type {string} */ ch = "game") {
   history.push({ text, channel: ch });
-  while (history.length > HISTORY) history.shift();
+  while (history.length > HISTORY + paged) history.shift();
   back = -1;
+}
+
+/** Whether the history keys are at the oldest line they have (or have none). */
+export function atOldest() {
+  return back >= inChannel().length - 1;
+}
+
+/** Older lines from the server (a page of `history`, oldest first), put before the
+ * oldest kept: the history keys go on into them, where they are. */
+export function olderLines(/** @type {{text: string, channel: string}[]} */ lines) {
+  const room = Math.max(0, PAGED_MAX - paged);
+  const kept = lines.slice(Math.max(0, lines.length - room));
+  history.unshift(...kept);
+  paged += kept.length;
 }
 
 /** The history of the channel the history keys are on. */
