@@ -156,7 +156,6 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
         # wait (from the thief's address nothing is known).
         assert (await refused(url, thief, name="Ana", password=PASSWORD)).code == (
             "sign_in_limited")
-        t0 = time.monotonic()
 
         async def tried(password: str, host: str = thief) -> str:
             try:
@@ -170,7 +169,6 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
             return await tried("guess 4") == "sign_in_failed"
 
         await eventually(allowed, "the account's first wait", 30)
-        assert time.monotonic() - t0 >= 0.5
         limited = await refused(url, thief, name="Ana", password="guess 5")
         assert limited.code == "sign_in_limited" and "2 s" in limited.message
         # The owner, anywhere else, gets in within the documented wait (signin_delay_max).
