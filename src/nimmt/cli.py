@@ -289,6 +289,14 @@ from .remote_bot import bot_command  # noqa: E402
 
 app.command("bot")(bot_command)
 
+from .account_cli import account_app  # noqa: E402
+
+app.add_typer(account_app, name="account")
+
+from .server.admin_cli import admin_app  # noqa: E402
+
+app.add_typer(admin_app, name="admin")
+
 from .env_cli import env_app  # noqa: E402
 
 app.add_typer(env_app, name="env")

@@ -41,7 +41,10 @@ from .server.protocol import (
     LobbyList,
     NoticeItem,
     Prompt,
+    RecoveryCodes,
     ServerMessage,
+    SessionInfo,
+    SessionList,
     TableState,
     Welcome,
     parse_server,
@@ -77,6 +80,8 @@ class Client:
         self.seq = 0
         self.name: str | None = None
         self.token: str | None = None
+        #: Whether the player has a password (an account), from ``welcome``.
+        self.account = False
         self.state: TableState | None = None
         self.prompt: Prompt | None = None
         self.inbox: list[ServerMessage] = []
@@ -98,6 +103,8 @@ class Client:
         *,
         name: str | None = None,
         token: str | None = None,
+        password: str | None = None,
+        recovery_code: str | None = None,
         table: str | None = None,
         last_seq: int | None = None,
         lang: str | None = None,
@@ -105,7 +112,9 @@ class Client:
         open_timeout: float = 30,
         local_addr: tuple[str, int] | None = None,
     ) -> Client:
-        """Connect and say hello (as a new player ``name``, or the player of ``token``).
+        """Connect and say hello: as a new player ``name``, the player of ``token``, the
+        account ``name`` signing in with ``password``, or setting ``password`` as its new
+        one with a ``recovery_code``. A sign-in's session token is :attr:`token` then.
 
         ``lang`` (``en``, ``sr``, ``cs``) is the language of the narration the server sends;
         an unknown one is refused with :class:`ServerError` ``bad_language``.
@@ -121,6 +130,10 @@ class Client:
             msg["name"] = name
         if token is not None:
             msg["token"] = token
+        if password is not None:
+            msg["password"] = password
+        if recovery_code is not None:
+            msg["recovery_code"] = recovery_code
         if table is not None:
             msg["table"] = table
         if last_seq is not None:
@@ -132,6 +145,7 @@ class Client:
         client.name = welcome.player
         client.token = welcome.token or token
         client.lang = welcome.lang
+        client.account = welcome.account
         return client
 
     async def close(self) -> None:
@@ -279,6 +293,42 @@ class Client:
     async def set_hints(self, on: bool) -> Ack:
         """Host: allow or forbid hints at the table."""
         return await self.act("set_hints", hints=on)
+
+    # -- the account ----------------------------------------------------------------------
+
+    async def set_password(self, password: str, old: str | None = None) -> list[str]:
+        """Keep this name: a guest's first password gives the recovery codes (shown this
+        once: keep them); an account changes its password with ``old`` (every other session
+        ends) and gets no codes."""
+        if old is None and not self.account:
+            msg = await self.request({"type": "set_password", "password": password},
+                                     want="recovery_codes")
+            assert isinstance(msg, RecoveryCodes)
+            self.account = True
+            return msg.codes
+        await self.act("set_password", password=password, old=old)
+        return []
+
+    async def recovery_codes(self, password: str) -> list[str]:
+        """New recovery codes (the old ones stop working)."""
+        msg = await self.request({"type": "recovery_codes", "password": password},
+                                 want="recovery_codes")
+        assert isinstance(msg, RecoveryCodes)
+        return msg.codes
+
+    async def sessions(self) -> list[SessionInfo]:
+        """This player's sessions, the most recently used first."""
+        msg = await self.request({"type": "sessions"}, want="sessions")
+        assert isinstance(msg, SessionList)
+        return msg.sessions
+
+    async def end_session(self, session: int) -> Ack:
+        """End one of this player's sessions."""
+        return await self.act("end_session", session=session)
+
+    async def sign_out(self, scope: str = "this") -> Ack:
+        """End this session (``this``), the others (``others``) or all (``all``)."""
+        return await self.act("sign_out", scope=scope)
 
     # -- playing --------------------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ from .server.protocol import (
 from .views import Phase, Table, View
 
 __all__ = [
+    "FINAL",
     "ConnectionLost",
     "ServerError",
     "ServerUnreachable",
@@ -79,6 +80,9 @@ T = TypeVar("T")
 
 #: Seconds between reconnection attempts: doubled after each failure, up to the last.
 BACKOFF: tuple[float, ...] = (0.5, 1, 2, 4, 8, 16, 30)
+#: Errors after which the server closes the connection for good: no reconnection follows
+#: (the session was ended, the operator banned the player or the address).
+FINAL = frozenset({"signed_out", "banned"})
 
 
 class ServerUnreachable(ConnectionError):
@@ -179,6 +183,10 @@ class SyncClient:
         self.seq = 0
         self.name: str | None = None
         self.token: str | None = None
+        #: Whether the player has a password (an account), from the latest ``welcome``.
+        self.account = False
+        #: The error with which the server closed this connection for good, if it did.
+        self.final: str | None = None
 
     # -- connecting and closing ---------------------------------------------------
 
@@ -189,29 +197,35 @@ class SyncClient:
         *,
         name: str | None = None,
         token: str | None = None,
+        password: str | None = None,
         lang: str | None = None,
         retries: int | None = 8,
         keepalive: float | None = 15.0,
         timeout: float = 15.0,
     ) -> SyncClient:
-        """Connect and say hello, as a new player ``name`` or the player of ``token``.
+        """Connect and say hello: as a new player ``name``, the player of ``token``, or the
+        account ``name`` signing in with ``password`` (its new session's token is
+        :attr:`token` then, which reconnections use).
 
         Raises :class:`ServerUnreachable` when nothing (or not a nimmt server)
         answers, and :class:`~nimmt.client.ServerError` when the server refuses
-        the hello (a name taken, a wrong token, an unknown language).
+        the hello (a name taken, a wrong token or password, an unknown language).
         """
         self = cls(url, lang, retries, keepalive)
         self._thread.start()
         try:
-            self._call(self._open(name, token, timeout), timeout + 5)
+            self._call(self._open(name, token, password, timeout), timeout + 5)
         except BaseException:
             self.close()
             raise
         return self
 
-    async def _open(self, name: str | None, token: str | None, timeout: float) -> None:
-        client = await _dial(self.url, name=name, token=token, lang=self._lang,
-                             timeout=timeout)
+    async def _open(self, name: str | None, token: str | None, password: str | None,
+                    timeout: float) -> None:
+        hello: dict[str, Any] = {"name": name, "token": token}
+        if password is not None:
+            hello["password"] = password
+        client = await _dial(self.url, lang=self._lang, timeout=timeout, **hello)
         self._adopt(client)
         self._reader = asyncio.create_task(self._read())
         if self.keepalive:
@@ -222,6 +236,7 @@ class SyncClient:
         self._client = client
         self.name = client.name
         self.token = client.token or self.token
+        self.account = client.account
         self._lang = client.lang
 
     @property
@@ -280,6 +295,9 @@ class SyncClient:
             except (ConnectionClosed, OSError):
                 if self._closing:
                     return
+                if self.final is not None:
+                    self._inbox.put(Status("gone", reason=self.final))
+                    return
                 if not await self._reconnect():
                     return
                 continue
@@ -302,6 +320,8 @@ class SyncClient:
         elif (isinstance(msg, Error) and msg.code in ("no_table", "closed", "kicked")
               and (msg.ref is None or str(msg.ref) not in self._waiting)):
             self.code = None
+        elif isinstance(msg, Error) and msg.code in FINAL:
+            self.final = msg.code
         ref = getattr(msg, "ref", None)
         waiting = self._waiting.get(str(ref)) if ref is not None else None
         if waiting is not None and msg.type in (waiting[0], "error"):

@@ -181,6 +181,15 @@ REFUSALS: dict[str, str] = {
     "hints_off": N_("Hints are off at this table."),
     "hint_pending": N_("The expert is still thinking about your last question."),
     "busy": N_("The expert is busy. Please try again in a moment."),
+    "sign_in_failed": N_("The name and password do not match."),
+    "sign_in_limited": N_("Too many failed sign-ins. Please wait a little and try again."),
+    "sign_in_busy": N_("The server is busy signing people in. Please try again in a moment."),
+    "weak_password": N_("That password is too short or too long."),
+    "no_password": N_("Add a password to your name first."),
+    "signed_out": N_("You were signed out: this session has ended."),
+    "no_session": N_("You have no such session."),
+    "banned": N_("The operator of this server has banned you."),
+    "muted": N_("The operator of this server has muted you: your messages are not sent."),
     "server_busy": N_("The server is busy. Please try again in a moment."),
 }
 

@@ -17,6 +17,7 @@ waits on it.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
@@ -24,6 +25,7 @@ import typer
 from .bots import BotError, make_bot
 from .bots.base import Bot
 from .client_sync import (
+    FINAL,
     ConnectionLost,
     ServerError,
     ServerUnreachable,
@@ -33,7 +35,8 @@ from .client_sync import (
 )
 from .errors import RulesError
 from .rules import EndMode, Rules
-from .server.protocol import Events, Prompt
+from .server.protocol import Error, Events, Prompt
+from .signin import PasswordUnavailable, read_password
 from .views import View
 
 __all__ = ["bot_command", "run_bot"]
@@ -66,10 +69,13 @@ def run_bot(client: SyncClient, bot: Bot, games: int, out: TextIO,
         msg = client.next(0.5)
         if isinstance(msg, Status):
             if msg.state == "gone":
-                out.write(f"The server at {client.url} cannot be reached any more.\n")
+                if msg.reason not in FINAL:  # else the server said why, just before
+                    out.write(f"The server at {client.url} cannot be reached any more.\n")
                 return 1
             out.write({"lost": "Connection lost.", "retrying": "Reconnecting…",
                        "back": "Reconnected."}[msg.state] + "\n")
+        elif isinstance(msg, Error) and msg.code in FINAL:
+            out.write(f"{msg.text or msg.message}\n")
         elif isinstance(msg, Events):
             for text in msg.text:
                 out.write(text + "\n")
@@ -130,6 +136,15 @@ def bot_command(
     games: Annotated[int, typer.Option("--games", help="Games to play before leaving.")] = 1,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed given to your bot.")] = 0,
     lang: Annotated[str, typer.Option("--lang", "-l", help="Language of the narration.")] = "en",
+    sign_in: Annotated[
+        bool, typer.Option("--sign-in", help="Sign in to the account --name, with the password "
+                           "from --password-file, NIMMT_PASSWORD or typed (never on the "
+                           "command line).")
+    ] = False,
+    password_file: Annotated[
+        Path | None, typer.Option("--password-file", help="With --sign-in: read the "
+                                  "password from this file's first line.")
+    ] = None,
 ) -> None:
     """Let your own bot play a seat at a table on a server (it runs on this machine)."""
     out = sys.stdout
@@ -139,8 +154,18 @@ def bot_command(
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
     who = name or f"{type(player).__name__}-{seed}"
+    password = None
+    if sign_in or password_file is not None:
+        if name is None:
+            typer.echo("Cannot sign in: --sign-in takes the account's --name.", err=True)
+            raise typer.Exit(2)
+        try:
+            password = read_password(f"Password for {name}: ", file=password_file)
+        except PasswordUnavailable as exc:
+            typer.echo(f"Cannot sign in: {exc}.", err=True)
+            raise typer.Exit(2) from None
     try:
-        client = SyncClient.connect(url, name=who, lang=lang)
+        client = SyncClient.connect(url, name=who, password=password, lang=lang)
     except ServerUnreachable as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None

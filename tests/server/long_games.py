@@ -22,7 +22,15 @@ from nimmt.decisions import make_decision
 from nimmt.rules import Rules
 from nimmt.server.ratings import INITIAL
 from nimmt.server.reducer import Table, apply, bot_name
-from nimmt.server.store import Store, games, hash_token, players, table_log, tables
+from nimmt.server.store import (
+    Store,
+    games,
+    hash_token,
+    players,
+    sessions,
+    table_log,
+    tables,
+)
 from nimmt.server.tablelog import (
     AutoPlay,
     BotSeated,
@@ -96,10 +104,14 @@ async def store_table(db_url: str, seats: int = 10, rounds: int = 100, seed: int
     host, token = "Ana", f"long-token-{seed}"
 
     async def new_player(c: Any) -> int:
+        now = time.time()
         res = await c.execute(players.insert().values(
-            name=host, skeleton=name_key(host), token_hash=hash_token(token), mu=INITIAL[0],
-            sigma=INITIAL[1], rated_games=0, created=time.time()))
-        return int(res.inserted_primary_key[0])
+            name=host, skeleton=name_key(host), mu=INITIAL[0], sigma=INITIAL[1],
+            rated_games=0, created=now, last_seen=now))
+        pid = int(res.inserted_primary_key[0])
+        await c.execute(sessions.insert().values(
+            player_id=pid, token_hash=hash_token(token), created=now, last_seen=now))
+        return pid
 
     host_id: int = await store.run(new_player)
 

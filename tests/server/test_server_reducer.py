@@ -68,6 +68,7 @@ from nimmt.server.commands import (
     SendMissed,
     SendState,
     SetHints,
+    Shut,
     SitDown,
     StartGame,
     StartTimer,
@@ -632,6 +633,25 @@ def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
     assert isinstance(persist, Persist) and persist.status == "closed"
     (result,) = persist.results
     assert not result.finished and not result.rated  # an unfinished game is kept, unrated
+
+
+def test_the_operator_closes_a_table_during_a_game() -> None:
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.run(StartGame(ana, None, 5))
+    effects = h.run(Shut())
+    assert h.table.status == "closed" and effects[-1] == CloseTable()
+    persist = effects[0]
+    assert isinstance(persist, Persist) and persist.status == "closed"
+    (result,) = persist.results
+    assert not result.finished and not result.rated
+    (broadcast,) = [e for e in effects if isinstance(e, Broadcast)]
+    assert {(ana.conn, 0), (bob.conn, 1)} <= set(broadcast.audience)
+    assert h.table.items[-1].payload.notice == "closed"  # type: ignore[union-attr]
+    assert not h.table.watchers
+    assert h.run(Shut()) == []  # closed already: nothing more
+    again = replayed(h)  # the log holds it: a restart does not bring the table back
+    assert again.status == "closed" and again.seq == h.table.seq
 
 
 def test_rematch_starts_the_next_game_with_its_own_shuffle() -> None:

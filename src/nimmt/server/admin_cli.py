@@ -1,27 +1,297 @@
-"""``nimmt admin``: the operator's commands on a server's data, beside ``nimmt serve``.
+"""``nimmt admin``: the operator's command line, beside a running server.
 
-``backup`` and ``restore`` work on the SQLite store of a data directory
-(:mod:`.backup`); they find it as ``nimmt serve`` does (``--data-dir``, ``--db``,
-``NIMMT_DATA_DIR``, ``NIMMT_DB``). A PostgreSQL store is backed up with
-PostgreSQL's own tools (docs/deploy.md). Like ``nimmt serve``, the commands import
-the server extra only when they run.
+Each command opens the server's database (``--db``, or ``NIMMT_DB`` and
+``NIMMT_DATA_DIR`` as ``nimmt serve`` reads them), does one action in one
+transaction with its audit row and a signal for the running server
+(:mod:`.admin`), and says what it did in one line. A running server acts on
+the signal within ``NIMMT_SIGNAL_POLL`` seconds (1 by default): a ban closes
+the connections at once, a rename makes them reconnect under the new name.
+docs/accounts.md describes every command. ``backup`` and ``restore`` work on the
+SQLite store (:mod:`.backup`), safely while the server runs; a PostgreSQL store is
+backed up with PostgreSQL's own tools (docs/deploy.md).
+
+The server's dependencies (the ``server`` extra) are imported only when a
+command runs, so ``nimmt --help`` works with the core alone.
 """
 
 from __future__ import annotations
 
+import asyncio
+import getpass
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+if TYPE_CHECKING:
+    from .store import Store
+
 __all__ = ["admin_app"]
 
+T = TypeVar("T")
+
 admin_app = typer.Typer(
-    help="Look after a server's data: backups and restores.",
+    help="The operator's tools: mute, ban, rename, close tables, reset ratings (every "
+         "action is logged: nimmt admin log); back up and restore the database.",
     no_args_is_help=True,
-    add_completion=False,
     rich_markup_mode=None,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    db: str | None
+    data_dir: Path | None
+    by: str
+
+
+def _default_by() -> str:
+    try:
+        return os.environ.get("NIMMT_ADMIN") or getpass.getuser()
+    except (KeyError, OSError):
+        return "operator"
+
+
+@admin_app.callback()
+def _options(
+    ctx: typer.Context,
+    db: Annotated[
+        str | None, typer.Option(help="The server's database URL [NIMMT_DB; the SQLite file "
+                                 "in the data directory].")
+    ] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="The server's data directory [NIMMT_DATA_DIR].")
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option(help="Who acts, for the audit log [NIMMT_ADMIN; your login "
+                                 "name].")
+    ] = None,
+) -> None:
+    """The operator's tools: mute, ban, rename, close tables, reset ratings."""
+    ctx.obj = _Where(db, data_dir, by or _default_by())
+
+
+def _run(ctx: typer.Context, action: Callable[[Store], Awaitable[T]]) -> T:
+    """Open the database, run ``action``, close; an :class:`~.admin.AdminError` or a
+    database that cannot be opened is one sentence and exit code 1."""
+    try:
+        from sqlalchemy.exc import ArgumentError, OperationalError
+
+        from .admin import AdminError
+        from .settings import Settings, shown_url
+        from .store import Store
+    except ImportError as exc:
+        typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
+                   "pip install 'nimmt[server]'", err=True)
+        raise typer.Exit(3) from None
+    where: _Where = ctx.obj
+    changes: dict[str, Any] = {k: v for k, v in {"db": where.db, "data_dir": where.data_dir}
+                               .items() if v is not None}
+    settings = Settings(**changes)
+
+    async def go() -> T:
+        store = Store(settings.database_url())
+        try:
+            await store.open()
+            return await action(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(go())
+    except AdminError as exc:
+        typer.echo(f"{exc}", err=True)
+        raise typer.Exit(1) from None
+    except (ArgumentError, ImportError) as exc:
+        typer.echo(f"Bad database URL {shown_url(settings.database_url())!r}: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except OperationalError as exc:
+        typer.echo(f"Cannot open the database: {exc.orig}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _seconds(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    from .admin import AdminError, parse_duration
+
+    try:
+        return parse_duration(raw)
+    except AdminError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
+Name = Annotated[str, typer.Argument(help="The player's name (its look: ana finds Ana).")]
+Reason = Annotated[str, typer.Option("--reason", help="Why, for the audit log (and the "
+                                                      "player, for a ban or a mute).")]
+For = Annotated[str | None, typer.Option("--for", help="How long: 90s, 30m, 12h, 7d, 2w "
+                                                       "[until lifted].")]
+Address = Annotated[str | None, typer.Option("--address", help="An IP address or network "
+                                             "(203.0.113.0/24; IPv6 by its /64) instead "
+                                             "of a player.")]
+
+
+@admin_app.command("show")
+def show_command(ctx: typer.Context, name: Name) -> None:
+    """What a player is: account or guest, rating, sessions, sanctions in force."""
+    from .admin import show
+
+    for line in _run(ctx, lambda store: show(store, name)):
+        typer.echo(line)
+
+
+@admin_app.command("mute")
+def mute_command(ctx: typer.Context, name: Name, for_: For = None, reason: Reason = "") -> None:
+    """Mute a player: their chat is refused."""
+    from .admin import mute
+
+    seconds = _seconds(for_)
+    done = _run(ctx, lambda store: mute(store, name, by=ctx.obj.by, seconds=seconds,
+                                        reason=reason))
+    typer.echo(done.said)
+
+
+@admin_app.command("unmute")
+def unmute_command(ctx: typer.Context, name: Name) -> None:
+    """Lift a player's mute."""
+    from .admin import lift
+
+    typer.echo(_run(ctx, lambda store: lift(store, "mute", name, by=ctx.obj.by)).said)
+
+
+@admin_app.command("ban")
+def ban_command(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(help="The player's name.")] = None,
+    address: Address = None,
+    for_: For = None,
+    reason: Reason = "",
+) -> None:
+    """Ban a player or an address: open connections are closed at once, new ones refused."""
+    from .admin import ban
+
+    seconds = _seconds(for_)
+    done = _run(ctx, lambda store: ban(store, name, address=address, by=ctx.obj.by,
+                                       seconds=seconds, reason=reason))
+    typer.echo(done.said)
+
+
+@admin_app.command("unban")
+def unban_command(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(help="The player's name.")] = None,
+    address: Address = None,
+) -> None:
+    """Lift the bans of a player or an address."""
+    from .admin import lift
+
+    typer.echo(_run(ctx, lambda store: lift(store, "ban", name, address=address,
+                                            by=ctx.obj.by)).said)
+
+
+@admin_app.command("rename")
+def rename_command(
+    ctx: typer.Context, name: Name,
+    new: Annotated[str, typer.Argument(help="The new name.")], reason: Reason = "",
+) -> None:
+    """Give a player another name (their connections reconnect under it)."""
+    from .admin import rename
+
+    typer.echo(_run(ctx, lambda store: rename(store, name, new, by=ctx.obj.by,
+                                              reason=reason)).said)
+
+
+@admin_app.command("close-table")
+def close_table_command(
+    ctx: typer.Context,
+    code: Annotated[str, typer.Argument(help="The table's code.")],
+    reason: Reason = "",
+    wait: Annotated[float, typer.Option(help="Seconds to wait for a running server to "
+                                        "close it.")] = 10.0,
+) -> None:
+    """Close a table (a game under way is kept, unfinished); waits for the server."""
+    from .admin import close_table, table_status
+
+    async def act(store: Store) -> bool:
+        await close_table(store, code, by=ctx.obj.by, reason=reason)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait
+        while loop.time() < end:
+            if await table_status(store, code) == "closed":
+                return True
+            await asyncio.sleep(0.2)
+        return False
+
+    if _run(ctx, act):
+        typer.echo(f"Table {code.upper()} is closed.")
+    else:
+        typer.echo(f"No running server closed table {code.upper()} within {wait:g} s; the "
+                   "server holding it closes it when it reads the request (is it running?).")
+
+
+@admin_app.command("reset-rating")
+def reset_rating_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
+    """Set a player's rating back to a new player's (the log keeps the old one)."""
+    from .admin import reset_rating
+
+    typer.echo(_run(ctx, lambda store: reset_rating(store, name, by=ctx.obj.by,
+                                                    reason=reason)).said)
+
+
+@admin_app.command("sign-out")
+def sign_out_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
+    """End every session of an account (it signs in again with its password)."""
+    from .admin import sign_out
+
+    typer.echo(_run(ctx, lambda store: sign_out(store, name, by=ctx.obj.by,
+                                                reason=reason)).said)
+
+
+@admin_app.command("recovery-codes")
+def recovery_codes_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
+    """New recovery codes for an account, to hand over yourself (the old ones stop
+    working): check who asks first."""
+    from .admin import new_recovery_codes
+
+    done, codes = _run(ctx, lambda store: new_recovery_codes(store, name, by=ctx.obj.by,
+                                                             reason=reason))
+    typer.echo(done.said)
+    for code in codes:
+        typer.echo(code)
+
+
+@admin_app.command("sanctions")
+def sanctions_command(ctx: typer.Context) -> None:
+    """Every mute and ban in force."""
+    from .admin import sanctions_in_force
+
+    lines = _run(ctx, sanctions_in_force)
+    for line in lines:
+        typer.echo(line)
+    if not lines:
+        typer.echo("No mute or ban is in force.")
+
+
+@admin_app.command("log")
+def log_command(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option(help="How many of the newest actions.", min=1)] = 50,
+) -> None:
+    """The operator actions, oldest first: who did what, when, to whom."""
+    from .admin import history
+
+    lines = _run(ctx, lambda store: history(store, limit))
+    for line in lines:
+        typer.echo(line)
+    if not lines:
+        typer.echo("No operator action yet.")
+
+
+# -- backups (SQLite) ------------------------------------------------------------------
 
 DataDir = Annotated[
     Path | None, typer.Option(help="Data directory [NIMMT_DATA_DIR; ~/.local/share/nimmt].")
@@ -89,6 +359,7 @@ def _size(n: int) -> str:
 
 @admin_app.command("backup")
 def backup_command(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The backup file to write (replaced if it exists).")],
     data_dir: DataDir = None,
     db: Db = None,
@@ -98,7 +369,7 @@ def backup_command(
     The backup is one consistent moment of the database, in one file; restore it with
     nimmt admin restore. Exit code 1 when it cannot be made.
     """
-    path = _sqlite_file(db, data_dir)
+    path = _sqlite_file(db or ctx.obj.db, data_dir or ctx.obj.data_dir)
     from .backup import BackupError, backup
 
     try:
@@ -112,6 +383,7 @@ def backup_command(
 
 @admin_app.command("restore")
 def restore_command(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A backup made by nimmt admin backup.")],
     data_dir: DataDir = None,
     db: Db = None,
@@ -125,7 +397,7 @@ def restore_command(
     Refused while a server runs on the database, and over an existing database without
     --replace. Exit code 1 when refused or failed.
     """
-    path = _sqlite_file(db, data_dir)
+    path = _sqlite_file(db or ctx.obj.db, data_dir or ctx.obj.data_dir)
     from .backup import BackupError, restore
 
     try:

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -49,6 +48,7 @@ from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
 from ..web import web_routes
 from . import protocol as P
+from .accounts import ACCOUNT_MESSAGES, Accounts
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import error_frame
@@ -62,13 +62,12 @@ from .logs import event
 from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
-from .ratings import INITIAL
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
-from .store import LogEntry, Store, game_players, games, hash_token, players, tables
+from .store import LogEntry, Store, game_players, games, players, tables
 from .table import TableActor
-from .text import check_name, clean_text, name_key
+from .text import clean_text
 from .tutor import Job, Tutor, TutorBusy, TutorStopped
 
 if TYPE_CHECKING:
@@ -138,6 +137,8 @@ class Connection:
         self.address = address
         self.player_id = 0
         self.name = ""
+        #: The session this connection's ``hello`` used or made (server/accounts.py).
+        self.session_id = 0
         #: The narration language of this connection (its ``hello`` says which).
         self.lang = "en"
         self.seq = 0
@@ -253,7 +254,6 @@ class Hub:
         self.player_msgs = Buckets(settings.player_rate, float(settings.player_burst))
         self.address_msgs = Buckets(settings.address_rate, float(settings.address_burst))
         self.address_bytes = Buckets(settings.address_bytes, float(settings.address_bytes_burst))
-        self.new_names = WindowCounter(settings.names_per_minute, 60.0)
         #: What the server refused or cut off, by kind (``slow_reader``, ``header_timeout``,
         #: ``tcp_per_address``, …): each is also logged (docs/security.md).
         self.counts: collections.Counter[str] = collections.Counter()
@@ -295,12 +295,15 @@ class Hub:
             from .cluster import Cluster
 
             self.cluster = Cluster(self)
+        #: Who each connection is: guests, accounts, sessions, sanctions.
+        self.accounts = Accounts(self)
 
     async def open(self) -> None:
         self._watch = asyncio.create_task(self.metrics.watch(), name="nimmt-watch")
         # First the operator's bots (a bad one stops the server before anything opens).
         await self.bots.start()
         await self.store.open()
+        await self.accounts.open()
         if self.cluster is not None:
             # Tables are taken over one by one, by whichever process gets each lease.
             await self.cluster.open()
@@ -344,6 +347,7 @@ class Hub:
         for actor in list(self.tables.values()):
             await actor.stop()
         self.tables.clear()
+        await self.accounts.close()
         await self.store.close()
         await self.bots.close()
         await self.tutor.close()
@@ -478,6 +482,8 @@ class Hub:
         if t == "lobby":
             conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(conn.lang),
                                   ref=msg.ref).model_dump_json())
+        elif t in ACCOUNT_MESSAGES:
+            await self.accounts.message(conn, msg)
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
@@ -489,6 +495,8 @@ class Hub:
                 self.charge_hint(conn)  # at the connection's own process, wherever the table is
             elif t == "history":
                 self.charge_history(conn)
+            elif t == "chat":
+                self.accounts.check_chat(conn)
             if conn.remote is not None:
                 conn.remote.message(conn, msg)
             elif conn.table is not None:
@@ -536,57 +544,21 @@ class Hub:
             except UnknownLanguage as exc:
                 raise P.ProtocolError("bad_language", str(exc)) from None
         conn.lang = lang  # a refusal of this hello is said in its language
-        token: str | None = None
-        if msg.token is not None:
-            row = await self.store.player_by_token(msg.token)
-            if row is None:
-                raise P.ProtocolError("bad_token", "no player has that token")
-            pid, name = int(row.id), str(row.name)
-        elif msg.name is not None:
-            name = check_name(msg.name)
-            if self.new_names.full(conn.address):
-                self.metrics.refused("names_per_minute")
-                raise P.ProtocolError(
-                    "quota", f"at most {self.settings.names_per_minute} new players a minute "
-                    "from one address; wait, or say hello with your token")
-            token = secrets.token_urlsafe(24)
-            pid = await self._new_player(name, token)
-            self.new_names.add(conn.address)
-        else:
-            raise P.ProtocolError("bad_message", "hello needs a name (new player) or a token")
-        conn.player_id, conn.name, conn.lang = pid, name, lang
-        self.metrics.player_here(pid)
-        log.info("player %d (%s) said hello%s", pid, name, " as a new player" if token else "",
-                 extra=event("player.hello", player=pid, new=token is not None,
+        # A token, a sign-in, a recovery or a new guest (server/accounts.py).
+        who = await self.accounts.hello(conn, msg)
+        conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
+        self.metrics.player_here(who.player_id)
+        log.info("player %d (%s) said hello%s", who.player_id, who.name,
+                 " as a new player" if who.token is not None else "",
+                 extra=event("player.hello", player=who.player_id, new=who.token is not None,
                              connection=conn.id))
-        conn.send(P.Welcome(seq=conn.seq, player=name, token=token, lang=lang, ref=msg.ref)
-                  .model_dump_json())
+        # A guest's welcome leaves ``account`` out (false), so clients older than accounts,
+        # whose models forbid unknown fields, read it as before.
+        conn.send(P.Welcome(seq=conn.seq, player=who.name, token=who.token, lang=lang,
+                            account=who.account, ref=msg.ref)
+                  .model_dump_json(exclude=None if who.account else {"account"}))
         if msg.table is not None:
             await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
-
-    async def _new_player(self, name: str, token: str) -> int:
-        # Names are compared by their confusable skeleton (server/text.py): "Аna" with a
-        # Cyrillic А is the name "Ana". The unique index on the key settles a race.
-        key = name_key(name)
-
-        async def op(c: AsyncConnection) -> int:
-            res = await c.execute(
-                players.insert().values(name=name, skeleton=key, token_hash=hash_token(token),
-                                        mu=INITIAL[0], sigma=INITIAL[1], rated_games=0,
-                                        created=time.time())
-            )
-            return int(res.inserted_primary_key[0])  # type: ignore[index]
-
-        exists = await self.store.player_by_skeleton(key)
-        if exists is not None:
-            like = "" if exists.name == name else f" looks like {exists.name!r}, which"
-            raise P.ProtocolError("name_taken", f"the name {name!r}{like} belongs to another "
-                                  "player; choose another, or send your token")
-        try:
-            pid: int = await self.store.run(op)
-        except IntegrityError:
-            raise P.ProtocolError("name_taken", f"the name {name!r} is taken") from None
-        return pid
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
         s = self.settings
@@ -768,6 +740,7 @@ class Hub:
     def disconnected(self, conn: Connection) -> None:
         conn.gone = True
         self._leave_current(conn)
+        self.accounts.left(conn)
 
     async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:
         """The public tables not over: of the whole cluster with Redis (as each owner last

@@ -64,6 +64,7 @@ __all__ = [
     "SendMissed",
     "SendState",
     "SetHints",
+    "Shut",
     "SitDown",
     "StartGame",
     "StartTimer",
@@ -324,8 +325,14 @@ class Halt:
     ref: P.Ref
 
 
+@dataclass(frozen=True, slots=True)
+class Shut:
+    """The operator closes the table (``nimmt admin close-table``): a game under way is
+    kept as it stands, unfinished, and everyone at the table is told."""
+
+
 Command: TypeAlias = (
-    Message | Create | Attach | Detach | BotAnswered | TimerFired | Resume | Halt
+    Message | Create | Attach | Detach | BotAnswered | TimerFired | Resume | Halt | Shut
 )
 
 # -- effects -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["Bucket", "Buckets", "WindowCounter", "address_key"]
+__all__ = ["Backoff", "Bucket", "Buckets", "WindowCounter", "address_key"]
 
 
 def address_key(host: str | None) -> str:
@@ -152,3 +152,61 @@ class WindowCounter:
         if len(self._seen) > 4096:
             for k in [k for k, t in self._seen.items() if not t or now - t[-1] >= self.window]:
                 del self._seen[k]
+
+
+class Backoff:
+    """Failures per key (an account, an address): after ``free`` of them, each further
+    attempt must wait, one second after the first failure past ``free`` and twice as long
+    after each next one, up to ``cap`` seconds; ``window`` seconds without a failure
+    forget them all.
+
+    Attempts refused while a key waits are not failures: they change nothing, so a
+    guesser who keeps knocking gains no time and costs the owner no more than ``cap``.
+
+    >>> b = Backoff(free=2, cap=5.0, window=60.0)
+    >>> b.fail("ana", 0.0); b.fail("ana", 0.0); b.wait("ana", 0.5)
+    0.5
+    >>> b.fail("ana", 1.0); b.wait("ana", 1.0), b.wait("ana", 3.0)
+    (2.0, 0.0)
+    >>> b.fail("ana", 3.0); b.fail("ana", 10.0); b.wait("ana", 10.0)
+    5.0
+    >>> b.wait("ana", 71.0)
+    0.0
+    """
+
+    def __init__(self, free: int, cap: float, window: float) -> None:
+        self.free = free
+        self.cap = cap
+        self.window = window
+        #: key → (failures, time of the latest one).
+        self._failed: dict[Hashable, tuple[int, float]] = {}
+
+    def pause(self, failures: int) -> float:
+        """How long a key with ``failures`` must wait after its latest one."""
+        if failures < self.free:
+            return 0.0
+        return float(min(self.cap, 2.0 ** min(failures - self.free, 62)))
+
+    def wait(self, key: Hashable, now: float) -> float:
+        """Seconds before ``key`` may try again (0: now)."""
+        seen = self._failed.get(key)
+        if seen is None:
+            return 0.0
+        failures, last = seen
+        if now - last >= self.window:
+            del self._failed[key]
+            return 0.0
+        return max(0.0, last + self.pause(failures) - now)
+
+    def fail(self, key: Hashable, now: float) -> None:
+        """Count a failure of ``key`` at ``now``."""
+        seen = self._failed.get(key)
+        failures = 0 if seen is None or now - seen[1] >= self.window else seen[0]
+        self._failed[key] = (failures + 1, now)
+        if len(self._failed) > 65536:
+            for k in [k for k, (_, t) in self._failed.items() if now - t >= self.window]:
+                del self._failed[k]
+
+    def clear(self, key: Hashable) -> None:
+        """Forget ``key``'s failures (it succeeded)."""
+        self._failed.pop(key, None)

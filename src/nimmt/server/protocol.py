@@ -121,6 +121,17 @@ ERROR_CODES: dict[str, str] = {
     "hint_pending": "a hint you asked for (on any connection, at any table) is still being "
                     "computed",
     "busy": "the server is computing as many hints and analyses as it may; ask again later",
+    "sign_in_failed": "the name and password (or recovery code) do not match an account",
+    "sign_in_limited": "too many failed sign-ins on that account or from that address: wait "
+                       "the seconds the message says",
+    "sign_in_busy": "the server is checking as many passwords as it may; ask again in a "
+                    "moment",
+    "weak_password": "a password is too short or too long (the message says the bounds)",
+    "no_password": "that needs an account: add a password to your player first",
+    "signed_out": "this session was ended (signed out); the connection is closed",
+    "no_session": "you have no session with that id",
+    "banned": "the operator banned this player or address; the connection is closed",
+    "muted": "the operator muted this player: chat is refused",
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
 }
@@ -167,6 +178,15 @@ ErrorCode: TypeAlias = Literal[
     "hints_off",
     "hint_pending",
     "busy",
+    "sign_in_failed",
+    "sign_in_limited",
+    "sign_in_busy",
+    "weak_password",
+    "no_password",
+    "signed_out",
+    "no_session",
+    "banned",
+    "muted",
     "server_busy",
 ]
 
@@ -185,6 +205,9 @@ Ref: TypeAlias = Annotated[str, Field(max_length=64)] | Annotated[int, Field(str
 Code: TypeAlias = Annotated[str, Field(min_length=1, max_length=16)]
 Name: TypeAlias = Annotated[str, Field(min_length=1, max_length=64)]
 SeatNo: TypeAlias = Annotated[int, Field(strict=True, ge=0, le=9)]
+#: A password as sent (the server's own bounds, ``password_min`` and ``password_max``, are
+#: checked after it is read: ``weak_password``).
+Password: TypeAlias = Annotated[str, Field(min_length=1, max_length=1024)]
 
 # Field docstrings are the descriptions of the JSON Schema (every field is described).
 _STRICT = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
@@ -203,10 +226,13 @@ class _Client(BaseModel):
 
 
 class Hello(_Client):
-    """Say who you are. With ``token``: an existing player (reconnect). Without: a new player
-    named ``name``; the answer carries the token to keep. ``table`` + ``last_seq`` rejoin a
-    table at once and receive the items missed after ``last_seq``. ``lang`` is the language
-    of the narration this connection receives (``en``, ``sr``, ``cs``; English when absent)."""
+    """Say who you are. With ``token``: an existing player (reconnect). With ``name`` and
+    ``password``: sign in to that account (the answer carries a new session token). With
+    ``name``, ``recovery_code`` and ``password``: set a new password with one of the
+    account's recovery codes, and sign in. With ``name`` alone: a new player (a guest);
+    the answer carries the token to keep. ``table`` + ``last_seq`` rejoin a table at once
+    and receive the items missed after ``last_seq``. ``lang`` is the language of the
+    narration this connection receives (``en``, ``sr``, ``cs``; English when absent)."""
 
     type: Literal["hello"]
     """The message's name."""
@@ -218,6 +244,12 @@ class Hello(_Client):
     """The narration language (``en``, ``sr``, ``cs``, or a tag such as ``cs_CZ``)."""
     token: Annotated[str, Field(max_length=128)] | None = None
     """An existing player's token (from their first ``welcome``)."""
+    password: Password | None = None
+    """With ``name``: the account's password (sign in); with ``recovery_code``: the new
+    password."""
+    recovery_code: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """With ``name`` and ``password``: one of the account's recovery codes (dashes and case
+    do not matter); it is used up."""
     table: Code | None = None
     """A table to rejoin at once."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
@@ -411,6 +443,57 @@ class SetHints(_Client):
     """Whether seated people may ask for hints."""
 
 
+class SetPassword(_Client):
+    """Keep your name: a guest adds a password and becomes an account (answered by
+    ``recovery_codes``, shown once); an account changes its password with ``old``
+    (answered by ``ack``; every other session of the account ends)."""
+
+    type: Literal["set_password"]
+    """The message's name."""
+    password: Password
+    """The new password."""
+    old: Password | None = None
+    """The current password (to change it); null when adding the first one."""
+
+
+class AskRecoveryCodes(_Client):
+    """Ask for new recovery codes (the old ones stop working); answered by
+    ``recovery_codes``."""
+
+    type: Literal["recovery_codes"]
+    """The message's name."""
+    password: Password
+    """The account's password."""
+
+
+class AskSessions(_Client):
+    """Ask for the list of your sessions (the sign-ins that are still valid); answered by
+    ``sessions``."""
+
+    type: Literal["sessions"]
+    """The message's name."""
+
+
+class EndSession(_Client):
+    """End one of your sessions (its connections are closed at once)."""
+
+    type: Literal["end_session"]
+    """The message's name."""
+    session: Annotated[int, Field(strict=True, ge=1)]
+    """The session's ``id`` (from ``sessions``)."""
+
+
+class SignOut(_Client):
+    """End this session (``this``), every other one (``others``), or all of them
+    (``all``: sign out everywhere). Ended sessions' connections are closed at once; this
+    one is answered ``ack`` first."""
+
+    type: Literal["sign_out"]
+    """The message's name."""
+    scope: Literal["this", "others", "all"] = "this"
+    """Which sessions to end."""
+
+
 class AskHistory(_Client):
     """Ask for older items of the table's stream than a frame carried (a catch-up sends the
     newest only and says what it left out in ``older``): the newest items with ``after_seq
@@ -460,6 +543,11 @@ ClientMessage: TypeAlias = Annotated[
     | Rematch
     | AskHint
     | SetHints
+    | SetPassword
+    | AskRecoveryCodes
+    | AskSessions
+    | EndSession
+    | SignOut
     | AskHistory
     | Lobby
     | Ping,
@@ -497,8 +585,10 @@ class _Server(BaseModel):
 
 
 class Welcome(_Server):
-    """Answer to ``hello``. ``token`` is sent once, when the player is created: keep it.
-    ``lang`` is the narration language the server chose for this connection."""
+    """Answer to ``hello``. ``token`` is sent when a session starts (a new player, a
+    sign-in): keep it, and say ``hello`` with it next time. ``lang`` is the narration
+    language the server chose for this connection; ``account`` whether the player has a
+    password."""
 
     type: Literal["welcome"] = "welcome"
     """The message's name."""
@@ -507,9 +597,12 @@ class Welcome(_Server):
     player: str
     """Your display name."""
     token: str | None = None
-    """Your token, when the player was just created (keep it); else null."""
+    """Your session's token, when the session was just made (a new player, a sign-in):
+    keep it; else null."""
     lang: str = "en"
     """The narration language of this connection."""
+    account: bool = False
+    """Whether the player has a password (an account); false for a guest."""
     ref: Ref = None
     """The ``ref`` of the ``hello``."""
 
@@ -663,6 +756,48 @@ class Hint(_Server):
     """The ``ref`` of the ``hint`` message."""
 
 
+class RecoveryCodes(_Server):
+    """Your account's recovery codes, shown this once: each sets a new password once
+    (``hello`` with ``recovery_code``). Any codes given before no longer work."""
+
+    type: Literal["recovery_codes"] = "recovery_codes"
+    """The message's name."""
+    codes: list[str]
+    """The codes (``ABCD-EFGH-JKMN-PQRS``)."""
+    ref: Ref = None
+    """The ``ref`` of the ``set_password`` or ``recovery_codes`` message."""
+
+
+class SessionInfo(BaseModel):
+    """One session of yours: when and from where it was made and last used."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+    id: int
+    """The session's id (for ``end_session``)."""
+    created: float
+    """When it was made (sign-in, or the guest's first ``hello``), in Unix seconds."""
+    last_seen: float
+    """When it was last used, in Unix seconds."""
+    address: str | None
+    """The client address it was made from (an IPv6 address by its /64); null when not
+    known (a session older than accounts)."""
+    last_address: str | None
+    """The client address it was last used from."""
+    current: bool
+    """Whether it is the session of this connection."""
+
+
+class SessionList(_Server):
+    """Your sessions, the most recently used first."""
+
+    type: Literal["sessions"] = "sessions"
+    """The message's name."""
+    sessions: list[SessionInfo]
+    """The sessions."""
+    ref: Ref = None
+    """The ``ref`` of the ``sessions`` message."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -673,7 +808,8 @@ class Pong(_Server):
 
 
 ServerMessage: TypeAlias = Annotated[
-    Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | Pong,
+    Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
+    | SessionList | Pong,
     Field(discriminator="type"),
 ]
 

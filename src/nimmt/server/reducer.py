@@ -81,6 +81,7 @@ from .commands import (
     SendMissed,
     SendState,
     SetHints,
+    Shut,
     SitDown,
     StartGame,
     StartTimer,
@@ -629,6 +630,8 @@ class _Step:
                 self.schedule()
             case Halt(who, ref):
                 self.halt(who, ref)
+            case Shut():
+                self.shut()
             case TimerFired(timer, deadline):
                 if t.timers.get(timer) != deadline:
                     return  # cancelled, or started again since
@@ -1135,6 +1138,16 @@ class _Step:
         self.log(AutoPlay(seat, True, reason))
         self.schedule()  # first: the prompts sent carry the timer
         self.out.append(Broadcast(mark, True, self.t.audience()))
+
+    def shut(self) -> None:
+        """The operator closes the table, game or not."""
+        t = self.t
+        if t.status == "closed":
+            return
+        mark = t.seq
+        self.log(Closed())
+        self.out.append(Broadcast(mark, True, t.audience()))
+        t.watchers.clear()
 
     def idle_over(self) -> None:
         t = self.t

@@ -276,6 +276,48 @@ class Settings(BaseSettings):
     #: networks); empty: the header is ignored and the peer's address counts.
     trusted_proxies: str = ""
 
+    # -- accounts and sessions (docs/accounts.md) --------------------------------------------
+    #: Passwords hashed (argon2id) or checked at once, each in a thread of its own: each
+    #: holds ``argon2_memory`` KiB while it runs.
+    hash_workers: int = Field(default=2, ge=1, le=64)
+    #: Password operations waiting for a thread at once, beyond those running; more are
+    #: refused (``sign_in_busy``).
+    hash_queue: int = Field(default=32, ge=1, le=10_000)
+    #: argon2id's cost: memory (KiB), passes and lanes of one hash. Hashes made with other
+    #: costs still verify, and are made again with these at the next sign-in.
+    argon2_memory: int = Field(default=19456, ge=1024, le=4 << 20)
+    argon2_time: int = Field(default=2, ge=1, le=20)
+    argon2_parallelism: int = Field(default=1, ge=1, le=16)
+    #: Shortest and longest password, in characters.
+    password_min: int = Field(default=8, ge=4, le=128)
+    password_max: int = Field(default=256, ge=16, le=1024)
+    #: Password checks (sign-ins, password changes, recovery) one client address may ask
+    #: for per minute, whether they succeed or not: each costs a hash.
+    password_checks_per_minute: int = Field(default=20, ge=1)
+    #: Failed sign-ins on one account before each further one must wait; the wait doubles
+    #: from one second with each failure, up to ``signin_delay_max`` seconds.
+    signin_free: int = Field(default=5, ge=1)
+    signin_delay_max: float = Field(default=60.0, gt=0, le=86400)
+    #: The same per client address (all the names it tries): failures before waits, and
+    #: the longest wait.
+    signin_address_free: int = Field(default=20, ge=1)
+    signin_address_delay_max: float = Field(default=300.0, gt=0, le=86400)
+    #: Seconds without a failure after which an account's or an address's failures are
+    #: forgotten.
+    signin_window: float = Field(default=900.0, gt=0)
+    #: Sessions one player may hold; a sign-in past it ends their least recently used one.
+    sessions_per_player: int = Field(default=50, ge=1, le=10_000)
+    #: Days an account's session may go unused before it ends (a guest's one session,
+    #: which is their only key to their name, never ends by itself).
+    session_days: float = Field(default=180.0, gt=0)
+    #: Days a guest's name (no password) may go unused before it is released for others
+    #: (its player, rating and games are kept); 0: never.
+    guest_release_days: float = Field(default=90.0, ge=0)
+    #: Seconds between two looks at the ``signals`` table, where operator actions (bans,
+    #: renames, closed tables) and ended sessions wait for every server process: how soon
+    #: they reach open connections.
+    signal_poll: float = Field(default=1.0, ge=0.05, le=60)
+
     # -- many processes (docs/scaling.md) ------------------------------------------------------
     #: Redis URL (``redis://host:6379/0``): processes sharing it and one PostgreSQL store
     #: serve the same tables. Empty: one process, on its own.

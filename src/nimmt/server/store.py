@@ -56,11 +56,89 @@ players = sa.Table(
     # Null only for a player older than migration 0002 whose name looked like an older
     # player's; that older player holds the skeleton.
     sa.Column("skeleton", sa.Text, nullable=True, unique=True, index=True),
-    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("mu", sa.Float, nullable=False),
     sa.Column("sigma", sa.Float, nullable=False),
     sa.Column("rated_games", sa.Integer, nullable=False),
     sa.Column("created", sa.Float, nullable=False),
+    # An account is a player with a password (argon2id, server/passwords.py); null: a guest.
+    sa.Column("password_hash", sa.Text, nullable=True),
+    sa.Column("password_changed", sa.Float, nullable=True),
+    # When the player was last connected: an unclaimed guest name unused for
+    # ``guest_release_days`` is released (docs/accounts.md).
+    sa.Column("last_seen", sa.Float, nullable=True, index=True),
+    # When the guest's name was released, and the name it had: ``name`` then holds a
+    # placeholder, the skeleton is null, and the name is free for anyone.
+    sa.Column("released", sa.Float, nullable=True),
+    sa.Column("released_name", sa.String(64), nullable=True),
+)
+
+#: Every token is a session of its player (migration 0005): one per sign-in, or the one a
+#: guest got with their name. Only the token's SHA-256 is kept.
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("player_id", sa.Integer, nullable=False, index=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True, index=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    # The client address it was made from, and the latest one it was used from.
+    sa.Column("address", sa.String(64), nullable=True),
+    sa.Column("last_address", sa.String(64), nullable=True),
+)
+
+#: An account's one-time recovery codes (their SHA-256; each has 80 random bits).
+recovery_codes = sa.Table(
+    "recovery_codes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("player_id", sa.Integer, nullable=False, index=True),
+    sa.Column("code_hash", sa.String(64), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("used", sa.Float, nullable=True),
+)
+
+#: The operator's mutes and bans (``kind``), of a player or of an address (a network in
+#: CIDR form), until a time or until lifted.
+sanctions = sa.Table(
+    "sanctions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("player_id", sa.Integer, nullable=True),
+    sa.Column("address", sa.String(64), nullable=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("until", sa.Float, nullable=True),
+    sa.Column("lifted", sa.Float, nullable=True, index=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("by", sa.String(64), nullable=False),
+)
+
+#: Every operator action (``nimmt admin``): who, when, what, on whom.
+audit = sa.Table(
+    "audit",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("actor", sa.String(64), nullable=False),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("player_id", sa.Integer, nullable=True),
+    sa.Column("target", sa.Text, nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+)
+
+#: What every running server process must act on at once (server/accounts.py polls it):
+#: sessions ended, bans, renames, tables to close. Kept a day.
+signals = sa.Table(
+    "signals",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("player_id", sa.Integer, nullable=True),
+    sa.Column("session_id", sa.Integer, nullable=True),
+    sa.Column("address", sa.String(64), nullable=True),
+    sa.Column("code", sa.String(16), nullable=True),
 )
 
 tables = sa.Table(
@@ -341,9 +419,13 @@ class Store:
             return await fn(conn)
 
     async def player_by_token(self, token: str) -> sa.Row[Any] | None:
+        """The player whose session ``token`` is, with the session's ``session_id``."""
+
         async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
             res = await conn.execute(
-                sa.select(players).where(players.c.token_hash == hash_token(token))
+                sa.select(players, sessions.c.id.label("session_id"))
+                .join(sessions, sessions.c.player_id == players.c.id)
+                .where(sessions.c.token_hash == hash_token(token))
             )
             return res.first()
 

@@ -26,7 +26,9 @@ from ..cli_output import wants_plain
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, available_languages, narrator
 from ..rules import EndMode, Rules
+from ..signin import PasswordUnavailable, read_password
 from .commands import Keymap, KeymapError
+from .labels import Labels
 from .local import LocalSession
 from .session import Session
 
@@ -129,6 +131,15 @@ def play_command(
     retries: Annotated[
         int, typer.Option("--retries", help="Online: reconnection attempts before giving up.")
     ] = 8,
+    sign_in: Annotated[
+        bool, typer.Option("--sign-in", help="Online: sign in to the account --name, with "
+                           "the password from --password-file, NIMMT_PASSWORD or typed "
+                           "(never on the command line). The session is kept for next time.")
+    ] = False,
+    password_file: Annotated[
+        Path | None, typer.Option("--password-file", help="With --sign-in: read the "
+                                  "password from this file's first line.")
+    ] = None,
 ) -> None:
     """Play in the terminal: against bots here, or at a table on a nimmt server."""
     try:
@@ -140,7 +151,17 @@ def play_command(
     except KeymapError as exc:
         raise _fail(f"Bad keys: {exc}") from None
     session: Session
-    if url is None and join is None and spectate is None:
+    online = not (url is None and join is None and spectate is None)
+    password = None
+    if sign_in or password_file is not None:
+        if not online or not name:
+            raise _fail("Cannot sign in: --sign-in takes a server and the account's --name.")
+        try:
+            password = read_password(Labels(language)("online.password", name=name),
+                                     file=password_file)
+        except PasswordUnavailable as exc:
+            raise _fail(f"Cannot sign in: {exc}.") from None
+    if not online:
         seat_bots, n = _bots(bots, players)
         try:
             rules = _rules(preset, n, end, limit, rounds)
@@ -165,7 +186,7 @@ def play_command(
                 raise _fail(f"Cannot play: {exc}") from None
             rules_spec = {k: v for k, v in rules.to_dict().items() if v is not None}
         session = RemoteSession(target, name=name, lang=language, rules=rules_spec,
-                                bots=seat_bots, retries=retries)
+                                bots=seat_bots, retries=retries, password=password)
     raise typer.Exit(run_session(session, plain, keymap))
 
 

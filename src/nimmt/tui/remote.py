@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client_sync import (
+    FINAL,
     ConnectionLost,
     ServerError,
     ServerUnreachable,
@@ -132,10 +133,13 @@ class RemoteSession(Session):
         retries: int | None = 8,
         tokens: TokenStore | None = None,
         listener: Listener | None = None,
+        password: str | None = None,
     ) -> None:
         super().__init__(lang, listener)
         self.target = target
         self.name = name
+        #: With ``name``: sign in to that account (a new session) instead of using a token.
+        self.password = password
         self.rules = rules or {"preset": "classic", "players": 4}
         self.bots = bots or []
         self.retries = retries
@@ -151,21 +155,8 @@ class RemoteSession(Session):
 
     def _connect(self) -> SyncClient:
         url = self.target.url
-        saved = self.tokens.get(url, self.name)
         try:
-            if saved is not None:
-                try:
-                    client = SyncClient.connect(url, token=saved[1], lang=self.lang,
-                                                retries=self.retries)
-                except ServerError as exc:
-                    if exc.code != "bad_token":
-                        raise
-                    self.tokens.forget(url, saved[0])
-                    saved = None
-            if saved is None:
-                name = self.name or default_name()
-                client = SyncClient.connect(url, name=name, lang=self.lang,
-                                            retries=self.retries)
+            client = self._dial(url)
         except ServerUnreachable:
             raise Refused(self.labels("online.unreachable", url=url)) from None
         except ServerError as exc:
@@ -173,6 +164,25 @@ class RemoteSession(Session):
         if client.name and client.token:
             self.tokens.put(url, client.name, client.token)
         return client
+
+    def _dial(self, url: str) -> SyncClient:
+        """A sign-in when a password was given; else the token kept for this name (or the
+        last one used here); else a new guest."""
+        if self.password is not None:
+            password, self.password = self.password, None  # kept no longer than needed
+            return SyncClient.connect(url, name=self.name, password=password,
+                                      lang=self.lang, retries=self.retries)
+        saved = self.tokens.get(url, self.name)
+        if saved is not None:
+            try:
+                return SyncClient.connect(url, token=saved[1], lang=self.lang,
+                                          retries=self.retries)
+            except ServerError as exc:
+                if exc.code != "bad_token":
+                    raise
+                self.tokens.forget(url, saved[0])
+        return SyncClient.connect(url, name=self.name or default_name(), lang=self.lang,
+                                  retries=self.retries)
 
     def open(self) -> None:
         self.say(self.labels("online.connecting", url=self.target.url), "status")
@@ -266,6 +276,8 @@ class RemoteSession(Session):
             self.say(self.labels("online.back"), "status")
             # The decision still asked is said again: it may have been missed while away.
             self.forget_announced()
+        elif status.reason in FINAL:
+            self.end()  # the server said why (signed out, banned): no way back from here
         else:
             code = self._state.table.code if self._state is not None else None
             if code:
