@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 from ..decisions import DecisionKind
 from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
 from ..narrate import Narrator, narrator
+from ..views import View
 from . import protocol as P
 from .commands import Audience
 from .payloads import (
@@ -32,6 +33,7 @@ from .payloads import (
     NoticeItem,
     Older,
     RulesInfo,
+    SheetMemo,
     build,
     dump,
     event_payload,
@@ -243,6 +245,8 @@ class Fanout:
         self.table = table
         self.peers = peers
         self._rules: RulesInfo = rules_info(table.rules)
+        #: The sentences of the sheets sent so far, shared by seats and frames.
+        self._sheets = SheetMemo()
 
     # -- frames ---------------------------------------------------------------------------
 
@@ -258,7 +262,7 @@ class Fanout:
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "prompt": prompt(t, viewer, now),
             "sheet": None if seen_view is None else sheet_payload(seen_view, t.names(lang),
-                                                                   lang),
+                                                                   lang, self._sheets),
             "ref": ref,
         }))
 
@@ -279,9 +283,10 @@ class Fanout:
         seen_view = t.game.view(viewer) if events and t.game is not None else None
         return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
-            "text": narration(events, names, viewer, lang, others_chosen(t, viewer)),
+            "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
-            "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang),
+            "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang,
+                                                                   self._sheets),
             "older": left,
         }))
 
@@ -370,16 +375,17 @@ class Fanout:
                         peer.send(text)
 
 
-def others_chosen(t: Table, viewer: int | None) -> bool:
+def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> bool:
     """Whether the table waits for ``viewer``'s card alone: everyone else has chosen. The
     others' choices are said as that one fact (a spectator hears none of them: the reveal
-    tells)."""
+    tells). ``view``: the viewer's view of the game now, when the caller has it."""
     game = t.game
     if game is None or viewer is None or game.pending is None:
         return False
     if game.pending.kind is not DecisionKind.CARD:
         return False
-    view = game.view(viewer)
+    if view is None:
+        view = game.view(viewer)
     return not view.chosen[viewer] and all(
         view.chosen[p] for p in view.active if p != viewer)
 

@@ -29,7 +29,7 @@ from .. import events as E
 from ..decisions import DecisionKind
 from ..narrate import Narrator, narrator
 from ..rules import Rules
-from ..views import View
+from ..views import Phase, View
 
 __all__ = [
     "EVENT_MODELS",
@@ -823,22 +823,82 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
     })
 
 
-def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator) -> Sheet:
+#: Sentences a :class:`SheetMemo` keeps before it starts afresh: a table's sheets for a
+#: few rounds (each turn adds a few dozen per seat and language).
+SHEET_MEMO_SIZE = 4096
+
+
+class SheetMemo:
+    """The sentences of one table's sheets, kept by exactly what each one reads.
+
+    A table sends a sheet to every seat and language after every event, and most of it
+    has not changed since the last one (a card chosen changes who has chosen, not the
+    rows or the scores) or is the same for every seat (the rows, the timer, the rules):
+    each sentence is made once and shared. A key holds every field of the view the
+    sentence reads, so a kept sentence is the one that would be made afresh
+    (tests/server/test_server_sheets.py checks this over played games)."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[object, Any] = {}
+
+    def get(self, key: object, make: Callable[[], Any]) -> Any:
+        kept = self._kept.get(key, _MISSING)
+        if kept is _MISSING:
+            if len(self._kept) >= SHEET_MEMO_SIZE:
+                self._kept.clear()
+            kept = self._kept[key] = make()
+        return kept
+
+
+_MISSING: Any = object()
+
+
+def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
+                  memo: SheetMemo | None = None) -> Sheet:
     """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
-    said by the narration in ``lang`` (a language code, or its narrator)."""
+    said by the narration in ``lang`` (a language code, or its narrator); ``memo``: the
+    table's sentences so far, to share what did not change (its keys name the language)."""
     speak = lang if isinstance(lang, Narrator) else narrator(lang)
+    if memo is None:
+        memo = SheetMemo()
+    code = speak.language
     rows = view.rows
+    player = view.player
+    pending = view.pending
+    waits = None if pending is None else (pending.kind, pending.players, pending.card,
+                                          pending.reason)
+    phase = view.phase
+    who = (code, player, tuple(names))
+    table_rows, row, row_bullheads = memo.get(("rows", code, rows), lambda: (
+        speak.rows_sentence(view),
+        tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
+        tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1))))
+    decision, decision_with_hand = memo.get(
+        ("decision", code, player, waits, view.options, rows), lambda: (
+            speak.your_decision_sentence(view),
+            speak.your_decision_sentence(view, hand=True)))
     return build(Sheet, {
-        "rows": speak.rows_sentence(view),
-        "row": tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
-        "row_bullheads": tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)),
-        "cards": tuple((c, speak.bullheads_sentence(c)) for c in (*view.hand, *view.draft_pool)),
-        "chosen": speak.chosen_sentence(view, names),
-        "scores": speak.scores_sentence(view, names),
-        "hand": speak.hand_sentence(view) if view.player is not None else None,
-        "decision": speak.your_decision_sentence(view),
-        "decision_with_hand": speak.your_decision_sentence(view, hand=True),
-        "timer": tuple(speak.timer_sentence(s) for s in range(1, 11)),
-        "idle": speak.idle_sentence(view, names),
+        "rows": table_rows,
+        "row": row,
+        "row_bullheads": row_bullheads,
+        "cards": memo.get(("cards", code, view.hand, view.draft_pool), lambda: tuple(
+            (c, speak.bullheads_sentence(c)) for c in (*view.hand, *view.draft_pool))),
+        "chosen": memo.get(
+            ("chosen", who, phase, waits, view.active, view.chosen, view.face_up,
+             view.my_choice), lambda: speak.chosen_sentence(view, names)),
+        "scores": memo.get(
+            ("scores", who, phase is Phase.OVER, view.scores, view.eliminated,
+             view.penalties, view.active), lambda: speak.scores_sentence(view, names)),
+        "hand": None if player is None else memo.get(
+            ("hand", code, player, view.hand, view.my_choice),
+            lambda: speak.hand_sentence(view)),
+        "decision": decision,
+        "decision_with_hand": decision_with_hand,
+        "timer": memo.get(("timer", code), lambda: tuple(
+            speak.timer_sentence(s) for s in range(1, 11))),
+        "idle": memo.get(("idle", who, phase is Phase.OVER, waits),
+                         lambda: speak.idle_sentence(view, names)),
         "rules": speak.rules_sentence(view.rules),
     })

@@ -1,0 +1,50 @@
+"""The shortcut sheet a table keeps sentences for says what a fresh one says.
+
+:class:`nimmt.server.payloads.SheetMemo` keeps each sentence of a table's sheets by
+the fields of the view it reads, and the fan-out builds every sheet through it. If
+a key left out a field its sentence reads, a sheet would say something stale; here
+whole games of every variant are played, and at every position every seat's and a
+spectator's sheet, in every language, built through one memo kept for the whole
+game, is compared with the sheet built afresh.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from nimmt import Game, Rules
+from nimmt.randomplay import play_random
+from nimmt.server.payloads import SheetMemo, sheet_payload
+
+RULES = [
+    Rules.parse("classic", players=4),
+    Rules.parse("classic", players=10, end="rounds", rounds=2),
+    Rules.parse("category5+tactics", players=5, end="rounds", rounds=2),
+    Rules.parse("classic+logic", players=3, end="rounds", rounds=2),
+    Rules.parse("category5+open-hands+professional", players=6, end="rounds", rounds=2),
+    Rules.parse("category5+jokers", players=4, end="rounds", rounds=2),
+    Rules.parse("classic+open", players=4, end="rounds", rounds=2),
+    Rules.parse("classic", players=3, end="elimination"),
+]
+NAMES = ["Ana", "Bob", "Cleo", "Dan", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon"]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.name}-{r.players}")
+def test_a_kept_sentence_is_the_one_made_afresh(rules: Rules) -> None:
+    game = Game(rules, random.Random(7))
+    rng = random.Random(11)
+    memo = SheetMemo()
+    names = NAMES[:rules.players]
+    positions = 0
+    while True:
+        for viewer in (None, *range(rules.players)):
+            view = game.view(viewer)
+            for lang in ("en", "sr", "cs"):
+                assert (sheet_payload(view, names, lang, memo)
+                        == sheet_payload(view, names, lang)), (positions, viewer, lang)
+        positions += 1
+        if game.is_over or play_random(game, rng, 1) == 0:
+            break
+    assert game.is_over and positions > 20
