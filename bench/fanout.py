@@ -6,8 +6,9 @@ each seat answering with its first legal option, and every frame goes through th
 real fan-out (:class:`nimmt.server.fanout.Fanout`) to connections that keep only
 the byte count. Reported per table size: the time spent in ``broadcast`` per
 decision and per frame sent, and the bytes sent per decision. The time is the
-server's own work for a decision's frames, without sockets or the event loop, so
-it compares builds on a shared machine better than a whole-server benchmark.
+process's CPU time (other jobs on the machine do not count) of the server's own
+work for a decision's frames, without sockets or the event loop, so it compares
+builds on a shared machine better than a whole-server benchmark.
 
 Run: ``.venv/bin/python bench/fanout.py [--players 4,10] [--games 20] [--lang en]``.
 The last line is one JSON object.
@@ -85,7 +86,7 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
             spent += apply(effect)
 
     def apply(effect: Effect) -> float:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         match effect:
             case Broadcast(after, state, audience):
                 fanout.broadcast(after, state, audience, 1000.0)
@@ -95,7 +96,7 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
                 fanout.send_state(conn, viewer, ref, 1000.0)
             case _:
                 return 0.0
-        return time.perf_counter() - t0
+        return time.process_time() - t0
 
     people = [connect(p) for p in range(1, players + 1)]
     run(Create(people[0], None))

@@ -875,10 +875,17 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
         speak.rows_sentence(view),
         tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
         tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1))))
-    decision, decision_with_hand = memo.get(
-        ("decision", code, player, waits, view.options, rows), lambda: (
-            speak.your_decision_sentence(view),
-            speak.your_decision_sentence(view, hand=True)))
+    # Asked of this seat or not: the sentence reads the decision and its options alone
+    # (the rows too, for a row), so every seat asked the same shares it.
+    asked = pending is not None and player is not None and player in pending.players
+    decision, decision_with_hand = None, None
+    if asked:
+        assert pending is not None
+        decision, decision_with_hand = memo.get(
+            ("decision", code, pending.kind, pending.card, pending.reason, view.options,
+             rows if pending.kind is DecisionKind.ROW else None), lambda: (
+                speak.your_decision_sentence(view),
+                speak.your_decision_sentence(view, hand=True)))
     return build(Sheet, {
         "rows": table_rows,
         "row": row,
