@@ -48,3 +48,22 @@ def test_a_kept_sentence_is_the_one_made_afresh(rules: Rules) -> None:
         if game.is_over or play_random(game, rng, 1) == 0:
             break
     assert game.is_over and positions > 20
+
+
+def test_a_table_keeps_a_bounded_number_of_sentences() -> None:
+    """A long game keeps one sentence per field, seat and language: no more as it goes on."""
+    rules = Rules.parse("classic", players=10, end="rounds", rounds=3)
+    game = Game(rules, random.Random(3))
+    rng = random.Random(5)
+    memo = SheetMemo()
+    names = NAMES[:rules.players]
+    most = 0
+    while not game.is_over:
+        for viewer in (None, *range(rules.players)):
+            for lang in ("en", "sr"):
+                sheet_payload(game.view(viewer), names, lang, memo)
+        most = max(most, len(memo))
+        play_random(game, rng, 1)
+    # Per language: rows and timer once; decision, cards, chosen, scores, hand and idle
+    # per seat (a spectator has no hand and is asked nothing).
+    assert most <= 2 * (2 + 6 * (rules.players + 1))

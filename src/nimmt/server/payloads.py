@@ -823,11 +823,6 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
     })
 
 
-#: Sentences a :class:`SheetMemo` keeps before it starts afresh: a table's sheets for a
-#: few rounds (each turn adds a few dozen per seat and language).
-SHEET_MEMO_SIZE = 4096
-
-
 class SheetMemo:
     """The sentences of one table's sheets, kept by exactly what each one reads.
 
@@ -836,20 +831,29 @@ class SheetMemo:
     rows or the scores) or is the same for every seat (the rows, the timer, the rules):
     each sentence is made once and shared. A key holds every field of the view the
     sentence reads, so a kept sentence is the one that would be made afresh
-    (tests/server/test_server_sheets.py checks this over played games)."""
+    (tests/server/test_server_sheets.py checks this over played games).
+
+    Each sentence has a place (its field, the language, and the seat it is said to
+    where it names "you"), and a place keeps its last sentence only: what a table
+    keeps is bounded by its seats and languages, however long its games.
+    """
 
     __slots__ = ("_kept",)
 
     def __init__(self) -> None:
-        self._kept: dict[object, Any] = {}
+        self._kept: dict[object, tuple[object, Any]] = {}
 
-    def get(self, key: object, make: Callable[[], Any]) -> Any:
-        kept = self._kept.get(key, _MISSING)
-        if kept is _MISSING:
-            if len(self._kept) >= SHEET_MEMO_SIZE:
-                self._kept.clear()
-            kept = self._kept[key] = make()
-        return kept
+    def get(self, place: object, key: object, make: Callable[[], Any]) -> Any:
+        """The sentence at ``place`` for ``key``: the one kept there, or ``make()``."""
+        kept = self._kept.get(place)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        value = make()
+        self._kept[place] = (key, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
 
 _MISSING: Any = object()
@@ -870,42 +874,43 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
     waits = None if pending is None else (pending.kind, pending.players, pending.card,
                                           pending.reason)
     phase = view.phase
-    who = (code, player, tuple(names))
-    table_rows, row, row_bullheads = memo.get(("rows", code, rows), lambda: (
+    names = tuple(names)
+    seat = (code, player)
+    table_rows, row, row_bullheads = memo.get(("rows", code), rows, lambda: (
         speak.rows_sentence(view),
         tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
         tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1))))
     # Asked of this seat or not: the sentence reads the decision and its options alone
-    # (the rows too, for a row), so every seat asked the same shares it.
+    # (the rows too, for a row).
     asked = pending is not None and player is not None and player in pending.players
     decision, decision_with_hand = None, None
     if asked:
         assert pending is not None
         decision, decision_with_hand = memo.get(
-            ("decision", code, pending.kind, pending.card, pending.reason, view.options,
-             rows if pending.kind is DecisionKind.ROW else None), lambda: (
+            ("decision", seat), (pending.kind, pending.card, pending.reason, view.options,
+                                 rows if pending.kind is DecisionKind.ROW else None), lambda: (
                 speak.your_decision_sentence(view),
                 speak.your_decision_sentence(view, hand=True)))
     return build(Sheet, {
         "rows": table_rows,
         "row": row,
         "row_bullheads": row_bullheads,
-        "cards": memo.get(("cards", code, view.hand, view.draft_pool), lambda: tuple(
+        "cards": memo.get(("cards", seat), (view.hand, view.draft_pool), lambda: tuple(
             (c, speak.bullheads_sentence(c)) for c in (*view.hand, *view.draft_pool))),
         "chosen": memo.get(
-            ("chosen", who, phase, waits, view.active, view.chosen, view.face_up,
-             view.my_choice), lambda: speak.chosen_sentence(view, names)),
+            ("chosen", seat), (names, phase, waits, view.active, view.chosen, view.face_up,
+                               view.my_choice), lambda: speak.chosen_sentence(view, names)),
         "scores": memo.get(
-            ("scores", who, phase is Phase.OVER, view.scores, view.eliminated,
-             view.penalties, view.active), lambda: speak.scores_sentence(view, names)),
+            ("scores", seat), (names, phase is Phase.OVER, view.scores, view.eliminated,
+                               view.penalties, view.active),
+            lambda: speak.scores_sentence(view, names)),
         "hand": None if player is None else memo.get(
-            ("hand", code, player, view.hand, view.my_choice),
-            lambda: speak.hand_sentence(view)),
+            ("hand", seat), (view.hand, view.my_choice), lambda: speak.hand_sentence(view)),
         "decision": decision,
         "decision_with_hand": decision_with_hand,
-        "timer": memo.get(("timer", code), lambda: tuple(
+        "timer": memo.get(("timer", code), None, lambda: tuple(
             speak.timer_sentence(s) for s in range(1, 11))),
-        "idle": memo.get(("idle", who, phase is Phase.OVER, waits),
+        "idle": memo.get(("idle", seat), (names, phase is Phase.OVER, waits),
                          lambda: speak.idle_sentence(view, names)),
         "rules": speak.rules_sentence(view.rules),
     })
