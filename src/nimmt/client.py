@@ -36,6 +36,8 @@ from .server.protocol import (
     Error,
     EventItem,
     Events,
+    FriendInfo,
+    FriendList,
     Hint,
     History,
     LobbyList,
@@ -329,6 +331,35 @@ class Client:
     async def sign_out(self, scope: str = "this") -> Ack:
         """End this session (``this``), the others (``others``) or all (``all``)."""
         return await self.act("sign_out", scope=scope)
+
+    # -- friends, mutes, blocks, reports ---------------------------------------------------
+
+    async def follow(self, name: str) -> Ack:
+        """Follow ``name`` (two who follow each other are friends)."""
+        return await self.act("follow", name=name)
+
+    async def unfollow(self, name: str) -> Ack:
+        return await self.act("unfollow", name=name)
+
+    async def friends(self) -> list[FriendInfo]:
+        """The players this one follows, and where they are."""
+        msg = await self.request({"type": "friends"}, want="friends")
+        assert isinstance(msg, FriendList)
+        return msg.friends
+
+    async def mute(self, name: str, on: bool = True) -> Ack:
+        """Mute ``name`` (``on`` false: lift the mute)."""
+        return await self.act("mute", name=name, on=on)
+
+    async def block(self, name: str, on: bool = True) -> Ack:
+        """Block ``name`` (``on`` false: lift the block)."""
+        return await self.act("block", name=name, on=on)
+
+    async def report(self, name: str, reason: str, message: str | None = None,
+                     place: str | None = None) -> Ack:
+        """Report ``name`` (or a message of theirs, written at ``place``) to the operator."""
+        return await self.act("report", name=name, reason=reason, message=message,
+                              place=place)
 
     # -- playing --------------------------------------------------------------------------------
 

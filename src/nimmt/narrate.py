@@ -191,6 +191,8 @@ REFUSALS: dict[str, str] = {
     "banned": N_("The operator of this server has banned you."),
     "muted": N_("The operator of this server has muted you: your messages are not sent."),
     "server_busy": N_("The server is busy. Please try again in a moment."),
+    "no_player": N_("No player has that name."),
+    "blocked": N_("Someone at this table has blocked you, so you cannot sit here."),
 }
 
 

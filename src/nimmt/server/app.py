@@ -65,6 +65,7 @@ from .params import BadParam, player_names, refusal, row_id, shown, speaker, tab
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
+from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import LogEntry, Store, game_players, games, players, tables
 from .table import TableActor
 from .text import clean_text
@@ -297,6 +298,9 @@ class Hub:
             self.cluster = Cluster(self)
         #: Who each connection is: guests, accounts, sessions, sanctions.
         self.accounts = Accounts(self)
+        #: Follows, mutes, blocks, reports (server/social.py) and the leaderboard's pages.
+        self.social = Social(self)
+        self.boards = Leaderboards(self.store, settings)
 
     async def open(self) -> None:
         self._watch = asyncio.create_task(self.metrics.watch(), name="nimmt-watch")
@@ -484,6 +488,8 @@ class Hub:
                                   ref=msg.ref).model_dump_json())
         elif t in ACCOUNT_MESSAGES:
             await self.accounts.message(conn, msg)
+        elif t in SOCIAL_MESSAGES:
+            await self.social.message(conn, msg)
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
@@ -497,6 +503,8 @@ class Hub:
                 self.charge_history(conn)
             elif t == "chat":
                 self.accounts.check_chat(conn)
+            elif t == "sit":
+                await self.social.check_sit(conn)
             if conn.remote is not None:
                 conn.remote.message(conn, msg)
             elif conn.table is not None:
@@ -606,6 +614,7 @@ class Hub:
             res = await c.execute(
                 tables.insert().values(code=code, name=name, host_id=conn.player_id,
                                        rules=json.dumps(rules.to_dict()),
+                                       preset=rules.preset_name,
                                        settings=json.dumps(settings), status="open",
                                        created=time.time())
             )
@@ -1141,12 +1150,29 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                 "text": reader.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)
 
+    async def leaderboard(request: Request) -> Response:
+        try:
+            preset, offset, limit = board_params(request.query_params,
+                                                 hub.settings.leaderboard_page)
+        except BadParam as exc:
+            return refusal(exc)
+        address = address_key(request.client.host if request.client else None)
+        try:
+            body = await hub.boards.page(preset, offset, limit, address)
+        except ReadRefused as exc:
+            return refused_response(exc, speaker_of("en"))
+        return json_bytes_response(body)
+
     async def player(request: Request) -> JSONResponse:
         name = request.path_params["name"]
         try:
             candidates = player_names(name)
         except BadParam as exc:
             return refusal(exc)
+        try:
+            hub.boards.charge(address_key(request.client.host if request.client else None))
+        except ReadRefused as exc:
+            return refused_response(exc, speaker_of("en"))
         for candidate in candidates:
             data = await hub.player(candidate)
             if data is not None:
@@ -1168,6 +1194,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             Route("/api/tables/{code}/games", table_games),
             Route("/api/games/{game_id}", game),
             Route("/api/games/{game_id}/analysis", analysis),
+            Route("/api/leaderboard", leaderboard),
             Route("/api/players/{name}", player),
             WebSocketRoute("/ws", ws_endpoint),
             # The web client: its pages under /play/ and its speech endpoints.

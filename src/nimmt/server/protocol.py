@@ -134,6 +134,8 @@ ERROR_CODES: dict[str, str] = {
     "muted": "the operator muted this player: chat is refused",
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
+    "no_player": "no player has that name",
+    "blocked": "someone at that table blocked you: you cannot sit there",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -188,6 +190,8 @@ ErrorCode: TypeAlias = Literal[
     "banned",
     "muted",
     "server_busy",
+    "no_player",
+    "blocked",
 ]
 
 
@@ -510,6 +514,72 @@ class AskHistory(_Client):
     """Positions of the stream one page covers at most; null: the server's page size."""
 
 
+class Follow(_Client):
+    """Follow a player by name (their look: ``ana`` finds ``Ana``); two players who follow
+    each other are friends. Answered ``ack`` (``no_player``, ``quota``)."""
+
+    type: Literal["follow"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class Unfollow(_Client):
+    """Stop following a player; answered ``ack``."""
+
+    type: Literal["unfollow"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class AskFriends(_Client):
+    """Ask for the players you follow and where they are; answered by ``friends``."""
+
+    type: Literal["friends"]
+    """The message's name."""
+
+
+class Mute(_Client):
+    """Mute a player (``on``) or lift the mute: their chat no longer reaches you. Kept for
+    your player, on every connection. Answered ``ack``."""
+
+    type: Literal["mute"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+    on: bool = True
+    """True: mute; false: lift the mute."""
+
+
+class Block(_Client):
+    """Block a player (``on``) or lift the block: their chat no longer reaches you, and
+    they cannot sit at a table you host or sit at. Answered ``ack``."""
+
+    type: Literal["block"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+    on: bool = True
+    """True: block; false: lift the block."""
+
+
+class Report(_Client):
+    """Report a player, or a message of theirs, to the server's operator, saying why.
+    Answered ``ack`` (``quota`` past ``NIMMT_REPORTS_PER_HOUR``)."""
+
+    type: Literal["report"]
+    """The message's name."""
+    name: Name
+    """The player reported."""
+    reason: Annotated[str, Field(min_length=1, max_length=4096)]
+    """Why (the server keeps at most ``NIMMT_REPORT_MAX`` characters)."""
+    message: Annotated[str, Field(max_length=4096)] | None = None
+    """The message reported, as you saw it (null: the player as a whole)."""
+    place: Annotated[str, Field(max_length=32)] | None = None
+    """Where it was written: the table's code (null: not a message)."""
+
+
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
@@ -549,6 +619,12 @@ ClientMessage: TypeAlias = Annotated[
     | EndSession
     | SignOut
     | AskHistory
+    | Follow
+    | Unfollow
+    | AskFriends
+    | Mute
+    | Block
+    | Report
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -798,6 +874,33 @@ class SessionList(_Server):
     """The ``ref`` of the ``sessions`` message."""
 
 
+class FriendInfo(BaseModel):
+    """One player you follow, and where they are."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+    name: str
+    """Their name."""
+    mutual: bool
+    """Whether they follow you too (a friend)."""
+    online: bool
+    """Whether they are connected (to this server process)."""
+    table: str | None = None
+    """A friend's table's code, when they are at one; null for a one-way follow."""
+    free_seat: bool | None = None
+    """Whether that table has a free seat (null: not known here)."""
+
+
+class FriendList(_Server):
+    """The players you follow, by name."""
+
+    type: Literal["friends"] = "friends"
+    """The message's name."""
+    friends: list[FriendInfo]
+    """The players."""
+    ref: Ref = None
+    """The ``ref`` of the ``friends`` message."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -809,7 +912,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | Pong,
+    | SessionList | FriendList | Pong,
     Field(discriminator="type"),
 ]
 

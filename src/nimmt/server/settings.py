@@ -269,6 +269,22 @@ class Settings(BaseSettings):
     speech_burst: int = Field(default=100, ge=1)
     speech_address_rate: float = Field(default=40.0, gt=0)
     speech_address_burst: int = Field(default=400, ge=1)
+    #: Players one player may follow (``follow`` past it: ``quota``).
+    follows_max: int = Field(default=500, ge=1, le=100_000)
+    #: Players one player may mute or block, together (``mute``/``block`` past it: ``quota``).
+    relations_max: int = Field(default=1000, ge=1, le=100_000)
+    #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
+    #: characters (longer ones are cut).
+    reports_per_hour: int = Field(default=10, ge=1)
+    report_max: int = Field(default=500, ge=1, le=4000)
+    #: Leaderboard pages (``/api/leaderboard``): the most rows of one, and how many seconds
+    #: one is kept before the store is asked again (one query per page and period).
+    leaderboard_page: int = Field(default=50, ge=1, le=500)
+    leaderboard_cache: float = Field(default=30.0, ge=0)
+    #: Leaderboard and player pages built from the store per second by one client
+    #: address, and at once (HTTP 429 past it; pages kept in memory cost nothing).
+    board_rate: float = Field(default=2.0, gt=0)
+    board_burst: int = Field(default=20, ge=1)
     #: Web origins allowed to open the WebSocket besides the server's own (comma-separated,
     #: e.g. ``https://play.example.org``); ``*`` allows any (not for the open internet).
     allowed_origins: str = ""

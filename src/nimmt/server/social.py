@@ -1,0 +1,354 @@
+"""Friends, mutes and blocks, reports, and the leaderboard: the room around the tables.
+
+A player **follows** another by name; two players who follow each other are
+**friends**. The friends list (``friends``) says of each followed player whether
+they are online on this process, and, for a friend, at which table and whether it
+has a free seat: a one-way follow learns only that they are online, so following
+a stranger tells nothing about where they play.
+
+A player **mutes** another (their chat no longer reaches them) or **blocks** them
+(more: the blocked player cannot sit at a table the blocker hosts or sits at).
+Both are kept per player in ``relations`` and hold on every process (they are
+read from the store where they are checked).
+
+A **report** names a player, and maybe the message they wrote and where, with a
+reason; it waits in ``reports`` for an operator (``nimmt admin reports``,
+``nimmt admin resolve``, :mod:`.admin`).
+
+Every one of these a stranger can repeat has a bound (:class:`~.settings.Settings`):
+follows and relations per player, reports per player per hour, the length of a
+reason. The leaderboard is one query per preset and page, kept for
+``leaderboard_cache`` seconds.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..rules import PRESETS
+from . import protocol as P
+from .heavyreads import ReadRefused
+from .limits import Buckets, WindowCounter
+from .params import BadParam, whole_number
+from .store import follows, game_players, games, players, relations, reports, tables
+from .text import check_name, clean_text, name_key
+
+if TYPE_CHECKING:
+    from .app import Connection, Hub
+    from .settings import Settings
+    from .store import Store
+
+__all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderboard_query"]
+
+#: The client messages :class:`Social` answers.
+SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report"})
+
+Op = Callable[[AsyncConnection], Awaitable[Any]]
+
+
+async def _find(c: AsyncConnection, raw: str) -> Any:
+    """The player named ``raw`` (as written, or by its look), or ``no_player``."""
+    row = (await c.execute(sa.select(players.c.id, players.c.name)
+                           .where(players.c.name == raw))).first()
+    if row is None:
+        try:
+            key = name_key(check_name(raw))
+        except P.ProtocolError:
+            key = None
+        if key is not None:
+            row = (await c.execute(sa.select(players.c.id, players.c.name)
+                                   .where(players.c.skeleton == key))).first()
+    if row is None:
+        raise P.ProtocolError("no_player", f"no player is named {raw[:64]!r}")
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class Friend:
+    """One followed player as the store knows them."""
+
+    id: int
+    name: str
+    mutual: bool
+
+
+class Social:
+    """Follows, mutes, blocks and reports of one server process's players."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.settings: Settings = hub.settings
+        self.store: Store = hub.store
+        #: Reports each player made in the last hour.
+        self.reported = WindowCounter(self.settings.reports_per_hour, 3600.0)
+
+    # -- messages ---------------------------------------------------------------------------
+
+    async def message(self, conn: Connection, msg: Any) -> None:
+        """One of :data:`SOCIAL_MESSAGES` from a connection that said hello."""
+        me = conn.player_id
+        most = self.settings.relations_max
+        match msg:
+            case P.Follow(name=name, ref=ref):
+                await self.store.run(self._follow(me, name, self.settings.follows_max))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Unfollow(name=name, ref=ref):
+                await self.store.run(_unfollow(me, name))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.AskFriends(ref=ref):
+                listed = await self.store.read(_followed(me))
+                conn.send(P.FriendList(seq=conn.seq, friends=[self.presence(f) for f in listed],
+                                       ref=ref).model_dump_json())
+            case P.Mute(name=name, on=on, ref=ref):
+                await self.store.run(self._relate(me, name, "mute", on, most))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Block(name=name, on=on, ref=ref):
+                await self.store.run(self._relate(me, name, "block", on, most))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
+                if self.reported.full(me):
+                    raise P.ProtocolError(
+                        "quota", f"at most {self.settings.reports_per_hour} reports an hour "
+                        "per player; the operator reads every one")
+                await self.store.run(_report(me, name, clean_text(reason)
+                                             [:self.settings.report_max],
+                                             None if text is None
+                                             else clean_text(text)[:self.settings.chat_max],
+                                             place))
+                self.reported.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    def presence(self, f: Friend) -> P.FriendInfo:
+        """Where ``f`` is, as this process sees them: online or not; for a friend (a
+        mutual follow) also their table and whether it has a free seat."""
+        conns = [c for c in self.hub.accounts.online.get(f.id, ()) if not c.gone]
+        table: str | None = None
+        free: bool | None = None
+        if f.mutual:
+            for c in conns:
+                if c.table is not None:
+                    table = c.table.code
+                    free = any(s is None for s in c.table.seats)
+                    break
+                if c.remote is not None:
+                    table = c.remote.code
+                    break
+        return P.FriendInfo(name=f.name, mutual=f.mutual, online=bool(conns), table=table,
+                            free_seat=free)
+
+    # -- checks of the tables -----------------------------------------------------------------
+
+    async def check_sit(self, conn: Connection) -> None:
+        """Refuse ``blocked`` when someone who hosts the connection's table or sits at it
+        blocked this player."""
+        actor = conn.table
+        if actor is None:
+            return
+        there = {s.player_id for s in actor.seats if s is not None and s.player_id}
+        there.add(actor.table.host_id)
+        there.discard(conn.player_id)
+        if there and await self.store.read(_blocked_by(conn.player_id, there)):
+            raise P.ProtocolError("blocked", "someone at this table has blocked you: you "
+                                  "cannot sit here")
+
+    async def muters(self, player_id: int) -> set[int]:
+        """The players who muted or blocked ``player_id`` (their chat does not reach them)."""
+        found: set[int] = await self.store.read(_silenced_by(player_id))
+        return found
+
+    # -- store operations ------------------------------------------------------------------
+
+    @staticmethod
+    def _follow(me: int, raw: str, most: int) -> Op:
+        async def op(c: AsyncConnection) -> None:
+            other = await _find(c, raw)
+            if other.id == me:
+                raise P.ProtocolError("bad_message", "you cannot follow yourself")
+            have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
+                                    .where(follows.c.follower_id == me))).scalar_one()
+            if have >= most:
+                raise P.ProtocolError("quota", f"you follow {most} players, the most one "
+                                      "may; unfollow some first")
+            known = (await c.execute(sa.select(follows.c.created).where(
+                follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
+            if known is None:
+                await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
+                                                        created=time.time()))
+
+        return op
+
+    @staticmethod
+    def _relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
+        async def op(c: AsyncConnection) -> None:
+            other = await _find(c, raw)
+            if other.id == me:
+                raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
+            where = (relations.c.player_id == me, relations.c.other_id == other.id,
+                     relations.c.kind == kind)
+            if not on:
+                await c.execute(relations.delete().where(*where))
+                return
+            if (await c.execute(sa.select(relations.c.created).where(*where))).first():
+                return
+            have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
+                                    .where(relations.c.player_id == me))).scalar_one()
+            if have >= most:
+                raise P.ProtocolError("quota", f"you mute or block {most} players, the most "
+                                      "one may; lift some first")
+            await c.execute(relations.insert().values(player_id=me, other_id=other.id,
+                                                      kind=kind, created=time.time()))
+
+        return op
+
+
+def _unfollow(me: int, raw: str) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await _find(c, raw)
+        await c.execute(follows.delete().where(follows.c.follower_id == me,
+                                               follows.c.followed_id == other.id))
+
+    return op
+
+
+def _followed(me: int) -> Op:
+    async def q(c: AsyncConnection) -> list[Friend]:
+        back = sa.select(follows.c.follower_id).where(follows.c.followed_id == me)
+        rows = await c.execute(
+            sa.select(players.c.id, players.c.name,
+                      players.c.id.in_(back).label("mutual"))
+            .join(follows, follows.c.followed_id == players.c.id)
+            .where(follows.c.follower_id == me).order_by(players.c.name))
+        return [Friend(r.id, r.name, bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def _blocked_by(me: int, others: set[int]) -> Op:
+    async def q(c: AsyncConnection) -> bool:
+        row = (await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me, relations.c.kind == "block",
+            relations.c.player_id.in_(sorted(others))).limit(1))).first()
+        return row is not None
+
+    return q
+
+
+def _silenced_by(me: int) -> Op:
+    async def q(c: AsyncConnection) -> set[int]:
+        rows = await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me))
+        return {int(r.player_id) for r in rows}
+
+    return q
+
+
+def _report(me: int, raw: str, reason: str, message: str | None, place: str | None) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await _find(c, raw)
+        if not reason:
+            raise P.ProtocolError("bad_message", "say why you report them (reason)")
+        await c.execute(reports.insert().values(
+            at=time.time(), reporter_id=me, player_id=other.id, message=message,
+            place=None if place is None else clean_text(place)[:32], reason=reason))
+
+    return op
+
+
+# -- the leaderboard --------------------------------------------------------------------------
+
+
+def leaderboard_query(preset: str, offset: int, limit: int) -> Op:
+    """A page of the leaderboard of ``preset``: the players with a rated game finished
+    under it, by the rating's conservative estimate (μ − 3σ, the one the lobby shows),
+    highest first; each with μ, σ, their rated games under the preset and in all."""
+
+    async def q(c: AsyncConnection) -> dict[str, Any]:
+        played = (
+            sa.select(game_players.c.player_id, sa.func.count().label("n"))
+            .select_from(game_players.join(games, games.c.id == game_players.c.game_id)
+                         .join(tables, tables.c.id == games.c.table_id))
+            .where(games.c.rated.is_(True), games.c.finished.is_(True),
+                   tables.c.preset == preset, game_players.c.player_id.is_not(None))
+            .group_by(game_players.c.player_id).subquery())
+        ordinal = (players.c.mu - 3 * players.c.sigma)
+        total = (await c.execute(sa.select(sa.func.count()).select_from(played))).scalar_one()
+        rows = await c.execute(
+            sa.select(players.c.name, players.c.mu, players.c.sigma, players.c.rated_games,
+                      played.c.n)
+            .join(played, played.c.player_id == players.c.id)
+            .where(players.c.released.is_(None))
+            .order_by(ordinal.desc(), players.c.rated_games.desc(), players.c.name)
+            .offset(offset).limit(limit))
+        return {
+            "preset": preset, "offset": offset, "limit": limit, "total": int(total),
+            "players": [{"rank": offset + i + 1, "name": r.name,
+                         "rating": {"mu": r.mu, "sigma": r.sigma,
+                                    "ordinal": r.mu - 3 * r.sigma},
+                         "games": int(r.n), "rated_games": r.rated_games}
+                        for i, r in enumerate(rows)],
+        }
+
+    return q
+
+
+def board_params(query: Any, page_max: int) -> tuple[str, int, int]:
+    """The preset, offset and limit of a leaderboard request (``preset`` defaults to
+    ``classic``, ``offset`` to 0, ``limit`` to ``page_max`` and at most that), or
+    :class:`~.params.BadParam` (400)."""
+    preset = query.get("preset") or "classic"
+    if preset not in PRESETS:
+        raise BadParam(400, f"no preset {preset[:32]!r}; the presets are "
+                       f"{', '.join(PRESETS)}")
+    offset = whole_number(query.get("offset") or "0", "offset")
+    limit = whole_number(query.get("limit") or str(page_max), "limit")
+    if not 0 <= offset <= 1_000_000 or limit < 1:
+        raise BadParam(400, "offset is from 0 to 1000000, limit at least 1")
+    return preset, offset, min(limit, page_max)
+
+
+class Leaderboards:
+    """The leaderboard's pages, each kept ``leaderboard_cache`` seconds (one query per page
+    and period, however many ask), and the read limit of the pages built from the store
+    (the leaderboard's and the players' pages), per client address."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._reads = Buckets(settings.board_rate, float(settings.board_burst))
+        self._kept: collections.OrderedDict[tuple[str, int, int], tuple[float, bytes]] = (
+            collections.OrderedDict())
+
+    def charge(self, address: str) -> None:
+        """One page built from the store for ``address``, or :class:`ReadRefused` (429)."""
+        if not self._reads.take(address, 1.0):
+            s = self.settings
+            b = self._reads.bucket(address, time.monotonic())
+            wait = max(1, int((1.0 - b.tokens) / s.board_rate + 0.999))
+            raise ReadRefused(429, f"at most {s.board_rate:g} leaderboard or player pages a "
+                              f"second ({s.board_burst} at once) are read for one address; "
+                              "ask again later", wait, "rate_limited")
+
+    async def page(self, preset: str, offset: int, limit: int, address: str) -> bytes:
+        """The page's JSON: from memory, or read (charged to ``address``) and kept."""
+        key = (preset, offset, limit)
+        now = time.monotonic()
+        kept = self._kept.get(key)
+        if kept is not None and now - kept[0] < self.settings.leaderboard_cache:
+            return kept[1]
+        self.charge(address)
+        data = await self.store.read(leaderboard_query(preset, offset, limit))
+        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+        self._kept[key] = (now, body)
+        self._kept.move_to_end(key)
+        while len(self._kept) > 256:
+            self._kept.popitem(last=False)
+        return body
+

@@ -1,0 +1,197 @@
+"""Friends and where they are, blocks that keep a player from a table, reports an operator
+reads, and the leaderboard: on a real server over loopback, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from server_helpers import api, close_all, eventually
+from test_server_admin import admin, connect
+
+from conftest import make_settings
+from nimmt.client import ServerError
+from nimmt.server.run import running_server
+from nimmt.server.store import game_players, games, players, tables
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
+
+
+async def test_friends_and_where_they_are(db_url: str, tmp_path: Path) -> None:
+    async with running_server(make_settings(db_url, tmp_path)) as url:
+        ana = await connect(url, name="Ana")
+        bob = await connect(url, "127.0.0.2", name="Bob")
+        await ana.follow("bob")  # by the name's look
+        state = await bob.create_table(rules={"players": 3})
+        code = state.table.code
+
+        # A one-way follow learns only that Bob is online, not where.
+        [f] = await ana.friends()
+        assert (f.name, f.mutual, f.online, f.table, f.free_seat) == ("Bob", False, True,
+                                                                      None, None)
+        # Friends (a mutual follow) see the table and whether a seat is free.
+        await bob.follow("Ana")
+        [f] = await ana.friends()
+        assert (f.mutual, f.online, f.table, f.free_seat) == (True, True, code, True)
+        cleo = await connect(url, "127.0.0.3", name="Cleo")
+        await cleo.join(code)
+        await cleo.sit()
+        await ana.join(code)
+        await ana.sit()
+        [f] = await ana.friends()
+        assert f.table == code and f.free_seat is False
+
+        with pytest.raises(ServerError) as err:
+            await ana.follow("Nobody")
+        assert err.value.code == "no_player"
+        with pytest.raises(ServerError) as err:
+            await ana.follow("Ana")
+        assert err.value.code == "bad_message"
+
+        await bob.close()
+
+        async def offline() -> bool:
+            return not (await ana.friends())[0].online
+
+        await eventually(offline, "Bob seen offline")
+        await ana.unfollow("Bob")
+        assert await ana.friends() == []
+        await close_all([ana, cleo])
+
+
+async def test_a_blocked_player_cannot_sit_and_reports_reach_the_operator(
+        db_url: str, tmp_path: Path) -> None:
+    settings = make_settings(db_url, tmp_path, reports_per_hour=1)
+    async with running_server(settings) as url:
+        ana = await connect(url, name="Ana")
+        bob = await connect(url, "127.0.0.2", name="Bob")
+        cleo = await connect(url, "127.0.0.3", name="Cleo")
+        dan = await connect(url, "127.0.0.4", name="Dan")
+        code = (await ana.create_table(rules={"players": 4})).table.code
+
+        await ana.block("Bob")
+        await bob.join(code)
+        with pytest.raises(ServerError) as err:
+            await bob.sit()
+        assert err.value.code == "blocked"
+        # A seated player's block holds too, not only the host's.
+        await cleo.join(code)
+        await cleo.sit()
+        await cleo.block("Dan")
+        await dan.join(code)
+        with pytest.raises(ServerError) as err:
+            await dan.sit()
+        assert err.value.code == "blocked"
+        # A mute is not a block; lifted, the block no longer holds.
+        await ana.block("Bob", on=False)
+        await ana.mute("Bob")
+        await bob.sit()
+
+        await bob.report("Ana", "insults", message="you are bad", place=code)
+        await dan.report("cleo", "cheating")
+        with pytest.raises(ServerError) as err:
+            await dan.report("Cleo", "again")
+        assert err.value.code == "quota"
+
+        listed = await admin(db_url, "reports")
+        assert listed.returncode == 0, listed.stderr
+        lines = listed.stdout.splitlines()
+        assert len(lines) == 2
+        assert lines[0].startswith("Report 1, ") and "Bob reported Ana at " + code in lines[0]
+        assert "insults" in lines[0] and "'you are bad'" in lines[0]
+        assert "Dan reported Cleo: cheating." in lines[1]
+
+        done = await admin(db_url, "resolve", "1", "--note", "muted for a day", by="mod")
+        assert done.returncode == 0 and done.stdout.strip() == "Report 1 is resolved."
+        again = await admin(db_url, "resolve", "1")
+        assert again.returncode == 1 and "was resolved by mod" in again.stderr
+        assert (await admin(db_url, "resolve", "99")).returncode == 1
+        waiting = (await admin(db_url, "reports")).stdout.splitlines()
+        assert len(waiting) == 1 and waiting[0].startswith("Report 2")
+        old = (await admin(db_url, "reports", "--resolved")).stdout
+        assert "Resolved by mod" in old and "muted for a day" in old
+        log = (await admin(db_url, "log")).stdout
+        assert "mod did resolve on report 1 (player Ana; note muted for a day)." in log
+        await close_all([ana, bob, cleo, dan])
+
+
+def _seed(db_url: str) -> None:
+    """Five players with rated games: four under classic, one under category5."""
+    engine = sa.create_engine(db_url.replace("+aiosqlite", ""))
+    now = time.time()
+    # name: (mu, sigma, classic games, category5 games)
+    who = {"Ana": (30.0, 2.0, 3, 0), "Bob": (28.0, 1.0, 2, 1), "Cleo": (40.0, 8.0, 1, 0),
+           "Dan": (20.0, 1.0, 4, 0), "Eve": (35.0, 1.0, 0, 2)}
+    with engine.begin() as c:
+        ids = {}
+        for name, (mu, sigma, n5, n7) in who.items():
+            ids[name] = c.execute(players.insert().values(
+                name=name, skeleton=name.lower(), mu=mu, sigma=sigma, rated_games=n5 + n7,
+                created=now)).inserted_primary_key[0]
+        for i, preset in enumerate(("classic", "category5")):
+            tid = c.execute(tables.insert().values(
+                code=f"SEED{i}", name="t", host_id=ids["Ana"], rules="{}", settings="{}",
+                status="closed", created=now, preset=preset)).inserted_primary_key[0]
+            for name, row in who.items():
+                for k in range(row[2 + i]):
+                    gid = c.execute(games.insert().values(
+                        table_id=tid, game_no=k, rated=True, finished=True, record="{}",
+                        ended=now)).inserted_primary_key[0]
+                    c.execute(game_players.insert().values(
+                        game_id=gid, seat=0, player_id=ids[name], name=name, total=10,
+                        winner=False, mu_after=row[0]))
+            # An unrated game counts for nobody.
+            gid = c.execute(games.insert().values(table_id=tid, game_no=99, rated=False,
+                                                  finished=True, record="{}", ended=now)
+                            ).inserted_primary_key[0]
+            c.execute(game_players.insert().values(game_id=gid, seat=0, player_id=ids["Ana"],
+                                                   name="Ana", total=1, winner=True))
+    engine.dispose()
+
+
+async def status_of(url: str) -> tuple[int, Any]:
+    try:
+        return 200, await api(url)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Retry-After")
+
+
+async def test_leaderboard_order_paging_cache_and_limit(db_url: str, tmp_path: Path) -> None:
+    settings = make_settings(db_url, tmp_path, board_rate=0.001, board_burst=6,
+                             leaderboard_page=3, leaderboard_cache=3600)
+    async with running_server(settings) as url:
+        _seed(db_url)
+        first = await api(f"{url}/api/leaderboard?preset=classic&limit=2")  # 1 read
+        # By μ − 3σ: Bob 25, Ana 24, Dan 17, Cleo 16; Eve played no classic game.
+        assert [p["name"] for p in first["players"]] == ["Bob", "Ana"]
+        assert first["total"] == 4 and first["limit"] == 2
+        bob = first["players"][0]
+        assert bob == {"rank": 1, "name": "Bob", "rating": {"mu": 28.0, "sigma": 1.0,
+                                                             "ordinal": 25.0},
+                       "games": 2, "rated_games": 3}
+        second = await api(f"{url}/api/leaderboard?preset=classic&offset=2&limit=2")  # 2
+        assert [(p["rank"], p["name"]) for p in second["players"]] == [(3, "Dan"), (4, "Cleo")]
+        page = await api(f"{url}/api/leaderboard?limit=50")  # 3: classic, capped at 3 rows
+        assert page["limit"] == 3 and len(page["players"]) == 3
+        # Kept: a change in the store is not read again within leaderboard_cache.
+        engine = sa.create_engine(db_url.replace("+aiosqlite", ""))
+        with engine.begin() as c:
+            c.execute(players.update().where(players.c.name == "Dan").values(mu=99.0))
+        engine.dispose()
+        again = await api(f"{url}/api/leaderboard?preset=classic&limit=2")  # from memory
+        assert again == first
+        other = await api(f"{url}/api/leaderboard?preset=category5")  # 4
+        assert [(p["name"], p["games"]) for p in other["players"]] == [("Eve", 2), ("Bob", 1)]
+        assert (await status_of(f"{url}/api/leaderboard?preset=nope"))[0] == 400
+        assert (await status_of(f"{url}/api/leaderboard?offset=-1"))[0] == 400
+        ana = await api(f"{url}/api/players/Ana")  # 5
+        assert ana["rated_games"] == 3 and len(ana["games"]) == 5
+        assert (await status_of(f"{url}/api/players/Bob"))[0] == 200  # 6
+        status, retry = await status_of(f"{url}/api/players/Cleo")
+        assert status == 429 and int(retry) >= 1
+        status, _ = await status_of(f"{url}/api/leaderboard?preset=classic&offset=1")
+        assert status == 429
