@@ -195,3 +195,65 @@ async def test_leaderboard_order_paging_cache_and_limit(db_url: str, tmp_path: P
         assert status == 429 and int(retry) >= 1
         status, _ = await status_of(f"{url}/api/leaderboard?preset=classic&offset=1")
         assert status == 429
+
+
+async def chat_lines(client: Any, until: str) -> list[str]:
+    """The chat lines ``client`` received (those set aside while it waited for answers
+    first), up to the one whose text is ``until``."""
+    from nimmt.server.protocol import Events
+
+    def chatty(m: Any) -> bool:
+        return isinstance(m, Events) and any(i.kind == "chat" for i in m.items)
+
+    said: list[str] = []
+    while True:
+        kept = next((m for m in client.inbox if chatty(m)), None)
+        if kept is not None:
+            client.inbox.remove(kept)
+            msg = kept
+        else:
+            msg = await client.expect(chatty)
+        for item in msg.items:
+            if item.kind == "chat":
+                said.append(f"{item.name}: {item.text}")
+                if item.text == until:
+                    return said
+
+
+async def test_a_muted_player_chat_does_not_reach_the_one_who_muted(
+        db_url: str, tmp_path: Path) -> None:
+    async with running_server(make_settings(db_url, tmp_path)) as url:
+        ana = await connect(url, name="Ana")
+        bob = await connect(url, "127.0.0.2", name="Bob")
+        cleo = await connect(url, "127.0.0.3", name="Cleo")
+        code = (await ana.create_table(rules={"players": 3})).table.code
+        for c in (bob, cleo):
+            await c.join(code)
+            await c.sit()
+        also = await connect(url, token=ana.token)  # a second connection of Ana's
+        await also.spectate(code)
+
+        await ana.mute("Bob")
+        await bob.chat("first")
+        await cleo.chat("one")
+        for c in (ana, also):
+            assert await chat_lines(c, "one") == ["Cleo: one"]
+        assert await chat_lines(cleo, "one") == ["Bob: first", "Cleo: one"]
+
+        # A catch-up leaves the muted chat out too.
+        back = await connect(url, token=ana.token)
+        await back.join(code, last_seq=0)
+        await bob.chat("second")
+        await cleo.chat("two")
+        assert await chat_lines(back, "two") == ["Cleo: one", "Cleo: two"]
+
+        # A block silences as a mute does; lifted both, Bob is heard again.
+        await ana.mute("Bob", on=False)
+        await ana.block("Bob")
+        await bob.chat("third")
+        await cleo.chat("three")
+        assert await chat_lines(ana, "three") == ["Cleo: two", "Cleo: three"]
+        await ana.block("Bob", on=False)
+        await bob.chat("fourth")
+        assert await chat_lines(ana, "fourth") == ["Bob: fourth"]
+        await close_all([ana, bob, cleo, also, back])

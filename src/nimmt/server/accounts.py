@@ -624,6 +624,9 @@ class Accounts:
             self._last_signal = max(self._last_signal, int(r.id))
             self.signals_seen += 1
             self.act(r)
+        # A player muted or blocked someone (on any process): their connections here learn.
+        for pid in {int(r.player_id) for r in rows if r.kind == "social" and r.player_id}:
+            await self.hub.social.refresh(pid)
 
     def act(self, r: Any) -> None:
         """One signal, here: close what it ends, close the table it names."""

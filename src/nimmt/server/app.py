@@ -161,6 +161,8 @@ class Connection:
         self.closing = False
         #: Whether a hint this connection asked for is being computed (one at a time).
         self.hinting = False
+        #: The names of the players this one muted or blocked: their chat is not sent here.
+        self.silenced: frozenset[str] = frozenset()
         #: The close code when the server closes (1008 policy; 1012 the table moved).
         self.close_code = 1008
         #: The hub's metrics (frames sent are counted there).
@@ -556,6 +558,7 @@ class Hub:
         who = await self.accounts.hello(conn, msg)
         conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
         self.metrics.player_here(who.player_id)
+        await self.social.refresh(who.player_id, conn)
         log.info("player %d (%s) said hello%s", who.player_id, who.name,
                  " as a new player" if who.token is not None else "",
                  extra=event("player.hello", player=who.player_id, new=who.token is not None,

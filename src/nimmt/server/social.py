@@ -109,10 +109,10 @@ class Social:
                                        ref=ref).model_dump_json())
             case P.Mute(name=name, on=on, ref=ref):
                 await self.store.run(self._relate(me, name, "mute", on, most))
-                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                await self._related(conn, ref)
             case P.Block(name=name, on=on, ref=ref):
                 await self.store.run(self._relate(me, name, "block", on, most))
-                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                await self._related(conn, ref)
             case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
                 if self.reported.full(me):
                     raise P.ProtocolError(
@@ -125,6 +125,20 @@ class Social:
                                              place))
                 self.reported.add(me)
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    async def _related(self, conn: Connection, ref: P.Ref) -> None:
+        """A mute or block changed: this player's connections here learn at once, those
+        on other processes at their next signal poll."""
+        await self.refresh(conn.player_id)
+        await self.hub.accounts.signal("social", player_id=conn.player_id)
+        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    async def refresh(self, player_id: int, conn: Connection | None = None) -> None:
+        """Read whom ``player_id`` muted or blocked into their connections here (and into
+        ``conn``, one not yet counted among them), so that their chat is not sent there."""
+        names: frozenset[str] = await self.store.read(_silenced_names(player_id))
+        for c in {*self.hub.accounts.online.get(player_id, ()), *([conn] if conn else [])}:
+            c.silenced = names
 
     def presence(self, f: Friend) -> P.FriendInfo:
         """Where ``f`` is, as this process sees them: online or not; for a friend (a
@@ -246,6 +260,16 @@ def _silenced_by(me: int) -> Op:
         rows = await c.execute(sa.select(relations.c.player_id).where(
             relations.c.other_id == me))
         return {int(r.player_id) for r in rows}
+
+    return q
+
+
+def _silenced_names(me: int) -> Op:
+    async def q(c: AsyncConnection) -> frozenset[str]:
+        rows = await c.execute(sa.select(players.c.name).join(
+            relations, relations.c.other_id == players.c.id).where(
+            relations.c.player_id == me))
+        return frozenset(str(r.name) for r in rows)
 
     return q
 
