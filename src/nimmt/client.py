@@ -40,6 +40,7 @@ from .server.protocol import (
     FriendList,
     Hint,
     History,
+    Invitation,
     LobbyList,
     NoticeItem,
     Prompt,
@@ -360,6 +361,30 @@ class Client:
         """Report ``name`` (or a message of theirs, written at ``place``) to the operator."""
         return await self.act("report", name=name, reason=reason, message=message,
                               place=place)
+
+    async def invite(self, name: str) -> Ack:
+        """Invite ``name`` to the table this connection is at."""
+        return await self.act("invite", name=name)
+
+    async def invitation(self, timeout: float = 30) -> Invitation:
+        """The next invitation (one set aside while waiting for an answer first)."""
+        for m in self.inbox:
+            if isinstance(m, Invitation):
+                self.inbox.remove(m)
+                return m
+        msg = await self.expect(lambda m: isinstance(m, Invitation), timeout)
+        assert isinstance(msg, Invitation)
+        return msg
+
+    async def accept(self, invitation: int) -> TableState:
+        """Accept an invitation: join its table."""
+        msg = await self.request({"type": "answer_invitation", "id": invitation,
+                                  "accept": True}, want="table_state")
+        assert isinstance(msg, TableState)
+        return msg
+
+    async def decline(self, invitation: int) -> Ack:
+        return await self.act("answer_invitation", id=invitation, accept=False)
 
     # -- playing --------------------------------------------------------------------------------
 

@@ -257,3 +257,62 @@ async def test_a_muted_player_chat_does_not_reach_the_one_who_muted(
         await bob.chat("fourth")
         assert await chat_lines(ana, "fourth") == ["Bob: fourth"]
         await close_all([ana, bob, cleo, also, back])
+
+
+async def test_invitations_delivered_accepted_declined(db_url: str, tmp_path: Path) -> None:
+    from nimmt.server.protocol import Invitation
+
+    settings = make_settings(db_url, tmp_path, invites_per_minute=4)
+    async with running_server(settings) as url:
+        ana = await connect(url, name="Ana")
+        bob = await connect(url, "127.0.0.2", name="Bob", lang="sr")
+        bob_too = await connect(url, "127.0.0.2", token=bob.token, lang="cs")
+        cleo = await connect(url, "127.0.0.3", name="Cleo")
+        dan = await connect(url, "127.0.0.4", name="Dan")
+        eve = await connect(url, "127.0.0.5", name="Eve")
+        with pytest.raises(ServerError) as err:
+            await ana.invite("Bob")
+        assert err.value.code == "not_at_table"
+        code = (await ana.create_table(rules={"players": 4})).table.code
+
+        # Delivered on every connection of Bob's, said in each one's language.
+        await ana.invite("bob")
+        got = [await bob.invitation(), await bob_too.invitation()]
+        assert {(i.by, i.table) for i in got} == {("Ana", code)}
+        assert got[0].text == "Ana vas poziva za sto " + code + "."
+        assert got[1].text == "Ana vás zve ke stolu " + code + "."
+        state = await bob.accept(got[0].id)
+        assert state.table.code == code
+        await bob.sit()
+        with pytest.raises(ServerError) as err:  # answered already, on the other one
+            await bob_too.accept(got[1].id)
+        assert err.value.code == "no_invitation"
+
+        # Declined: answered once.
+        await ana.invite("Cleo")
+        inv = await cleo.invitation()
+        await cleo.decline(inv.id)
+        with pytest.raises(ServerError) as err:
+            await cleo.decline(inv.id)
+        assert err.value.code == "no_invitation"
+
+        # A blocker gets nothing from the one they blocked (who is not told).
+        await cleo.block("Dan")
+        await dan.join(code)
+        await dan.invite("Cleo")
+        await ana.invite("Cleo")
+        assert (await cleo.invitation()).by == "Ana"
+        assert not any(isinstance(m, Invitation) for m in cleo.inbox)
+
+        # An invitation waiting is sent to a connection made later.
+        token = eve.token
+        await eve.close()
+        await ana.invite("Eve")
+        with pytest.raises(ServerError) as err:  # Ana's fifth this minute
+            await ana.invite("Dan")
+        assert err.value.code == "quota"
+        eve = await connect(url, "127.0.0.5", token=token)
+        late = await eve.invitation()
+        assert late.by == "Ana" and late.table == code
+        await eve.accept(late.id)
+        await close_all([ana, bob, bob_too, cleo, dan, eve])

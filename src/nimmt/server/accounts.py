@@ -627,6 +627,9 @@ class Accounts:
         # A player muted or blocked someone (on any process): their connections here learn.
         for pid in {int(r.player_id) for r in rows if r.kind == "social" and r.player_id}:
             await self.hub.social.refresh(pid)
+        # An invitation waits for a player (written by any process): sent to them here.
+        for pid in {int(r.player_id) for r in rows if r.kind == "invite" and r.player_id}:
+            await self.hub.social.deliver(pid)
 
     def act(self, r: Any) -> None:
         """One signal, here: close what it ends, close the table it names."""

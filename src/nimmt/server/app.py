@@ -568,6 +568,7 @@ class Hub:
         conn.send(P.Welcome(seq=conn.seq, player=who.name, token=who.token, lang=lang,
                             account=who.account, ref=msg.ref)
                   .model_dump_json(exclude=None if who.account else {"account"}))
+        await self.social.deliver(who.player_id, conn)  # invitations waiting for them
         if msg.table is not None:
             await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
@@ -674,6 +675,11 @@ class Hub:
                 return (f"at most {cap} search bots (hard, expert) may play at {whose} at "
                         "once: seat an easier bot, or wait for one of those games to end")
         return None
+
+    async def enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
+                    ref: P.Ref) -> None:
+        """``conn`` joins (``mode``) or watches the table ``code`` (an accepted invitation)."""
+        await self._enter(conn, code, mode, last_seq, ref)
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:

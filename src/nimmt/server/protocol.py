@@ -135,6 +135,7 @@ ERROR_CODES: dict[str, str] = {
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
     "no_player": "no player has that name",
+    "no_invitation": "no invitation of yours has that id, or it was answered or expired",
     "blocked": "someone at that table blocked you: you cannot sit there",
 }
 
@@ -191,6 +192,7 @@ ErrorCode: TypeAlias = Literal[
     "muted",
     "server_busy",
     "no_player",
+    "no_invitation",
     "blocked",
 ]
 
@@ -564,6 +566,29 @@ class Block(_Client):
     """True: block; false: lift the block."""
 
 
+class Invite(_Client):
+    """Invite a player to the table you are at: they get an ``invitation`` on every
+    connection they have (a player who blocked you gets nothing, and you are not told).
+    Answered ``ack`` (``not_at_table``, ``no_player``, ``quota``)."""
+
+    type: Literal["invite"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class AnswerInvitation(_Client):
+    """Accept an ``invitation`` (you join its table: answered ``table_state``) or decline
+    it (answered ``ack``); ``no_invitation`` when it was answered or expired."""
+
+    type: Literal["answer_invitation"]
+    """The message's name."""
+    id: Annotated[int, Field(strict=True, ge=1)]
+    """The invitation's ``id``."""
+    accept: bool
+    """True: join its table; false: decline."""
+
+
 class Report(_Client):
     """Report a player, or a message of theirs, to the server's operator, saying why.
     Answered ``ack`` (``quota`` past ``NIMMT_REPORTS_PER_HOUR``)."""
@@ -625,6 +650,8 @@ ClientMessage: TypeAlias = Annotated[
     | Mute
     | Block
     | Report
+    | Invite
+    | AnswerInvitation
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -901,6 +928,24 @@ class FriendList(_Server):
     """The ``ref`` of the ``friends`` message."""
 
 
+class Invitation(_Server):
+    """A player invites you to their table (on every connection you have; again on each
+    new one while it waits). Answer with ``answer_invitation``."""
+
+    type: Literal["invitation"] = "invitation"
+    """The message's name."""
+    id: int
+    """The invitation's id (for ``answer_invitation``)."""
+    by: str
+    """Who invites you."""
+    table: str
+    """The table's code."""
+    expires: float
+    """When it expires unanswered, in Unix seconds."""
+    text: str
+    """The invitation said in this connection's language."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -912,7 +957,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | FriendList | Pong,
+    | SessionList | FriendList | Invitation | Pong,
     Field(discriminator="type"),
 ]
 

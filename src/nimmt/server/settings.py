@@ -273,6 +273,11 @@ class Settings(BaseSettings):
     follows_max: int = Field(default=500, ge=1, le=100_000)
     #: Players one player may mute or block, together (``mute``/``block`` past it: ``quota``).
     relations_max: int = Field(default=1000, ge=1, le=100_000)
+    #: Invitations one player may send a minute (``quota`` past it); seconds an invitation
+    #: waits for its answer; invitations waiting for one player (past it the oldest go).
+    invites_per_minute: int = Field(default=10, ge=1)
+    invite_ttl: float = Field(default=600.0, gt=0)
+    invites_pending: int = Field(default=20, ge=1, le=1000)
     #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)

@@ -33,12 +33,22 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..narrate import narrator
 from ..rules import PRESETS
 from . import protocol as P
 from .heavyreads import ReadRefused
 from .limits import Buckets, WindowCounter
 from .params import BadParam, whole_number
-from .store import follows, game_players, games, players, relations, reports, tables
+from .store import (
+    follows,
+    game_players,
+    games,
+    invitations,
+    players,
+    relations,
+    reports,
+    tables,
+)
 from .text import check_name, clean_text, name_key
 
 if TYPE_CHECKING:
@@ -49,7 +59,8 @@ if TYPE_CHECKING:
 __all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderboard_query"]
 
 #: The client messages :class:`Social` answers.
-SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report"})
+SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report",
+                             "invite", "answer_invitation"})
 
 Op = Callable[[AsyncConnection], Awaitable[Any]]
 
@@ -89,6 +100,10 @@ class Social:
         self.store: Store = hub.store
         #: Reports each player made in the last hour.
         self.reported = WindowCounter(self.settings.reports_per_hour, 3600.0)
+        #: Invitations each player sent in the last minute.
+        self.invited = WindowCounter(self.settings.invites_per_minute, 60.0)
+        #: The newest invitation sent to each player's connections here (online ones).
+        self._told: dict[int, int] = {}
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -98,33 +113,91 @@ class Social:
         most = self.settings.relations_max
         match msg:
             case P.Follow(name=name, ref=ref):
-                await self.store.run(self._follow(me, name, self.settings.follows_max))
+                await self._write(self._follow(me, name, self.settings.follows_max))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
             case P.Unfollow(name=name, ref=ref):
-                await self.store.run(_unfollow(me, name))
+                await self._write(_unfollow(me, name))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
             case P.AskFriends(ref=ref):
                 listed = await self.store.read(_followed(me))
                 conn.send(P.FriendList(seq=conn.seq, friends=[self.presence(f) for f in listed],
                                        ref=ref).model_dump_json())
             case P.Mute(name=name, on=on, ref=ref):
-                await self.store.run(self._relate(me, name, "mute", on, most))
+                await self._write(self._relate(me, name, "mute", on, most))
                 await self._related(conn, ref)
             case P.Block(name=name, on=on, ref=ref):
-                await self.store.run(self._relate(me, name, "block", on, most))
+                await self._write(self._relate(me, name, "block", on, most))
                 await self._related(conn, ref)
             case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
                 if self.reported.full(me):
                     raise P.ProtocolError(
                         "quota", f"at most {self.settings.reports_per_hour} reports an hour "
                         "per player; the operator reads every one")
-                await self.store.run(_report(me, name, clean_text(reason)
+                await self._write(_report(me, name, clean_text(reason)
                                              [:self.settings.report_max],
                                              None if text is None
                                              else clean_text(text)[:self.settings.chat_max],
                                              place))
                 self.reported.add(me)
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Invite(name=name, ref=ref):
+                await self._invite(conn, name, ref)
+            case P.AnswerInvitation(id=invitation, accept=accept, ref=ref):
+                code = await self._write(_answer(me, invitation, accept,
+                                                    time.time() - self.settings.invite_ttl))
+                if accept:
+                    await self.hub.enter(conn, code, "join", None, ref)
+                else:
+                    conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    async def _write(self, op: Op) -> Any:
+        """Run ``op`` in a transaction of its own, not in the tables' group commit: a
+        refusal it raises (no such player, a bound reached) rolls back this one alone."""
+        async with self.store.engine.begin() as c:
+            return await op(c)
+
+    # -- invitations ----------------------------------------------------------------------
+
+    async def _invite(self, conn: Connection, name: str, ref: P.Ref) -> None:
+        me = conn.player_id
+        code = (conn.table.code if conn.table is not None
+                else conn.remote.code if conn.remote is not None else None)
+        if code is None:
+            raise P.ProtocolError("not_at_table", "invite people to a table you are at: "
+                                  "join or create one first")
+        s = self.settings
+        if self.invited.full(me):
+            raise P.ProtocolError("quota", f"at most {s.invites_per_minute} invitations a "
+                                  "minute per player")
+        to = await self._write(_new_invitation(me, name, code, s.invite_ttl,
+                                                  s.invites_pending))
+        self.invited.add(me)
+        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+        if to is not None:
+            await self.deliver(to)
+            await self.hub.accounts.signal("invite", player_id=to)
+
+    async def deliver(self, player_id: int, conn: Connection | None = None) -> None:
+        """Send ``player_id``'s waiting invitations to their connections here: the new
+        ones to those already told, all of them to ``conn`` (a connection just made)."""
+        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
+        if not here and conn is None:
+            self._told.pop(player_id, None)
+            return
+        rows = await self.store.read(_waiting(player_id,
+                                              time.time() - self.settings.invite_ttl))
+        told = self._told.get(player_id, 0)
+        ttl = self.settings.invite_ttl
+        for r in rows:
+            for c in ([conn] if conn is not None else here):
+                if conn is None and r.id <= told:
+                    continue
+                c.send(P.Invitation(
+                    seq=c.seq, id=r.id, by=r.name, table=r.table_code, expires=r.at + ttl,
+                    text=narrator(c.lang).invitation_sentence(r.name, r.table_code))
+                    .model_dump_json())
+        if rows and (here or conn is not None):
+            self._told[player_id] = max(told, max(r.id for r in rows))
 
     async def _related(self, conn: Connection, ref: P.Ref) -> None:
         """A mute or block changed: this player's connections here learn at once, those
@@ -262,6 +335,65 @@ def _silenced_by(me: int) -> Op:
         return {int(r.player_id) for r in rows}
 
     return q
+
+
+def _new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
+    """Store an invitation of ``raw`` by ``me`` to ``code``; the invitee's id, or None when
+    they blocked ``me`` (nothing is stored, and the inviter is not told)."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await _find(c, raw)
+        if other.id == me:
+            raise P.ProtocolError("bad_message", "you cannot invite yourself")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        now = time.time()
+        # One invitation waits per inviter and guest; what expired goes; at most ``most``.
+        await c.execute(invitations.delete().where(
+            invitations.c.to_id == other.id,
+            sa.or_(invitations.c.at < now - ttl, invitations.c.answered.is_not(None),
+                   invitations.c.from_id == me)))
+        await c.execute(invitations.insert().values(at=now, from_id=me, to_id=other.id,
+                                                    table_code=code))
+        keep = (sa.select(invitations.c.id).where(invitations.c.to_id == other.id)
+                .order_by(invitations.c.id.desc()).limit(most))
+        await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
+                                                   invitations.c.id.not_in(keep)))
+        return int(other.id)
+
+    return op
+
+
+def _waiting(me: int, since: float) -> Op:
+    async def q(c: AsyncConnection) -> list[Any]:
+        rows = await c.execute(
+            sa.select(invitations.c.id, invitations.c.at, invitations.c.table_code,
+                      players.c.name)
+            .join(players, players.c.id == invitations.c.from_id)
+            .where(invitations.c.to_id == me, invitations.c.answered.is_(None),
+                   invitations.c.at >= since)
+            .order_by(invitations.c.id))
+        return list(rows)
+
+    return q
+
+
+def _answer(me: int, invitation: int, accept: bool, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str:
+        row = (await c.execute(sa.select(invitations.c.table_code).where(
+            invitations.c.id == invitation, invitations.c.to_id == me,
+            invitations.c.answered.is_(None), invitations.c.at >= since))).first()
+        if row is None:
+            raise P.ProtocolError("no_invitation", f"you have no invitation {invitation} "
+                                  "waiting (answered, expired, or never made)")
+        await c.execute(invitations.update().where(invitations.c.id == invitation)
+                        .values(answered=time.time(), accepted=accept))
+        return str(row.table_code)
+
+    return op
 
 
 def _silenced_names(me: int) -> Op:

@@ -160,6 +160,22 @@ relations = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
 )
 
+#: Invitations to a table: of a player (``to_id``), or a one-time link (``code_hash``, the
+#: SHA-256 of its code) that seats whoever opens it as a guest.
+invitations = sa.Table(
+    "invitations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("from_id", sa.Integer, nullable=False, index=True),
+    sa.Column("to_id", sa.Integer, nullable=True, index=True),
+    sa.Column("code_hash", sa.String(64), nullable=True, unique=True),
+    sa.Column("table_code", sa.String(16), nullable=False),
+    sa.Column("answered", sa.Float, nullable=True),
+    sa.Column("accepted", sa.Boolean, nullable=True),
+    sqlite_autoincrement=True,
+)
+
 #: Players' reports of a message or a player, until an operator resolves them.
 reports = sa.Table(
     "reports",

@@ -6,6 +6,9 @@ New tables:
 - ``relations``: a player's mutes and blocks of another player (``kind``), kept per
   player: a mute stops the other's chat reaching you, a block stops their chat,
   invitations and private messages and keeps them from your tables.
+- ``invitations``: a player's invitation of another to their table, until answered
+  or expired; or a one-time invitation link (only its code's SHA-256), which seats
+  whoever opens it as a guest.
 - ``reports``: a player's report of a message or of a player, with a reason, until
   an operator resolves it (``nimmt admin reports``, ``nimmt admin resolve``).
 
@@ -48,6 +51,22 @@ def upgrade() -> None:
     )
     op.create_index("ix_relations_other_id", "relations", ["other_id"])
     op.create_table(
+        "invitations",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("from_id", sa.Integer, nullable=False),
+        sa.Column("to_id", sa.Integer, nullable=True),
+        sa.Column("code_hash", sa.String(64), nullable=True, unique=True),
+        sa.Column("table_code", sa.String(16), nullable=False),
+        sa.Column("answered", sa.Float, nullable=True),
+        sa.Column("accepted", sa.Boolean, nullable=True),
+        # Ids are never used again (SQLite would reuse the largest after a delete): each
+        # process remembers the newest invitation it sent a player.
+        sqlite_autoincrement=True,
+    )
+    op.create_index("ix_invitations_to_id", "invitations", ["to_id"])
+    op.create_index("ix_invitations_from_id", "invitations", ["from_id"])
+    op.create_table(
         "reports",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("at", sa.Float, nullable=False),
@@ -81,5 +100,6 @@ def downgrade() -> None:
     with op.batch_alter_table("tables") as batch:
         batch.drop_column("preset")
     op.drop_table("reports")
+    op.drop_table("invitations")
     op.drop_table("relations")
     op.drop_table("follows")
