@@ -193,6 +193,7 @@ REFUSALS: dict[str, str] = {
     "server_busy": N_("The server is busy. Please try again in a moment."),
     "no_player": N_("No player has that name."),
     "no_invitation": N_("That invitation was already answered or has expired."),
+    "not_friends": N_("Private messages go only between friends who follow each other."),
     "blocked": N_("Someone at this table has blocked you, so you cannot sit here."),
 }
 

@@ -316,3 +316,69 @@ async def test_invitations_delivered_accepted_declined(db_url: str, tmp_path: Pa
         assert late.by == "Ana" and late.table == code
         await eve.accept(late.id)
         await close_all([ana, bob, bob_too, cleo, dan, eve])
+
+
+async def test_lobby_chat_and_private_messages(db_url: str, tmp_path: Path) -> None:
+    from nimmt.server.protocol import ChatMessage
+
+    settings = make_settings(db_url, tmp_path, lobby_chat_per_minute=3, lobby_chat_max=20,
+                             lobby_backlog=2, lobby_keep=3)
+
+    async def line(client: Any, channel: str) -> ChatMessage:
+        for m in client.inbox:
+            if isinstance(m, ChatMessage) and m.channel == channel:
+                client.inbox.remove(m)
+                return m
+        msg = await client.expect(lambda m: isinstance(m, ChatMessage) and m.channel == channel)
+        assert isinstance(msg, ChatMessage)
+        return msg
+
+    async with running_server(settings) as url:
+        ana = await connect(url, name="Ana", lang="sr")
+        bob = await connect(url, "127.0.0.2", name="Bob")
+        cleo = await connect(url, "127.0.0.3", name="Cleo")
+        await ana.act("listen_lobby")
+        await cleo.act("listen_lobby")
+        await cleo.mute("Bob")
+        await bob.act("lobby_chat", text="hello all")
+        await ana.act("lobby_chat", text="zdravo")
+        first = await line(ana, "lobby")
+        assert (first.by, first.text, first.said) == ("Bob", "hello all", "Bob kaže: hello all")
+        assert (await line(ana, "lobby")).text == "zdravo"
+        assert (await line(cleo, "lobby")).text == "zdravo"  # Bob's line left out for her
+        assert not any(isinstance(m, ChatMessage) for m in cleo.inbox)
+        for raw, code in (("x" * 21, "chat_too_long"), ("  ", "chat_empty")):
+            with pytest.raises(ServerError) as err:
+                await bob.act("lobby_chat", text=raw)
+            assert err.value.code == code
+        await bob.act("lobby_chat", text="two")
+        await bob.act("lobby_chat", text="three")
+        with pytest.raises(ServerError) as err:
+            await bob.act("lobby_chat", text="four")
+        assert err.value.code == "quota"
+        # One who starts listening gets the newest lines first.
+        late = await connect(url, "127.0.0.4", name="Dan")
+        await late.act("listen_lobby")
+        assert [(await line(late, "lobby")).text for _ in range(2)] == ["two", "three"]
+        engine = sa.create_engine(db_url.replace("+aiosqlite", ""))
+        with engine.connect() as c:  # kept bounded: the newest lobby_keep lines
+            kept = c.execute(sa.text("select text from messages order by id")).scalars().all()
+        engine.dispose()
+        assert kept == ["zdravo", "two", "three"]
+
+        # Private messages: between friends only.
+        with pytest.raises(ServerError) as err:
+            await ana.act("private_message", name="Bob", text="hi")
+        assert err.value.code == "not_friends"
+        await ana.follow("Bob")
+        await bob.follow("Ana")
+        await ana.act("private_message", name="bob", text="psst")
+        pm = await line(bob, "private")
+        assert (pm.by, pm.to, pm.text) == ("Ana", "Bob", "psst")
+        # A block stops them, and the writer is not told.
+        await bob.block("Ana")
+        await ana.act("private_message", name="Bob", text="still there?")
+        await bob.block("Ana", on=False)
+        await ana.act("private_message", name="Bob", text="again")
+        assert (await line(bob, "private")).text == "again"
+        await close_all([ana, bob, cleo, late])

@@ -136,6 +136,7 @@ ERROR_CODES: dict[str, str] = {
                    "again in a moment",
     "no_player": "no player has that name",
     "no_invitation": "no invitation of yours has that id, or it was answered or expired",
+    "not_friends": "private messages go between friends (players who follow each other)",
     "blocked": "someone at that table blocked you: you cannot sit there",
 }
 
@@ -193,6 +194,7 @@ ErrorCode: TypeAlias = Literal[
     "server_busy",
     "no_player",
     "no_invitation",
+    "not_friends",
     "blocked",
 ]
 
@@ -589,6 +591,38 @@ class AnswerInvitation(_Client):
     """True: join its table; false: decline."""
 
 
+class ListenLobby(_Client):
+    """Start (``on``) or stop hearing the lobby chat on this connection; starting sends the
+    newest lines first. Answered ``ack``."""
+
+    type: Literal["listen_lobby"]
+    """The message's name."""
+    on: bool = True
+    """True: send the lobby chat here; false: stop."""
+
+
+class LobbyChat(_Client):
+    """Say something in the lobby chat (heard by every connection listening to it, but
+    those who muted or blocked you). Answered ``ack``."""
+
+    type: Literal["lobby_chat"]
+    """The message's name."""
+    text: Annotated[str, Field(max_length=4096)]
+    """What to say (at most ``NIMMT_LOBBY_CHAT_MAX`` characters)."""
+
+
+class PrivateMessage(_Client):
+    """Write to a friend (a player you follow who follows you); they get it on every
+    connection they have. Answered ``ack`` (``not_friends``, ``no_player``)."""
+
+    type: Literal["private_message"]
+    """The message's name."""
+    name: Name
+    """The friend's name."""
+    text: Annotated[str, Field(max_length=4096)]
+    """What to say (at most ``NIMMT_PRIVATE_MAX`` characters)."""
+
+
 class Report(_Client):
     """Report a player, or a message of theirs, to the server's operator, saying why.
     Answered ``ack`` (``quota`` past ``NIMMT_REPORTS_PER_HOUR``)."""
@@ -652,6 +686,9 @@ ClientMessage: TypeAlias = Annotated[
     | Report
     | Invite
     | AnswerInvitation
+    | ListenLobby
+    | LobbyChat
+    | PrivateMessage
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -946,6 +983,28 @@ class Invitation(_Server):
     """The invitation said in this connection's language."""
 
 
+class ChatMessage(_Server):
+    """A line of the lobby chat (``channel`` ``lobby``) or a private message to you or from
+    you on another connection (``private``)."""
+
+    type: Literal["chat_message"] = "chat_message"
+    """The message's name."""
+    channel: Literal["lobby", "private"]
+    """Where it was written."""
+    id: int
+    """Its number (grows with time, per server)."""
+    by: str
+    """Who wrote it."""
+    to: str | None = None
+    """A private message's addressee; null in the lobby."""
+    text: str
+    """What they wrote (plain text: never render it as markup)."""
+    said: str
+    """The line as said in this connection's language (\"Ana says: …\")."""
+    at: float
+    """When it was written, in Unix seconds."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -957,7 +1016,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | FriendList | Invitation | Pong,
+    | SessionList | FriendList | Invitation | ChatMessage | Pong,
     Field(discriminator="type"),
 ]
 

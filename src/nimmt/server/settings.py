@@ -278,6 +278,18 @@ class Settings(BaseSettings):
     invites_per_minute: int = Field(default=10, ge=1)
     invite_ttl: float = Field(default=600.0, gt=0)
     invites_pending: int = Field(default=20, ge=1, le=1000)
+    #: The lobby chat: the longest line (characters; ``chat_too_long``), the lines one
+    #: player may write a minute (``quota``), the newest lines kept and the ones a
+    #: connection that starts listening is sent.
+    lobby_chat_max: int = Field(default=300, ge=1, le=4000)
+    lobby_chat_per_minute: int = Field(default=6, ge=1)
+    lobby_keep: int = Field(default=500, ge=1)
+    lobby_backlog: int = Field(default=30, ge=0, le=500)
+    #: Private messages between friends: the longest (``chat_too_long``), how many one
+    #: player may send a minute (``quota``), and the newest kept per player received.
+    private_max: int = Field(default=1000, ge=1, le=4000)
+    private_per_minute: int = Field(default=20, ge=1)
+    private_keep: int = Field(default=200, ge=1)
     #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)

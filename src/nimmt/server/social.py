@@ -28,7 +28,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -44,6 +44,7 @@ from .store import (
     game_players,
     games,
     invitations,
+    messages,
     players,
     relations,
     reports,
@@ -60,7 +61,8 @@ __all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderb
 
 #: The client messages :class:`Social` answers.
 SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report",
-                             "invite", "answer_invitation"})
+                             "invite", "answer_invitation", "listen_lobby", "lobby_chat",
+                             "private_message"})
 
 Op = Callable[[AsyncConnection], Awaitable[Any]]
 
@@ -104,6 +106,14 @@ class Social:
         self.invited = WindowCounter(self.settings.invites_per_minute, 60.0)
         #: The newest invitation sent to each player's connections here (online ones).
         self._told: dict[int, int] = {}
+        #: Lobby and private lines each player wrote in the last minute.
+        self.lobby_lines = WindowCounter(self.settings.lobby_chat_per_minute, 60.0)
+        self.private_lines = WindowCounter(self.settings.private_per_minute, 60.0)
+        #: The connections here that hear the lobby chat, and its newest line sent them.
+        self.listening: set[Connection] = set()
+        self._lobby_last = 0
+        #: The newest private message sent to each player's connections here.
+        self._pm_told: dict[int, int] = {}
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -149,12 +159,97 @@ class Social:
                     await self.hub.enter(conn, code, "join", None, ref)
                 else:
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.ListenLobby(on=on, ref=ref):
+                if not on:
+                    self.listening.discard(conn)
+                    conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                    return
+                rows = await self.store.read(_lines(None, 0, self.settings.lobby_backlog))
+                self.listening.add(conn)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                for r in rows:
+                    self._send_line(conn, r, "lobby")
+                self._lobby_last = max([self._lobby_last, *(r.id for r in rows)])
+            case P.LobbyChat(text=raw, ref=ref):
+                s = self.settings
+                text = self._line(conn, raw, s.lobby_chat_max, self.lobby_lines,
+                                  s.lobby_chat_per_minute)
+                await self._write(_post(me, None, text, s.lobby_keep))
+                self.lobby_lines.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                await self.lobby_deliver()
+                await self.hub.accounts.signal("lobby")
+            case P.PrivateMessage(name=name, text=raw, ref=ref):
+                s = self.settings
+                text = self._line(conn, raw, s.private_max, self.private_lines,
+                                  s.private_per_minute)
+                to = await self._write(_post_private(me, name, text, s.private_keep))
+                self.private_lines.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                if to is not None:
+                    await self.private_deliver(to)
+                    await self.hub.accounts.signal("private", player_id=to)
 
     async def _write(self, op: Op) -> Any:
         """Run ``op`` in a transaction of its own, not in the tables' group commit: a
         refusal it raises (no such player, a bound reached) rolls back this one alone."""
         async with self.store.engine.begin() as c:
             return await op(c)
+
+    # -- the lobby chat and private messages -----------------------------------------------
+
+    def _line(self, conn: Connection, raw: str, most: int, counter: WindowCounter,
+              per_minute: int) -> str:
+        """``raw`` as kept, or the refusal: the operator's mute, empty, too long, too many."""
+        self.hub.accounts.check_chat(conn)
+        text = clean_text(raw)
+        if not text:
+            raise P.ProtocolError("chat_empty", "the chat message is empty")
+        if len(text) > most:
+            raise P.ProtocolError("chat_too_long", f"these messages hold at most {most} "
+                                  f"characters, not {len(text)}")
+        if counter.full(conn.player_id):
+            raise P.ProtocolError("quota", f"at most {per_minute} of these a minute per "
+                                  "player")
+        return text
+
+    @staticmethod
+    def _send_line(conn: Connection, r: Any, channel: Literal["lobby", "private"],
+                   to: str | None = None) -> None:
+        if r.name in conn.silenced:
+            return
+        conn.send(P.ChatMessage(seq=conn.seq, channel=channel, id=r.id, by=r.name, to=to,
+                                text=r.text, said=narrator(conn.lang).chat_sentence(
+                                    r.name, r.text), at=r.at).model_dump_json())
+
+    async def lobby_deliver(self) -> None:
+        """Send the lobby lines written since the last sent (on any process) to the
+        connections here that listen (but those that muted or blocked the writer)."""
+        self.listening = {c for c in self.listening if not c.gone}
+        if not self.listening:
+            return
+        rows = await self.store.read(_lines(None, self._lobby_last, 200))
+        for r in rows:
+            for c in self.listening:
+                self._send_line(c, r, "lobby")
+            self._lobby_last = max(self._lobby_last, r.id)
+
+    async def private_deliver(self, player_id: int) -> None:
+        """Send ``player_id``'s new private messages to their connections here."""
+        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
+        if not here:
+            self._pm_told.pop(player_id, None)
+            return
+        told = self._pm_told.get(player_id)
+        if told is None:  # not known here yet: the lines of the last minute are new
+            rows = await self.store.read(_lines(player_id, 0, 50, time.time() - 60.0))
+        else:
+            rows = await self.store.read(_lines(player_id, told, 200))
+        me = next(iter(here)).name
+        for r in rows:
+            for c in here:
+                self._send_line(c, r, "private", me)
+            self._pm_told[player_id] = max(told or 0, r.id)
 
     # -- invitations ----------------------------------------------------------------------
 
@@ -394,6 +489,63 @@ def _answer(me: int, invitation: int, accept: bool, since: float) -> Op:
         return str(row.table_code)
 
     return op
+
+
+def _post(me: int, to: int | None, text: str, keep: int) -> Op:
+    """Keep a line (``to`` null: the lobby), and only the newest ``keep`` of its kind."""
+
+    async def op(c: AsyncConnection) -> None:
+        await c.execute(messages.insert().values(at=time.time(), from_id=me, to_id=to,
+                                                 text=text))
+        where = messages.c.to_id.is_(None) if to is None else messages.c.to_id == to
+        newest = sa.select(messages.c.id).where(where).order_by(messages.c.id.desc()).limit(keep)
+        # PostgreSQL and SQLite both read the subquery before deleting.
+        await c.execute(messages.delete().where(where, messages.c.id.not_in(
+            sa.select(newest.subquery().c.id))))
+
+    return op
+
+
+def _post_private(me: int, raw: str, text: str, keep: int) -> Op:
+    """A private message to a friend: their id, or None when they blocked ``me`` (nothing
+    kept, nothing said to the writer); ``not_friends`` unless they follow each other."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await _find(c, raw)
+        both = (await c.execute(sa.select(sa.func.count()).select_from(follows).where(sa.or_(
+            sa.and_(follows.c.follower_id == me, follows.c.followed_id == other.id),
+            sa.and_(follows.c.follower_id == other.id, follows.c.followed_id == me))))
+        ).scalar_one()
+        if both < 2 or other.id == me:
+            raise P.ProtocolError("not_friends", f"{other.name} and you do not follow each "
+                                  "other: private messages go between friends")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        await _post(me, other.id, text, keep)(c)
+        return int(other.id)
+
+    return op
+
+
+def _lines(to: int | None, after: int, limit: int, since: float | None = None) -> Op:
+    """The lobby's lines (``to`` None) or ``to``'s private messages after id ``after``: the
+    newest ``limit`` of them, oldest first, with the writer's name."""
+
+    async def q(c: AsyncConnection) -> list[Any]:
+        where = [messages.c.id > after,
+                 messages.c.to_id.is_(None) if to is None else messages.c.to_id == to]
+        if since is not None:
+            where.append(messages.c.at >= since)
+        rows = await c.execute(
+            sa.select(messages.c.id, messages.c.at, messages.c.text, players.c.name)
+            .join(players, players.c.id == messages.c.from_id).where(*where)
+            .order_by(messages.c.id.desc()).limit(limit))
+        return list(reversed(list(rows)))
+
+    return q
 
 
 def _silenced_names(me: int) -> Op:

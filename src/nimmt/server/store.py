@@ -176,6 +176,18 @@ invitations = sa.Table(
     sqlite_autoincrement=True,
 )
 
+#: The lobby chat (``to_id`` null) and private messages, each kept bounded.
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("from_id", sa.Integer, nullable=False),
+    sa.Column("to_id", sa.Integer, nullable=True, index=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sqlite_autoincrement=True,
+)
+
 #: Players' reports of a message or a player, until an operator resolves them.
 reports = sa.Table(
     "reports",

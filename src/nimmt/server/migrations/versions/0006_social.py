@@ -9,6 +9,9 @@ New tables:
 - ``invitations``: a player's invitation of another to their table, until answered
   or expired; or a one-time invitation link (only its code's SHA-256), which seats
   whoever opens it as a guest.
+- ``messages``: the lobby chat (``to_id`` null) and private messages between
+  friends, each kept bounded (the newest lines of the lobby, the newest of each
+  player's received messages).
 - ``reports``: a player's report of a message or of a player, with a reason, until
   an operator resolves it (``nimmt admin reports``, ``nimmt admin resolve``).
 
@@ -67,6 +70,16 @@ def upgrade() -> None:
     op.create_index("ix_invitations_to_id", "invitations", ["to_id"])
     op.create_index("ix_invitations_from_id", "invitations", ["from_id"])
     op.create_table(
+        "messages",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("from_id", sa.Integer, nullable=False),
+        sa.Column("to_id", sa.Integer, nullable=True),
+        sa.Column("text", sa.Text, nullable=False),
+        sqlite_autoincrement=True,
+    )
+    op.create_index("ix_messages_to_id", "messages", ["to_id"])
+    op.create_table(
         "reports",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("at", sa.Float, nullable=False),
@@ -101,5 +114,6 @@ def downgrade() -> None:
         batch.drop_column("preset")
     op.drop_table("reports")
     op.drop_table("invitations")
+    op.drop_table("messages")
     op.drop_table("relations")
     op.drop_table("follows")
