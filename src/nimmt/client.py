@@ -111,6 +111,7 @@ class Client:
         table: str | None = None,
         last_seq: int | None = None,
         lang: str | None = None,
+        invite: str | None = None,
         record: bool = False,
         open_timeout: float = 30,
         local_addr: tuple[str, int] | None = None,
@@ -143,6 +144,8 @@ class Client:
             msg["last_seq"] = last_seq
         if lang is not None:
             msg["lang"] = lang
+        if invite is not None:
+            msg["invite"] = invite  # an invitation link's code: seated at its table
         welcome = await client.request(msg, want="welcome")
         assert isinstance(welcome, Welcome)
         client.name = welcome.player

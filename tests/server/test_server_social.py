@@ -382,3 +382,28 @@ async def test_lobby_chat_and_private_messages(db_url: str, tmp_path: Path) -> N
         await ana.act("private_message", name="Bob", text="again")
         assert (await line(bob, "private")).text == "again"
         await close_all([ana, bob, cleo, late])
+
+
+async def test_an_invitation_link_seats_a_newcomer_once(db_url: str, tmp_path: Path) -> None:
+    from nimmt.server.protocol import Error, InviteLink, TableState
+
+    async with running_server(make_settings(db_url, tmp_path)) as url:
+        ana = await connect(url, name="Ana")
+        with pytest.raises(ServerError) as err:
+            await ana.request({"type": "invite_link"}, want="invite_link")
+        assert err.value.code == "not_at_table"
+        code = (await ana.create_table(rules={"players": 3})).table.code
+        link = await ana.request({"type": "invite_link"}, want="invite_link")
+        assert isinstance(link, InviteLink) and link.table == code
+        assert link.path == f"/play/?invite={link.code}"
+
+        guest = await connect(url, "127.0.0.2", name="Guest", invite=link.code)
+        state = await guest.expect(lambda m: isinstance(m, TableState) and m.you is not None)
+        assert isinstance(state, TableState) and state.table.code == code
+        assert state.table.seats[state.you].name == "Guest"
+        # Once only: a second newcomer with the same code is welcome, but not seated.
+        other = await connect(url, "127.0.0.3", name="Other", invite=link.code)
+        refusal = await other.expect(lambda m: isinstance(m, Error))
+        assert isinstance(refusal, Error) and refusal.code == "no_invitation"
+        assert other.state is None
+        await close_all([ana, guest, other])

@@ -569,7 +569,9 @@ class Hub:
                             account=who.account, ref=msg.ref)
                   .model_dump_json(exclude=None if who.account else {"account"}))
         await self.social.deliver(who.player_id, conn)  # invitations waiting for them
-        if msg.table is not None:
+        if msg.invite is not None:
+            await self.social.redeem(conn, msg.invite)  # an invitation link: seated
+        elif msg.table is not None:
             await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:

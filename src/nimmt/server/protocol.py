@@ -262,6 +262,9 @@ class Hello(_Client):
     """A table to rejoin at once."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
     """The highest ``seq`` seen at that table: the items after it are sent again."""
+    invite: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """The code of an invitation link (``invite_link``): used up, it joins its table and
+    takes a free seat."""
 
 
 class RulesSpec(BaseModel):
@@ -623,6 +626,14 @@ class PrivateMessage(_Client):
     """What to say (at most ``NIMMT_PRIVATE_MAX`` characters)."""
 
 
+class AskInviteLink(_Client):
+    """Make a one-time invitation link to the table you are at, for someone without an
+    account: answered by ``invite_link``."""
+
+    type: Literal["invite_link"]
+    """The message's name."""
+
+
 class Report(_Client):
     """Report a player, or a message of theirs, to the server's operator, saying why.
     Answered ``ack`` (``quota`` past ``NIMMT_REPORTS_PER_HOUR``)."""
@@ -686,6 +697,7 @@ ClientMessage: TypeAlias = Annotated[
     | Report
     | Invite
     | AnswerInvitation
+    | AskInviteLink
     | ListenLobby
     | LobbyChat
     | PrivateMessage
@@ -1005,6 +1017,25 @@ class ChatMessage(_Server):
     """When it was written, in Unix seconds."""
 
 
+class InviteLink(_Server):
+    """A one-time invitation to your table: whoever says ``hello`` with ``invite`` set to
+    ``code`` (a new guest, or anyone) joins it and takes a free seat, once, until
+    ``expires``. ``path`` is the web client's address of it on this server."""
+
+    type: Literal["invite_link"] = "invite_link"
+    """The message's name."""
+    code: str
+    """The link's one-time code."""
+    table: str
+    """The table's code."""
+    path: str
+    """The link's path on this server (``/play/?invite=CODE``)."""
+    expires: float
+    """When it stops working, in Unix seconds."""
+    ref: Ref = None
+    """The ``ref`` of the ``invite_link`` message."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -1016,7 +1047,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | FriendList | Invitation | ChatMessage | Pong,
+    | SessionList | FriendList | Invitation | InviteLink | ChatMessage | Pong,
     Field(discriminator="type"),
 ]
 

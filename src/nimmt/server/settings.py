@@ -290,6 +290,10 @@ class Settings(BaseSettings):
     private_max: int = Field(default=1000, ge=1, le=4000)
     private_per_minute: int = Field(default=20, ge=1)
     private_keep: int = Field(default=200, ge=1)
+    #: Invitation links (``invite_link``) one player may make an hour (``quota``), and how
+    #: long one works.
+    invite_links_per_hour: int = Field(default=20, ge=1)
+    invite_link_ttl: float = Field(default=86400.0, gt=0)
     #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import json
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from .store import (
     follows,
     game_players,
     games,
+    hash_token,
     invitations,
     messages,
     players,
@@ -62,7 +64,7 @@ __all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderb
 #: The client messages :class:`Social` answers.
 SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report",
                              "invite", "answer_invitation", "listen_lobby", "lobby_chat",
-                             "private_message"})
+                             "private_message", "invite_link"})
 
 Op = Callable[[AsyncConnection], Awaitable[Any]]
 
@@ -104,6 +106,7 @@ class Social:
         self.reported = WindowCounter(self.settings.reports_per_hour, 3600.0)
         #: Invitations each player sent in the last minute.
         self.invited = WindowCounter(self.settings.invites_per_minute, 60.0)
+        self.links = WindowCounter(self.settings.invite_links_per_hour, 3600.0)
         #: The newest invitation sent to each player's connections here (online ones).
         self._told: dict[int, int] = {}
         #: Lobby and private lines each player wrote in the last minute.
@@ -159,6 +162,8 @@ class Social:
                     await self.hub.enter(conn, code, "join", None, ref)
                 else:
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.AskInviteLink(ref=ref):
+                await self._invite_link(conn, ref)
             case P.ListenLobby(on=on, ref=ref):
                 if not on:
                     self.listening.discard(conn)
@@ -271,6 +276,41 @@ class Social:
         if to is not None:
             await self.deliver(to)
             await self.hub.accounts.signal("invite", player_id=to)
+
+    async def _invite_link(self, conn: Connection, ref: P.Ref) -> None:
+        code = (conn.table.code if conn.table is not None
+                else conn.remote.code if conn.remote is not None else None)
+        if code is None:
+            raise P.ProtocolError("not_at_table", "an invitation link is to a table you are "
+                                  "at: join or create one first")
+        s = self.settings
+        if self.links.full(conn.player_id):
+            raise P.ProtocolError("quota", f"at most {s.invite_links_per_hour} invitation "
+                                  "links an hour per player")
+        secret = secrets.token_urlsafe(16)
+        now = time.time()
+        await self._write(_new_link(conn.player_id, hash_token(secret), code, now,
+                                    now - s.invite_link_ttl))
+        self.links.add(conn.player_id)
+        conn.send(P.InviteLink(seq=conn.seq, code=secret, table=code,
+                               path=f"/play/?invite={secret}", expires=now + s.invite_link_ttl,
+                               ref=ref).model_dump_json())
+
+    async def redeem(self, conn: Connection, secret: str) -> None:
+        """``hello`` with an invitation link's code: used up, the connection joins its table
+        and takes a free seat (``no_invitation`` for a code used, expired or unknown)."""
+        since = time.time() - self.settings.invite_link_ttl
+        code: str | None = await self._write(_use_link(hash_token(secret), since))
+        if code is None:
+            raise P.ProtocolError("no_invitation", "that invitation link was used already, "
+                                  "has expired, or never was")
+        await self.hub.enter(conn, code, "join", None, None)
+        sit = P.Sit(type="sit")
+        if conn.table is not None:
+            await self.check_sit(conn)
+            conn.table.message(conn, sit)
+        elif conn.remote is not None:
+            conn.remote.message(conn, sit)
 
     async def deliver(self, player_id: int, conn: Connection | None = None) -> None:
         """Send ``player_id``'s waiting invitations to their connections here: the new
@@ -458,6 +498,32 @@ def _new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
         await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
                                                    invitations.c.id.not_in(keep)))
         return int(other.id)
+
+    return op
+
+
+def _new_link(me: int, code_hash: str, table: str, now: float, stale: float) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        # The links of anyone that expired unused go (the table of links stays small).
+        await c.execute(invitations.delete().where(invitations.c.code_hash.is_not(None),
+                                                   invitations.c.at < stale))
+        await c.execute(invitations.insert().values(at=now, from_id=me, code_hash=code_hash,
+                                                    table_code=table))
+
+    return op
+
+
+def _use_link(code_hash: str, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str | None:
+        row = (await c.execute(sa.select(invitations.c.id, invitations.c.table_code).where(
+            invitations.c.code_hash == code_hash, invitations.c.answered.is_(None),
+            invitations.c.at >= since))).first()
+        if row is None:
+            return None
+        done = await c.execute(invitations.update().where(
+            invitations.c.id == row.id, invitations.c.answered.is_(None))
+            .values(answered=time.time(), accepted=True))
+        return str(row.table_code) if done.rowcount == 1 else None
 
     return op
 
