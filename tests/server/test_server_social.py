@@ -407,3 +407,36 @@ async def test_an_invitation_link_seats_a_newcomer_once(db_url: str, tmp_path: P
         assert isinstance(refusal, Error) and refusal.code == "no_invitation"
         assert other.state is None
         await close_all([ana, guest, other])
+
+
+async def test_presence_is_pushed_to_followers(db_url: str, tmp_path: Path) -> None:
+    from nimmt.server.protocol import Presence
+
+    async with running_server(make_settings(db_url, tmp_path, presence_interval=0.3)) as url:
+        ana = await connect(url, name="Ana")
+        bob = await connect(url, "127.0.0.2", name="Bob")
+        await ana.follow("Bob")
+        await bob.follow("Ana")
+
+        async def pushed(want: Any) -> Presence:
+            while True:
+                for m in list(ana.inbox):
+                    if isinstance(m, Presence):
+                        ana.inbox.remove(m)
+                        if want(m.friend):
+                            return m
+                m = await ana.expect(lambda m: isinstance(m, Presence))
+                assert isinstance(m, Presence)
+                if want(m.friend):
+                    return m
+
+        code = (await bob.create_table(rules={"players": 3})).table.code
+        p = await pushed(lambda f: f.table == code)
+        assert (p.friend.name, p.friend.mutual, p.friend.online, p.friend.free_seat) == (
+            "Bob", True, True, True)
+        await bob.close()
+        p = await pushed(lambda f: not f.online)
+        assert p.friend.table is None
+        bob = await connect(url, "127.0.0.2", token=bob.token)
+        await pushed(lambda f: f.online)
+        await close_all([ana, bob])

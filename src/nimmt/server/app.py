@@ -569,6 +569,7 @@ class Hub:
                             account=who.account, ref=msg.ref)
                   .model_dump_json(exclude=None if who.account else {"account"}))
         await self.social.deliver(who.player_id, conn)  # invitations waiting for them
+        self.social.moved(who.player_id)
         if msg.invite is not None:
             await self.social.redeem(conn, msg.invite)  # an invitation link: seated
         elif msg.table is not None:
@@ -642,6 +643,7 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
+        self.social.moved(conn.player_id)
         log.info("table %s opened by player %d (%s, %d seats)", code, conn.player_id,
                  rules.name, rules.players,
                  extra=event("table.created", table=code, player=conn.player_id,
@@ -697,6 +699,7 @@ class Hub:
         else:
             conn.remote = found
         found.attach(conn, mode, last_seq, ref)
+        self.social.moved(conn.player_id)
         log.info("player %d came to table %s (%s)", conn.player_id, code, mode,
                  extra=event("player.joined", table=code, player=conn.player_id, mode=mode,
                              here=isinstance(found, TableActor)))
@@ -761,6 +764,7 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
         self.accounts.left(conn)
+        self.social.moved(conn.player_id)
 
     async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:
         """The public tables not over: of the whole cluster with Redis (as each owner last

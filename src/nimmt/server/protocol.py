@@ -1036,6 +1036,17 @@ class InviteLink(_Server):
     """The ``ref`` of the ``invite_link`` message."""
 
 
+class Presence(_Server):
+    """A player you follow came, went, or moved to another table (on this server process):
+    their entry of ``friends`` as it is now. Pushed at most every
+    ``NIMMT_PRESENCE_INTERVAL`` seconds per player."""
+
+    type: Literal["presence"] = "presence"
+    """The message's name."""
+    friend: FriendInfo
+    """Where they are now."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -1047,7 +1058,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | FriendList | Invitation | InviteLink | ChatMessage | Pong,
+    | SessionList | FriendList | Presence | Invitation | InviteLink | ChatMessage | Pong,
     Field(discriminator="type"),
 ]
 

@@ -294,6 +294,9 @@ class Settings(BaseSettings):
     #: long one works.
     invite_links_per_hour: int = Field(default=20, ge=1)
     invite_link_ttl: float = Field(default=86400.0, gt=0)
+    #: Seconds between two pushes of one player's presence to their followers (a change
+    #: sooner is sent at the end of the interval, the changes between coalesced).
+    presence_interval: float = Field(default=2.0, ge=0)
     #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)

@@ -23,8 +23,10 @@ reason. The leaderboard is one query per preset and page, kept for
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -58,6 +60,8 @@ if TYPE_CHECKING:
     from .app import Connection, Hub
     from .settings import Settings
     from .store import Store
+
+log = logging.getLogger("nimmt.server")
 
 __all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderboard_query"]
 
@@ -117,6 +121,9 @@ class Social:
         self._lobby_last = 0
         #: The newest private message sent to each player's connections here.
         self._pm_told: dict[int, int] = {}
+        #: When each player's presence was last pushed, and the pushes waiting their turn.
+        self._pushed: dict[int, float] = {}
+        self._pushing: dict[int, asyncio.Task[None]] = {}
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -348,6 +355,41 @@ class Social:
         for c in {*self.hub.accounts.online.get(player_id, ()), *([conn] if conn else [])}:
             c.silenced = names
 
+    # -- presence pushed to followers ---------------------------------------------------------
+
+    def moved(self, player_id: int) -> None:
+        """``player_id`` came, went or changed tables here: their followers connected here
+        are told, at most once every ``presence_interval`` seconds (changes coalesced)."""
+        if not player_id or player_id in self._pushing:
+            return
+        now = time.monotonic()
+        every = self.settings.presence_interval
+        if len(self._pushed) > 10_000:  # forget the pushes long past their interval
+            self._pushed = {p: t for p, t in self._pushed.items() if now - t < every}
+        wait = max(0.0, self._pushed.get(player_id, -every) + every - now)
+        self._pushing[player_id] = asyncio.get_running_loop().create_task(
+            self._push(player_id, wait), name=f"presence-{player_id}")
+
+    async def _push(self, player_id: int, wait: float) -> None:
+        try:
+            if wait:
+                await asyncio.sleep(wait)
+            online = self.hub.accounts.online
+            followers = [f for f in await self.store.read(_followers(player_id))
+                         if any(not c.gone for c in online.get(f.id, ()))]
+        except Exception:
+            log.exception("the presence of player %d was not pushed", player_id)
+            return
+        finally:
+            self._pushing.pop(player_id, None)
+            self._pushed[player_id] = time.monotonic()
+        for f in followers:
+            # ``f`` is the follower, with whether the player follows them back.
+            info = self.presence(Friend(player_id, f.name, f.mutual))
+            for c in self.hub.accounts.online.get(f.id, ()):
+                if not c.gone:
+                    c.send(P.Presence(seq=c.seq, friend=info).model_dump_json())
+
     def presence(self, f: Friend) -> P.FriendInfo:
         """Where ``f`` is, as this process sees them: online or not; for a friend (a
         mutual follow) also their table and whether it has a free seat."""
@@ -449,6 +491,24 @@ def _followed(me: int) -> Op:
             .join(follows, follows.c.followed_id == players.c.id)
             .where(follows.c.follower_id == me).order_by(players.c.name))
         return [Friend(r.id, r.name, bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def _followers(player_id: int) -> Op:
+    """Who follows ``player_id``: each as a :class:`Friend` carrying ``player_id``'s own
+    name (what the follower is told of) and whether ``player_id`` follows them back."""
+
+    async def q(c: AsyncConnection) -> list[Friend]:
+        name = (await c.execute(sa.select(players.c.name)
+                                .where(players.c.id == player_id))).scalar()
+        if name is None:
+            return []
+        back = sa.select(follows.c.followed_id).where(follows.c.follower_id == player_id)
+        rows = await c.execute(
+            sa.select(follows.c.follower_id, follows.c.follower_id.in_(back).label("mutual"))
+            .where(follows.c.followed_id == player_id))
+        return [Friend(int(r.follower_id), str(name), bool(r.mutual)) for r in rows]
 
     return q
 
