@@ -8,17 +8,26 @@ a stranger tells nothing about where they play.
 
 A player **mutes** another (their chat no longer reaches them) or **blocks** them
 (more: the blocked player cannot sit at a table the blocker hosts or sits at).
-Both are kept per player in ``relations`` and hold on every process (they are
-read from the store where they are checked).
+Both are kept per player in ``relations``, read from the store where they are
+checked (what that leaves out with several processes: docs/scaling.md).
+
+A player **invites** another to their table (delivered on every connection the
+guest has, on any process through the ``signals`` table, in each connection's
+language), or makes a one-time **invitation link** that seats a newcomer. The
+**lobby chat** is heard by the connections that listen to it; **private messages**
+go between friends. Both are kept bounded in ``messages``; a muted or blocked
+writer's lines are left out for the one who muted them. A player's **presence**
+is pushed to their followers when they come, go or enter a table, at most once
+every ``presence_interval``.
 
 A **report** names a player, and maybe the message they wrote and where, with a
 reason; it waits in ``reports`` for an operator (``nimmt admin reports``,
 ``nimmt admin resolve``, :mod:`.admin`).
 
-Every one of these a stranger can repeat has a bound (:class:`~.settings.Settings`):
-follows and relations per player, reports per player per hour, the length of a
-reason. The leaderboard is one query per preset and page, kept for
-``leaderboard_cache`` seconds.
+Every one of these a stranger can repeat has a bound (:class:`~.settings.Settings`,
+docs/security.md). The writes run in transactions of their own, outside the
+tables' group commit, so a refusal rolls back nothing else. The leaderboard is one
+query per preset and page, kept for ``leaderboard_cache`` seconds.
 """
 
 from __future__ import annotations
