@@ -36,8 +36,11 @@ from .server.protocol import (
     Error,
     EventItem,
     Events,
+    FriendInfo,
+    FriendList,
     Hint,
     History,
+    Invitation,
     LobbyList,
     NoticeItem,
     Prompt,
@@ -108,6 +111,7 @@ class Client:
         table: str | None = None,
         last_seq: int | None = None,
         lang: str | None = None,
+        invite: str | None = None,
         record: bool = False,
         open_timeout: float = 30,
         local_addr: tuple[str, int] | None = None,
@@ -140,6 +144,8 @@ class Client:
             msg["last_seq"] = last_seq
         if lang is not None:
             msg["lang"] = lang
+        if invite is not None:
+            msg["invite"] = invite  # an invitation link's code: seated at its table
         welcome = await client.request(msg, want="welcome")
         assert isinstance(welcome, Welcome)
         client.name = welcome.player
@@ -329,6 +335,59 @@ class Client:
     async def sign_out(self, scope: str = "this") -> Ack:
         """End this session (``this``), the others (``others``) or all (``all``)."""
         return await self.act("sign_out", scope=scope)
+
+    # -- friends, mutes, blocks, reports ---------------------------------------------------
+
+    async def follow(self, name: str) -> Ack:
+        """Follow ``name`` (two who follow each other are friends)."""
+        return await self.act("follow", name=name)
+
+    async def unfollow(self, name: str) -> Ack:
+        return await self.act("unfollow", name=name)
+
+    async def friends(self) -> list[FriendInfo]:
+        """The players this one follows, and where they are."""
+        msg = await self.request({"type": "friends"}, want="friends")
+        assert isinstance(msg, FriendList)
+        return msg.friends
+
+    async def mute(self, name: str, on: bool = True) -> Ack:
+        """Mute ``name`` (``on`` false: lift the mute)."""
+        return await self.act("mute", name=name, on=on)
+
+    async def block(self, name: str, on: bool = True) -> Ack:
+        """Block ``name`` (``on`` false: lift the block)."""
+        return await self.act("block", name=name, on=on)
+
+    async def report(self, name: str, reason: str, message: str | None = None,
+                     place: str | None = None) -> Ack:
+        """Report ``name`` (or a message of theirs, written at ``place``) to the operator."""
+        return await self.act("report", name=name, reason=reason, message=message,
+                              place=place)
+
+    async def invite(self, name: str) -> Ack:
+        """Invite ``name`` to the table this connection is at."""
+        return await self.act("invite", name=name)
+
+    async def invitation(self, timeout: float = 30) -> Invitation:
+        """The next invitation (one set aside while waiting for an answer first)."""
+        for m in self.inbox:
+            if isinstance(m, Invitation):
+                self.inbox.remove(m)
+                return m
+        msg = await self.expect(lambda m: isinstance(m, Invitation), timeout)
+        assert isinstance(msg, Invitation)
+        return msg
+
+    async def accept(self, invitation: int) -> TableState:
+        """Accept an invitation: join its table."""
+        msg = await self.request({"type": "answer_invitation", "id": invitation,
+                                  "accept": True}, want="table_state")
+        assert isinstance(msg, TableState)
+        return msg
+
+    async def decline(self, invitation: int) -> Ack:
+        return await self.act("answer_invitation", id=invitation, accept=False)
 
     # -- playing --------------------------------------------------------------------------------
 

@@ -441,6 +441,10 @@ class SyncClient:
         """Watch the table ``code`` without a seat."""
         return self._state({"type": "spectate", "table": code.strip().upper()})
 
+    def answer_invitation(self, invitation: int) -> TableState:
+        """Accept an invitation: join its table."""
+        return self._state({"type": "answer_invitation", "id": invitation, "accept": True})
+
     def lobby(self) -> ServerMessage:
         """The open public tables."""
         return self.request({"type": "lobby"}, want="lobby")

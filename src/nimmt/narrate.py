@@ -191,6 +191,10 @@ REFUSALS: dict[str, str] = {
     "banned": N_("The operator of this server has banned you."),
     "muted": N_("The operator of this server has muted you: your messages are not sent."),
     "server_busy": N_("The server is busy. Please try again in a moment."),
+    "no_player": N_("No player has that name."),
+    "no_invitation": N_("That invitation was already answered or has expired."),
+    "not_friends": N_("Private messages go only between friends who follow each other."),
+    "blocked": N_("Someone at this table has blocked you, so you cannot sit here."),
 }
 
 
@@ -951,6 +955,10 @@ class Narrator:
                     return _("You play again.")
                 return _("{name} plays again.").format(name=who)
         return _("The table changed.")
+
+    def invitation_sentence(self, name: str, table: str) -> str:
+        """An invitation to a table, as its guest hears it wherever they are."""
+        return self._("{name} invites you to table {table}.").format(name=name, table=table)
 
     def chat_sentence(self, name: str, text: str) -> str:
         """A chat line as said: ``"Ana says: good luck"``."""

@@ -87,7 +87,7 @@ def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
         "running_per_host": 100, "running_per_address": 10_000,
         "listen_cps": 0.0, "read_rate": 10_000.0, "read_burst": 10_000,
         "speech_rate": 10_000.0, "speech_burst": 10_000, "speech_address_rate": 10_000.0,
-        "speech_address_burst": 10_000,
+        "speech_address_burst": 10_000, "board_rate": 10_000.0, "board_burst": 10_000,
         "search_bots_per_host": 1000, "search_bots_per_address": 100_000,
     }
     base.update(changes)

@@ -624,6 +624,17 @@ class Accounts:
             self._last_signal = max(self._last_signal, int(r.id))
             self.signals_seen += 1
             self.act(r)
+        # A player muted or blocked someone (on any process): their connections here learn.
+        for pid in {int(r.player_id) for r in rows if r.kind == "social" and r.player_id}:
+            await self.hub.social.refresh(pid)
+        # An invitation waits for a player (written by any process): sent to them here.
+        for pid in {int(r.player_id) for r in rows if r.kind == "invite" and r.player_id}:
+            await self.hub.social.deliver(pid)
+        # Lobby lines and private messages written (at any process): sent to them here.
+        if any(r.kind == "lobby" for r in rows):
+            await self.hub.social.lobby_deliver()
+        for pid in {int(r.player_id) for r in rows if r.kind == "private" and r.player_id}:
+            await self.hub.social.private_deliver(pid)
 
     def act(self, r: Any) -> None:
         """One signal, here: close what it ends, close the table it names."""

@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from . import protocol as P
 from .accounts import address_network, replace_codes, write_signal
 from .ratings import INITIAL
-from .store import Store, audit, game_players, players, sanctions, sessions, tables
+from .store import Store, audit, game_players, players, reports, sanctions, sessions, tables
 from .text import check_name, name_key
 
 __all__ = [
@@ -44,7 +44,9 @@ __all__ = [
     "new_recovery_codes",
     "parse_duration",
     "rename",
+    "reports_listed",
     "reset_rating",
+    "resolve",
     "sanctions_in_force",
     "show",
     "sign_out",
@@ -375,6 +377,66 @@ async def history(store: Store, limit: int = 50) -> list[str]:
 
     result: list[str] = await store.read(q)
     return result
+
+
+async def reports_listed(store: Store, *, resolved: bool = False,
+                         limit: int = 100) -> list[str]:
+    """The players' reports waiting for an operator, oldest first (``resolved``: the newest
+    ``limit`` resolved ones instead), one line each: its id, when, who reported whom,
+    where, why, and the message reported."""
+
+    async def q(c: AsyncConnection) -> list[str]:
+        reporter = players.alias("reporter")
+        reported = players.alias("reported")
+        query = (sa.select(reports, reporter.c.name.label("by_name"),
+                           reported.c.name.label("on_name"))
+                 .join(reporter, reporter.c.id == reports.c.reporter_id, isouter=True)
+                 .join(reported, reported.c.id == reports.c.player_id, isouter=True))
+        if resolved:
+            query = (query.where(reports.c.resolved.is_not(None))
+                     .order_by(reports.c.id.desc()).limit(limit))
+        else:
+            query = (query.where(reports.c.resolved.is_(None))
+                     .order_by(reports.c.id).limit(limit))
+        rows = list(await c.execute(query))
+        if resolved:
+            rows.reverse()
+        return [_report_line(r) for r in rows]
+
+    result: list[str] = await store.read(q)
+    return result
+
+
+async def resolve(store: Store, report_id: int, *, by: str, note: str = "") -> Audited:
+    """Mark report ``report_id`` resolved, with what was done (``note``)."""
+
+    async def op(c: AsyncConnection) -> Audited:
+        row = (await c.execute(sa.select(reports).where(reports.c.id == report_id))).first()
+        if row is None:
+            raise AdminError(f"there is no report {report_id}")
+        if row.resolved is not None:
+            raise AdminError(f"report {report_id} was resolved by {row.resolved_by} "
+                             f"{_when(row.resolved)}")
+        await c.execute(reports.update().where(reports.c.id == report_id).values(
+            resolved=time.time(), resolved_by=by[:64], resolution=note))
+        on = (await c.execute(sa.select(players.c.name)
+                              .where(players.c.id == row.player_id))).scalar()
+        aid = await _record(c, by, "resolve", f"report {report_id}", row.player_id,
+                            player=on, note=note)
+        return Audited(aid, f"Report {report_id} is resolved.")
+
+    result: Audited = await _transaction(store, op)
+    return result
+
+
+def _report_line(r: Any) -> str:
+    by = r.by_name or f"player {r.reporter_id}"
+    on = r.on_name or f"player {r.player_id}"
+    where = f" at {r.place}" if r.place else ""
+    said = f" The message: {r.message!r}." if r.message is not None else ""
+    done = (f" Resolved by {r.resolved_by} {_when(r.resolved)}"
+            + (f": {r.resolution}." if r.resolution else ".")) if r.resolved else ""
+    return f"Report {r.id}, {_when(r.at)}: {by} reported {on}{where}: {r.reason}.{said}{done}"
 
 
 def _shown(key: str, value: Any) -> str:

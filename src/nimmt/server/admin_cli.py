@@ -291,6 +291,35 @@ def log_command(
         typer.echo("No operator action yet.")
 
 
+@admin_app.command("reports")
+def reports_command(
+    ctx: typer.Context,
+    resolved: Annotated[bool, typer.Option("--resolved", help="The newest resolved reports "
+                                           "instead of those waiting.")] = False,
+    limit: Annotated[int, typer.Option(help="How many at most.", min=1)] = 100,
+) -> None:
+    """The players' reports waiting for an operator, oldest first."""
+    from .admin import reports_listed
+
+    lines = _run(ctx, lambda store: reports_listed(store, resolved=resolved, limit=limit))
+    for line in lines:
+        typer.echo(line)
+    if not lines:
+        typer.echo("No report is resolved yet." if resolved else "No report is waiting.")
+
+
+@admin_app.command("resolve")
+def resolve_command(
+    ctx: typer.Context,
+    report: Annotated[int, typer.Argument(help="The report's number (nimmt admin reports).")],
+    note: Annotated[str, typer.Option("--note", help="What was done, for the log.")] = "",
+) -> None:
+    """Mark a report resolved (after acting on it: mute, ban, rename …)."""
+    from .admin import resolve
+
+    typer.echo(_run(ctx, lambda store: resolve(store, report, by=ctx.obj.by, note=note)).said)
+
+
 # -- backups (SQLite) ------------------------------------------------------------------
 
 DataDir = Annotated[

@@ -65,6 +65,7 @@ from .params import BadParam, player_names, refusal, row_id, shown, speaker, tab
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
+from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import LogEntry, Store, game_players, games, players, tables
 from .table import TableActor
 from .text import clean_text
@@ -160,6 +161,8 @@ class Connection:
         self.closing = False
         #: Whether a hint this connection asked for is being computed (one at a time).
         self.hinting = False
+        #: The names of the players this one muted or blocked: their chat is not sent here.
+        self.silenced: frozenset[str] = frozenset()
         #: The close code when the server closes (1008 policy; 1012 the table moved).
         self.close_code = 1008
         #: The hub's metrics (frames sent are counted there).
@@ -297,6 +300,9 @@ class Hub:
             self.cluster = Cluster(self)
         #: Who each connection is: guests, accounts, sessions, sanctions.
         self.accounts = Accounts(self)
+        #: Follows, mutes, blocks, reports (server/social.py) and the leaderboard's pages.
+        self.social = Social(self)
+        self.boards = Leaderboards(self.store, settings)
 
     async def open(self) -> None:
         self._watch = asyncio.create_task(self.metrics.watch(), name="nimmt-watch")
@@ -484,6 +490,8 @@ class Hub:
                                   ref=msg.ref).model_dump_json())
         elif t in ACCOUNT_MESSAGES:
             await self.accounts.message(conn, msg)
+        elif t in SOCIAL_MESSAGES:
+            await self.social.message(conn, msg)
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
@@ -497,6 +505,8 @@ class Hub:
                 self.charge_history(conn)
             elif t == "chat":
                 self.accounts.check_chat(conn)
+            elif t == "sit":
+                await self.social.check_sit(conn)
             if conn.remote is not None:
                 conn.remote.message(conn, msg)
             elif conn.table is not None:
@@ -548,6 +558,7 @@ class Hub:
         who = await self.accounts.hello(conn, msg)
         conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
         self.metrics.player_here(who.player_id)
+        await self.social.refresh(who.player_id, conn)
         log.info("player %d (%s) said hello%s", who.player_id, who.name,
                  " as a new player" if who.token is not None else "",
                  extra=event("player.hello", player=who.player_id, new=who.token is not None,
@@ -557,7 +568,11 @@ class Hub:
         conn.send(P.Welcome(seq=conn.seq, player=who.name, token=who.token, lang=lang,
                             account=who.account, ref=msg.ref)
                   .model_dump_json(exclude=None if who.account else {"account"}))
-        if msg.table is not None:
+        await self.social.deliver(who.player_id, conn)  # invitations waiting for them
+        self.social.moved(who.player_id)
+        if msg.invite is not None:
+            await self.social.redeem(conn, msg.invite)  # an invitation link: seated
+        elif msg.table is not None:
             await self._enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
@@ -606,6 +621,7 @@ class Hub:
             res = await c.execute(
                 tables.insert().values(code=code, name=name, host_id=conn.player_id,
                                        rules=json.dumps(rules.to_dict()),
+                                       preset=rules.preset_name,
                                        settings=json.dumps(settings), status="open",
                                        created=time.time())
             )
@@ -627,6 +643,7 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
+        self.social.moved(conn.player_id)
         log.info("table %s opened by player %d (%s, %d seats)", code, conn.player_id,
                  rules.name, rules.players,
                  extra=event("table.created", table=code, player=conn.player_id,
@@ -663,6 +680,11 @@ class Hub:
                         "once: seat an easier bot, or wait for one of those games to end")
         return None
 
+    async def enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
+                    ref: P.Ref) -> None:
+        """``conn`` joins (``mode``) or watches the table ``code`` (an accepted invitation)."""
+        await self._enter(conn, code, mode, last_seq, ref)
+
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:
         code = code.strip().upper()
@@ -677,6 +699,7 @@ class Hub:
         else:
             conn.remote = found
         found.attach(conn, mode, last_seq, ref)
+        self.social.moved(conn.player_id)
         log.info("player %d came to table %s (%s)", conn.player_id, code, mode,
                  extra=event("player.joined", table=code, player=conn.player_id, mode=mode,
                              here=isinstance(found, TableActor)))
@@ -741,6 +764,7 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
         self.accounts.left(conn)
+        self.social.moved(conn.player_id)
 
     async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:
         """The public tables not over: of the whole cluster with Redis (as each owner last
@@ -1141,12 +1165,29 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
                 "text": reader.review_sentences(review), **review.to_dict()}
         return JSONResponse(data)
 
+    async def leaderboard(request: Request) -> Response:
+        try:
+            preset, offset, limit = board_params(request.query_params,
+                                                 hub.settings.leaderboard_page)
+        except BadParam as exc:
+            return refusal(exc)
+        address = address_key(request.client.host if request.client else None)
+        try:
+            body = await hub.boards.page(preset, offset, limit, address)
+        except ReadRefused as exc:
+            return refused_response(exc, speaker_of("en"))
+        return json_bytes_response(body)
+
     async def player(request: Request) -> JSONResponse:
         name = request.path_params["name"]
         try:
             candidates = player_names(name)
         except BadParam as exc:
             return refusal(exc)
+        try:
+            hub.boards.charge(address_key(request.client.host if request.client else None))
+        except ReadRefused as exc:
+            return refused_response(exc, speaker_of("en"))
         for candidate in candidates:
             data = await hub.player(candidate)
             if data is not None:
@@ -1168,6 +1209,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             Route("/api/tables/{code}/games", table_games),
             Route("/api/games/{game_id}", game),
             Route("/api/games/{game_id}/analysis", analysis),
+            Route("/api/leaderboard", leaderboard),
             Route("/api/players/{name}", player),
             WebSocketRoute("/ws", ws_endpoint),
             # The web client: its pages under /play/ and its speech endpoints.

@@ -320,7 +320,7 @@ class Fanout:
             return
         lang = peer.lang
         names = self.table.names(lang)
-        missed = since(self.table.items, after)
+        missed = unmuted(since(self.table.items, after), silenced(peer))
         sent: list[str | None] = []
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
@@ -347,19 +347,23 @@ class Fanout:
         t = self.table
         new = since(t.items, after)
         cache: dict[object, Any] = {}
-        groups: dict[tuple[int | None, str], list[Peer]] = {}
+        # Peers are grouped by what they are sent: their seat, language, and the speakers
+        # of these chat lines they muted (nearly always none: one frame for the group).
+        talking = chatters(new)
+        groups: dict[tuple[int | None, str, frozenset[str]], list[Peer]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
-                groups.setdefault((viewer, peer.lang), []).append(peer)
-        names = {lang: t.names(lang) for _, lang in groups}
-        for (viewer, lang), peers in groups.items():
+                quiet = silenced(peer) & talking if talking else _NOBODY
+                groups.setdefault((viewer, peer.lang, quiet), []).append(peer)
+        names = {lang: t.names(lang) for _, lang, _ in groups}
+        for (viewer, lang, quiet), peers in groups.items():
             text: str | None
             if state:
                 text = self.state_frame(viewer, lang, None, now, audience)
             else:
-                text = self.events_frame(new, viewer, lang, now, cache, always=True,
-                                         names=names[lang])
+                text = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
+                                         always=True, names=names[lang])
                 if text is None:
                     continue
             for peer in peers:
@@ -367,12 +371,35 @@ class Fanout:
                 peer.send(text)
         if state and new:
             # Items that came with a state change still go out, for logs and narration.
-            for (viewer, lang), peers in groups.items():
-                text = self.events_frame(new, viewer, lang, now, cache, always=False,
-                                         names=names[lang])
+            for (viewer, lang, quiet), peers in groups.items():
+                text = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
+                                         always=False, names=names[lang])
                 if text is not None:
                     for peer in peers:
                         peer.send(text)
+
+
+_NOBODY: frozenset[str] = frozenset()
+
+
+def silenced(peer: Peer) -> frozenset[str]:
+    """The names whose chat ``peer`` muted or blocked (none known for a connection of
+    another process relayed here: docs/scaling.md)."""
+    names: frozenset[str] = getattr(peer, "silenced", _NOBODY)
+    return names
+
+
+def chatters(items: Sequence[StreamItem]) -> frozenset[str]:
+    """The names that wrote the chat lines among ``items``."""
+    return frozenset(cast(ChatLine, it.payload).name for it in items if it.kind == "chat")
+
+
+def unmuted(items: Sequence[StreamItem], quiet: frozenset[str]) -> Sequence[StreamItem]:
+    """``items`` without the chat lines of the names in ``quiet``."""
+    if not quiet:
+        return items
+    return [it for it in items
+            if it.kind != "chat" or cast(ChatLine, it.payload).name not in quiet]
 
 
 def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> bool:

@@ -134,6 +134,10 @@ ERROR_CODES: dict[str, str] = {
     "muted": "the operator muted this player: chat is refused",
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
+    "no_player": "no player has that name",
+    "no_invitation": "no invitation of yours has that id, or it was answered or expired",
+    "not_friends": "private messages go between friends (players who follow each other)",
+    "blocked": "someone at that table blocked you: you cannot sit there",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -188,6 +192,10 @@ ErrorCode: TypeAlias = Literal[
     "banned",
     "muted",
     "server_busy",
+    "no_player",
+    "no_invitation",
+    "not_friends",
+    "blocked",
 ]
 
 
@@ -254,6 +262,9 @@ class Hello(_Client):
     """A table to rejoin at once."""
     last_seq: Annotated[int, Field(strict=True, ge=0)] | None = None
     """The highest ``seq`` seen at that table: the items after it are sent again."""
+    invite: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """The code of an invitation link (``invite_link``): used up, it joins its table and
+    takes a free seat."""
 
 
 class RulesSpec(BaseModel):
@@ -510,6 +521,135 @@ class AskHistory(_Client):
     """Positions of the stream one page covers at most; null: the server's page size."""
 
 
+class Follow(_Client):
+    """Follow a player by name (their look: ``ana`` finds ``Ana``); two players who follow
+    each other are friends. Answered ``ack`` (``no_player``, ``quota``)."""
+
+    type: Literal["follow"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class Unfollow(_Client):
+    """Stop following a player; answered ``ack``."""
+
+    type: Literal["unfollow"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class AskFriends(_Client):
+    """Ask for the players you follow and where they are; answered by ``friends``."""
+
+    type: Literal["friends"]
+    """The message's name."""
+
+
+class Mute(_Client):
+    """Mute a player (``on``) or lift the mute: their chat no longer reaches you. Kept for
+    your player, on every connection. Answered ``ack``."""
+
+    type: Literal["mute"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+    on: bool = True
+    """True: mute; false: lift the mute."""
+
+
+class Block(_Client):
+    """Block a player (``on``) or lift the block: their chat no longer reaches you, and
+    they cannot sit at a table you host or sit at. Answered ``ack``."""
+
+    type: Literal["block"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+    on: bool = True
+    """True: block; false: lift the block."""
+
+
+class Invite(_Client):
+    """Invite a player to the table you are at: they get an ``invitation`` on every
+    connection they have (a player who blocked you gets nothing, and you are not told).
+    Answered ``ack`` (``not_at_table``, ``no_player``, ``quota``)."""
+
+    type: Literal["invite"]
+    """The message's name."""
+    name: Name
+    """The player's name."""
+
+
+class AnswerInvitation(_Client):
+    """Accept an ``invitation`` (you join its table: answered ``table_state``) or decline
+    it (answered ``ack``); ``no_invitation`` when it was answered or expired."""
+
+    type: Literal["answer_invitation"]
+    """The message's name."""
+    id: Annotated[int, Field(strict=True, ge=1)]
+    """The invitation's ``id``."""
+    accept: bool
+    """True: join its table; false: decline."""
+
+
+class ListenLobby(_Client):
+    """Start (``on``) or stop hearing the lobby chat on this connection; starting sends the
+    newest lines first. Answered ``ack``."""
+
+    type: Literal["listen_lobby"]
+    """The message's name."""
+    on: bool = True
+    """True: send the lobby chat here; false: stop."""
+
+
+class LobbyChat(_Client):
+    """Say something in the lobby chat (heard by every connection listening to it, but
+    those who muted or blocked you). Answered ``ack``."""
+
+    type: Literal["lobby_chat"]
+    """The message's name."""
+    text: Annotated[str, Field(max_length=4096)]
+    """What to say (at most ``NIMMT_LOBBY_CHAT_MAX`` characters)."""
+
+
+class PrivateMessage(_Client):
+    """Write to a friend (a player you follow who follows you); they get it on every
+    connection they have. Answered ``ack`` (``not_friends``, ``no_player``)."""
+
+    type: Literal["private_message"]
+    """The message's name."""
+    name: Name
+    """The friend's name."""
+    text: Annotated[str, Field(max_length=4096)]
+    """What to say (at most ``NIMMT_PRIVATE_MAX`` characters)."""
+
+
+class AskInviteLink(_Client):
+    """Make a one-time invitation link to the table you are at, for someone without an
+    account: answered by ``invite_link``."""
+
+    type: Literal["invite_link"]
+    """The message's name."""
+
+
+class Report(_Client):
+    """Report a player, or a message of theirs, to the server's operator, saying why.
+    Answered ``ack`` (``quota`` past ``NIMMT_REPORTS_PER_HOUR``)."""
+
+    type: Literal["report"]
+    """The message's name."""
+    name: Name
+    """The player reported."""
+    reason: Annotated[str, Field(min_length=1, max_length=4096)]
+    """Why (the server keeps at most ``NIMMT_REPORT_MAX`` characters)."""
+    message: Annotated[str, Field(max_length=4096)] | None = None
+    """The message reported, as you saw it (null: the player as a whole)."""
+    place: Annotated[str, Field(max_length=32)] | None = None
+    """Where it was written: the table's code (null: not a message)."""
+
+
 class Lobby(_Client):
     """Ask for the list of open tables."""
 
@@ -549,6 +689,18 @@ ClientMessage: TypeAlias = Annotated[
     | EndSession
     | SignOut
     | AskHistory
+    | Follow
+    | Unfollow
+    | AskFriends
+    | Mute
+    | Block
+    | Report
+    | Invite
+    | AnswerInvitation
+    | AskInviteLink
+    | ListenLobby
+    | LobbyChat
+    | PrivateMessage
     | Lobby
     | Ping,
     Field(discriminator="type"),
@@ -798,6 +950,103 @@ class SessionList(_Server):
     """The ``ref`` of the ``sessions`` message."""
 
 
+class FriendInfo(BaseModel):
+    """One player you follow, and where they are."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+    name: str
+    """Their name."""
+    mutual: bool
+    """Whether they follow you too (a friend)."""
+    online: bool
+    """Whether they are connected (to this server process)."""
+    table: str | None = None
+    """A friend's table's code, when they are at one; null for a one-way follow."""
+    free_seat: bool | None = None
+    """Whether that table has a free seat (null: not known here)."""
+
+
+class FriendList(_Server):
+    """The players you follow, by name."""
+
+    type: Literal["friends"] = "friends"
+    """The message's name."""
+    friends: list[FriendInfo]
+    """The players."""
+    ref: Ref = None
+    """The ``ref`` of the ``friends`` message."""
+
+
+class Invitation(_Server):
+    """A player invites you to their table (on every connection you have; again on each
+    new one while it waits). Answer with ``answer_invitation``."""
+
+    type: Literal["invitation"] = "invitation"
+    """The message's name."""
+    id: int
+    """The invitation's id (for ``answer_invitation``)."""
+    by: str
+    """Who invites you."""
+    table: str
+    """The table's code."""
+    expires: float
+    """When it expires unanswered, in Unix seconds."""
+    text: str
+    """The invitation said in this connection's language."""
+
+
+class ChatMessage(_Server):
+    """A line of the lobby chat (``channel`` ``lobby``) or a private message to you or from
+    you on another connection (``private``)."""
+
+    type: Literal["chat_message"] = "chat_message"
+    """The message's name."""
+    channel: Literal["lobby", "private"]
+    """Where it was written."""
+    id: int
+    """Its number (grows with time, per server)."""
+    by: str
+    """Who wrote it."""
+    to: str | None = None
+    """A private message's addressee; null in the lobby."""
+    text: str
+    """What they wrote (plain text: never render it as markup)."""
+    said: str
+    """The line as said in this connection's language (\"Ana says: …\")."""
+    at: float
+    """When it was written, in Unix seconds."""
+
+
+class InviteLink(_Server):
+    """A one-time invitation to your table: whoever says ``hello`` with ``invite`` set to
+    ``code`` (a new guest, or anyone) joins it and takes a free seat, once, until
+    ``expires``. ``path`` is the web client's address of it on this server."""
+
+    type: Literal["invite_link"] = "invite_link"
+    """The message's name."""
+    code: str
+    """The link's one-time code."""
+    table: str
+    """The table's code."""
+    path: str
+    """The link's path on this server (``/play/?invite=CODE``)."""
+    expires: float
+    """When it stops working, in Unix seconds."""
+    ref: Ref = None
+    """The ``ref`` of the ``invite_link`` message."""
+
+
+class Presence(_Server):
+    """A player you follow came, went, or moved to another table (on this server process):
+    their entry of ``friends`` as it is now. Pushed at most every
+    ``NIMMT_PRESENCE_INTERVAL`` seconds per player."""
+
+    type: Literal["presence"] = "presence"
+    """The message's name."""
+    friend: FriendInfo
+    """Where they are now."""
+
+
 class Pong(_Server):
     """Answer to ``ping``."""
 
@@ -809,7 +1058,7 @@ class Pong(_Server):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | Pong,
+    | SessionList | FriendList | Presence | Invitation | InviteLink | ChatMessage | Pong,
     Field(discriminator="type"),
 ]
 

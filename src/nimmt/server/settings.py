@@ -269,6 +269,46 @@ class Settings(BaseSettings):
     speech_burst: int = Field(default=100, ge=1)
     speech_address_rate: float = Field(default=40.0, gt=0)
     speech_address_burst: int = Field(default=400, ge=1)
+    #: Players one player may follow (``follow`` past it: ``quota``).
+    follows_max: int = Field(default=500, ge=1, le=100_000)
+    #: Players one player may mute or block, together (``mute``/``block`` past it: ``quota``).
+    relations_max: int = Field(default=1000, ge=1, le=100_000)
+    #: Invitations one player may send a minute (``quota`` past it); seconds an invitation
+    #: waits for its answer; invitations waiting for one player (past it the oldest go).
+    invites_per_minute: int = Field(default=10, ge=1)
+    invite_ttl: float = Field(default=600.0, gt=0)
+    invites_pending: int = Field(default=20, ge=1, le=1000)
+    #: The lobby chat: the longest line (characters; ``chat_too_long``), the lines one
+    #: player may write a minute (``quota``), the newest lines kept and the ones a
+    #: connection that starts listening is sent.
+    lobby_chat_max: int = Field(default=300, ge=1, le=4000)
+    lobby_chat_per_minute: int = Field(default=6, ge=1)
+    lobby_keep: int = Field(default=500, ge=1)
+    lobby_backlog: int = Field(default=30, ge=0, le=500)
+    #: Private messages between friends: the longest (``chat_too_long``), how many one
+    #: player may send a minute (``quota``), and the newest kept per player received.
+    private_max: int = Field(default=1000, ge=1, le=4000)
+    private_per_minute: int = Field(default=20, ge=1)
+    private_keep: int = Field(default=200, ge=1)
+    #: Invitation links (``invite_link``) one player may make an hour (``quota``), and how
+    #: long one works.
+    invite_links_per_hour: int = Field(default=20, ge=1)
+    invite_link_ttl: float = Field(default=86400.0, gt=0)
+    #: Seconds between two pushes of one player's presence to their followers (a change
+    #: sooner is sent at the end of the interval, the changes between coalesced).
+    presence_interval: float = Field(default=2.0, ge=0)
+    #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
+    #: characters (longer ones are cut).
+    reports_per_hour: int = Field(default=10, ge=1)
+    report_max: int = Field(default=500, ge=1, le=4000)
+    #: Leaderboard pages (``/api/leaderboard``): the most rows of one, and how many seconds
+    #: one is kept before the store is asked again (one query per page and period).
+    leaderboard_page: int = Field(default=50, ge=1, le=500)
+    leaderboard_cache: float = Field(default=30.0, ge=0)
+    #: Leaderboard and player pages built from the store per second by one client
+    #: address, and at once (HTTP 429 past it; pages kept in memory cost nothing).
+    board_rate: float = Field(default=2.0, gt=0)
+    board_burst: int = Field(default=20, ge=1)
     #: Web origins allowed to open the WebSocket besides the server's own (comma-separated,
     #: e.g. ``https://play.example.org``); ``*`` allows any (not for the open internet).
     allowed_origins: str = ""

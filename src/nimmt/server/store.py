@@ -141,6 +141,70 @@ signals = sa.Table(
     sa.Column("code", sa.String(16), nullable=True),
 )
 
+#: Who follows whom (migration 0006); a friend is a mutual follow.
+follows = sa.Table(
+    "follows",
+    metadata,
+    sa.Column("follower_id", sa.Integer, primary_key=True),
+    sa.Column("followed_id", sa.Integer, primary_key=True, index=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+#: A player's mutes and blocks (``kind``) of another player, kept per player.
+relations = sa.Table(
+    "relations",
+    metadata,
+    sa.Column("player_id", sa.Integer, primary_key=True),
+    sa.Column("other_id", sa.Integer, primary_key=True, index=True),
+    sa.Column("kind", sa.String(8), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+#: Invitations to a table: of a player (``to_id``), or a one-time link (``code_hash``, the
+#: SHA-256 of its code) that seats whoever opens it as a guest.
+invitations = sa.Table(
+    "invitations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("from_id", sa.Integer, nullable=False, index=True),
+    sa.Column("to_id", sa.Integer, nullable=True, index=True),
+    sa.Column("code_hash", sa.String(64), nullable=True, unique=True),
+    sa.Column("table_code", sa.String(16), nullable=False),
+    sa.Column("answered", sa.Float, nullable=True),
+    sa.Column("accepted", sa.Boolean, nullable=True),
+    sqlite_autoincrement=True,
+)
+
+#: The lobby chat (``to_id`` null) and private messages, each kept bounded.
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("from_id", sa.Integer, nullable=False),
+    sa.Column("to_id", sa.Integer, nullable=True, index=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+#: Players' reports of a message or a player, until an operator resolves them.
+reports = sa.Table(
+    "reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("reporter_id", sa.Integer, nullable=False, index=True),
+    sa.Column("player_id", sa.Integer, nullable=False),
+    # The message reported (as the reporter saw it), and where: a table's code or "lobby".
+    sa.Column("message", sa.Text, nullable=True),
+    sa.Column("place", sa.String(32), nullable=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("resolved", sa.Float, nullable=True, index=True),
+    sa.Column("resolved_by", sa.String(64), nullable=True),
+    sa.Column("resolution", sa.Text, nullable=True),
+)
+
 tables = sa.Table(
     "tables",
     metadata,
@@ -154,6 +218,8 @@ tables = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
     # The newest owner's fencing token (many processes, docs/scaling.md; 0 for one process).
     sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
+    # The rules preset's name (migration 0006): the leaderboard counts games per preset.
+    sa.Column("preset", sa.String(32), nullable=True, index=True),
 )
 
 table_log = sa.Table(

@@ -39,7 +39,8 @@ DEFAULT_KEYS: Mapping[str, str] = {
 _ACTION_COMMANDS = {"rows": "rows", "bullheads": "bullheads", "chosen": "chosen",
                     "scores": "scores", "repeat": "repeat", "help": "keys", "keys": "keys",
                     "hint": "hint"}
-_TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say")
+_TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say", "invite", "accept",
+                   "decline")
 
 
 class KeymapError(ValueError):

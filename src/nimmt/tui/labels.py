@@ -52,7 +52,8 @@ _EN: dict[str, str] = {
     "help.hand": "/hand: your hand",
     "help.say": "/say TEXT, or ' and TEXT: chat with the table",
     "help.table": "/start, /bot STRENGTH, /sit, /rematch, /leave: the table "
-                  "(start, bots and rematch are for the host)",
+                  "(start, bots and rematch are for the host); /invite NAME, and "
+                  "/accept or /decline an invitation",
     "help.quit": "/quit: close the client (online, your seat waits for you: rejoin with --join)",
     "help.textual": "Arrow keys and Enter in the hand and the rows; Tab moves between panels; "
                     "the command line at the bottom takes everything the plain mode does.",
@@ -106,6 +107,9 @@ _EN: dict[str, str] = {
     "online.table_gone": "The table {code} is closed.",
     "online.local_only": "That works only at a table on a server.",
     "online.sent": "Done.",
+    "online.invitation_how": "Type /accept to join that table, or /decline.",
+    "online.no_invitation": "No invitation is waiting for you.",
+    "online.invited": "Invitation sent to {name}.",
     "online.password": "Password for {name}: ",
     "error.other": "The server refused that: {message}",
     "hint.unavailable": "Hints need the search (pip install 'nimmt[fast]').",
@@ -151,7 +155,8 @@ _SR: dict[str, str] = {
     "help.hand": "/hand: vaša ruka",
     "help.say": "/say TEKST, ili ' i TEKST: ćaskanje sa stolom",
     "help.table": "/start, /bot JAČINA, /sit, /rematch, /leave: sto "
-                  "(početak, botovi i nova igra su za domaćina)",
+                  "(početak, botovi i nova igra su za domaćina); /invite IME, a "
+                  "/accept ili /decline odgovara na poziv",
     "help.quit": "/quit: zatvara program (na serveru vaše mesto čeka: vratite se sa --join)",
     "help.textual": "Strelice i Enter u ruci i u skupovima; Tab prelazi između panela; "
                     "komandna linija na dnu prima sve što i jednostavni režim.",
@@ -203,6 +208,9 @@ _SR: dict[str, str] = {
     "online.table_gone": "Sto {code} je zatvoren.",
     "online.local_only": "To radi samo za stolom na serveru.",
     "online.sent": "Urađeno.",
+    "online.invitation_how": "Upišite /accept da sednete za taj sto, ili /decline.",
+    "online.no_invitation": "Nijedan poziv vas ne čeka.",
+    "online.invited": "Poziv je poslat igraču {name}.",
     "online.password": "Lozinka za {name}: ",
     "hint.unavailable": "Za savete je potrebna pretraga (pip install 'nimmt[fast]').",
     "how.name_taken": "Zadajte drugo ime opcijom --name; ako je ime vaše, dodajte --sign-in.",
@@ -248,7 +256,8 @@ _CS: dict[str, str] = {
     "help.hand": "/hand: vaše karty",
     "help.say": "/say TEXT, nebo ' a TEXT: chat se stolem",
     "help.table": "/start, /bot SÍLA, /sit, /rematch, /leave: stůl "
-                  "(začátek, roboty a novou hru ovládá hostitel)",
+                  "(začátek, roboty a novou hru ovládá hostitel); /invite JMÉNO, a "
+                  "/accept nebo /decline odpoví na pozvánku",
     "help.quit": "/quit: zavře program (na serveru na vás místo počká: vraťte se s --join)",
     "help.textual": "Šipky a Enter v kartách a v řadách; Tab přechází mezi panely; "
                     "příkazový řádek dole přijme vše co jednoduchý režim.",
@@ -300,6 +309,9 @@ _CS: dict[str, str] = {
     "online.table_gone": "Stůl {code} je zavřený.",
     "online.local_only": "To jde jen u stolu na serveru.",
     "online.sent": "Hotovo.",
+    "online.invitation_how": "Napište /accept a přisednete k tomu stolu, nebo /decline.",
+    "online.no_invitation": "Žádná pozvánka na vás nečeká.",
+    "online.invited": "Pozvánka odeslána hráči {name}.",
     "online.password": "Heslo pro {name}: ",
     "hint.unavailable": "Rady potřebují prohledávání (pip install 'nimmt[fast]').",
     "how.name_taken": "Zadejte jiné jméno volbou --name; pokud je jméno vaše, přidejte "

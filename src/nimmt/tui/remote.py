@@ -41,6 +41,7 @@ from ..server.protocol import (
     EventItem,
     Events,
     Hint,
+    Invitation,
     NoticeItem,
     Prompt,
     TableState,
@@ -146,6 +147,8 @@ class RemoteSession(Session):
         self.tokens = tokens or TokenStore()
         self.client: SyncClient | None = None
         self._state: TableState | None = None
+        #: The newest invitation to a table, until answered (``/accept``, ``/decline``).
+        self._invitation: Invitation | None = None
         self._view: ViewPayload | None = None
         self._sheet = Sheet()
         self._prompt: Prompt | None = None
@@ -264,6 +267,10 @@ class RemoteSession(Session):
             self.say(self._refusal(ServerError(msg)), "error")
             if msg.code in ("no_table", "closed", "kicked"):
                 self.end(self.labels("online.table_gone", code=self.target.code or ""))
+        elif isinstance(msg, Invitation):
+            # The newest invitation is the one /accept and /decline answer.
+            self._invitation = msg
+            self.say(f"{msg.text} {self.labels('online.invitation_how')}", "status")
         elif isinstance(msg, Status):
             self._status(msg)
 
@@ -425,6 +432,19 @@ class RemoteSession(Session):
             elif name == "leave":
                 client.leave()
                 self.end()
+            elif name == "invite":
+                client.act("invite", name=arg)
+                self.say(self.labels("online.invited", name=arg), "status")
+            elif name in ("accept", "decline"):
+                invitation, self._invitation = self._invitation, None
+                if invitation is None:
+                    raise Refused(self.labels("online.no_invitation"))
+                if name == "decline":
+                    client.act("answer_invitation", id=invitation.id, accept=False)
+                else:
+                    self._take(client.answer_invitation(invitation.id))
+                    self.say(self.labels("online.table", url=self.target.url,
+                                         code=invitation.table), "status")
             else:
                 raise Refused(self.labels("unknown_command", command="/" + name))
         except ServerError as exc:

@@ -1,0 +1,797 @@
+"""Friends, mutes and blocks, reports, and the leaderboard: the room around the tables.
+
+A player **follows** another by name; two players who follow each other are
+**friends**. The friends list (``friends``) says of each followed player whether
+they are online on this process, and, for a friend, at which table and whether it
+has a free seat: a one-way follow learns only that they are online, so following
+a stranger tells nothing about where they play.
+
+A player **mutes** another (their chat no longer reaches them) or **blocks** them
+(more: the blocked player cannot sit at a table the blocker hosts or sits at).
+Both are kept per player in ``relations``, read from the store where they are
+checked (what that leaves out with several processes: docs/scaling.md).
+
+A player **invites** another to their table (delivered on every connection the
+guest has, on any process through the ``signals`` table, in each connection's
+language), or makes a one-time **invitation link** that seats a newcomer. The
+**lobby chat** is heard by the connections that listen to it; **private messages**
+go between friends. Both are kept bounded in ``messages``; a muted or blocked
+writer's lines are left out for the one who muted them. A player's **presence**
+is pushed to their followers when they come, go or enter a table, at most once
+every ``presence_interval``.
+
+A **report** names a player, and maybe the message they wrote and where, with a
+reason; it waits in ``reports`` for an operator (``nimmt admin reports``,
+``nimmt admin resolve``, :mod:`.admin`).
+
+Every one of these a stranger can repeat has a bound (:class:`~.settings.Settings`,
+docs/security.md). The writes run in transactions of their own, outside the
+tables' group commit, so a refusal rolls back nothing else. The leaderboard is one
+query per preset and page, kept for ``leaderboard_cache`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..narrate import narrator
+from ..rules import PRESETS
+from . import protocol as P
+from .heavyreads import ReadRefused
+from .limits import Buckets, WindowCounter
+from .params import BadParam, whole_number
+from .store import (
+    follows,
+    game_players,
+    games,
+    hash_token,
+    invitations,
+    messages,
+    players,
+    relations,
+    reports,
+    tables,
+)
+from .text import check_name, clean_text, name_key
+
+if TYPE_CHECKING:
+    from .app import Connection, Hub
+    from .settings import Settings
+    from .store import Store
+
+log = logging.getLogger("nimmt.server")
+
+__all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderboard_query"]
+
+#: The client messages :class:`Social` answers.
+SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report",
+                             "invite", "answer_invitation", "listen_lobby", "lobby_chat",
+                             "private_message", "invite_link"})
+
+Op = Callable[[AsyncConnection], Awaitable[Any]]
+
+
+async def _find(c: AsyncConnection, raw: str) -> Any:
+    """The player named ``raw`` (as written, or by its look), or ``no_player``."""
+    row = (await c.execute(sa.select(players.c.id, players.c.name)
+                           .where(players.c.name == raw))).first()
+    if row is None:
+        try:
+            key = name_key(check_name(raw))
+        except P.ProtocolError:
+            key = None
+        if key is not None:
+            row = (await c.execute(sa.select(players.c.id, players.c.name)
+                                   .where(players.c.skeleton == key))).first()
+    if row is None:
+        raise P.ProtocolError("no_player", f"no player is named {raw[:64]!r}")
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class Friend:
+    """One followed player as the store knows them."""
+
+    id: int
+    name: str
+    mutual: bool
+
+
+class Social:
+    """Follows, mutes, blocks and reports of one server process's players."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.settings: Settings = hub.settings
+        self.store: Store = hub.store
+        #: Reports each player made in the last hour.
+        self.reported = WindowCounter(self.settings.reports_per_hour, 3600.0)
+        #: Invitations each player sent in the last minute.
+        self.invited = WindowCounter(self.settings.invites_per_minute, 60.0)
+        self.links = WindowCounter(self.settings.invite_links_per_hour, 3600.0)
+        #: The newest invitation sent to each player's connections here (online ones).
+        self._told: dict[int, int] = {}
+        #: Lobby and private lines each player wrote in the last minute.
+        self.lobby_lines = WindowCounter(self.settings.lobby_chat_per_minute, 60.0)
+        self.private_lines = WindowCounter(self.settings.private_per_minute, 60.0)
+        #: The connections here that hear the lobby chat, and its newest line sent them.
+        self.listening: set[Connection] = set()
+        self._lobby_last = 0
+        #: The newest private message sent to each player's connections here.
+        self._pm_told: dict[int, int] = {}
+        #: When each player's presence was last pushed, and the pushes waiting their turn.
+        self._pushed: dict[int, float] = {}
+        self._pushing: dict[int, asyncio.Task[None]] = {}
+
+    # -- messages ---------------------------------------------------------------------------
+
+    async def message(self, conn: Connection, msg: Any) -> None:
+        """One of :data:`SOCIAL_MESSAGES` from a connection that said hello."""
+        me = conn.player_id
+        most = self.settings.relations_max
+        match msg:
+            case P.Follow(name=name, ref=ref):
+                await self._write(self._follow(me, name, self.settings.follows_max))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Unfollow(name=name, ref=ref):
+                await self._write(_unfollow(me, name))
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.AskFriends(ref=ref):
+                listed = await self.store.read(_followed(me))
+                conn.send(P.FriendList(seq=conn.seq, friends=[self.presence(f) for f in listed],
+                                       ref=ref).model_dump_json())
+            case P.Mute(name=name, on=on, ref=ref):
+                await self._write(self._relate(me, name, "mute", on, most))
+                await self._related(conn, ref)
+            case P.Block(name=name, on=on, ref=ref):
+                await self._write(self._relate(me, name, "block", on, most))
+                await self._related(conn, ref)
+            case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
+                if self.reported.full(me):
+                    raise P.ProtocolError(
+                        "quota", f"at most {self.settings.reports_per_hour} reports an hour "
+                        "per player; the operator reads every one")
+                await self._write(_report(me, name, clean_text(reason)
+                                             [:self.settings.report_max],
+                                             None if text is None
+                                             else clean_text(text)[:self.settings.chat_max],
+                                             place))
+                self.reported.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.Invite(name=name, ref=ref):
+                await self._invite(conn, name, ref)
+            case P.AnswerInvitation(id=invitation, accept=accept, ref=ref):
+                code = await self._write(_answer(me, invitation, accept,
+                                                    time.time() - self.settings.invite_ttl))
+                if accept:
+                    await self.hub.enter(conn, code, "join", None, ref)
+                else:
+                    conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+            case P.AskInviteLink(ref=ref):
+                await self._invite_link(conn, ref)
+            case P.ListenLobby(on=on, ref=ref):
+                if not on:
+                    self.listening.discard(conn)
+                    conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                    return
+                rows = await self.store.read(_lines(None, 0, self.settings.lobby_backlog))
+                self.listening.add(conn)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                for r in rows:
+                    self._send_line(conn, r, "lobby")
+                self._lobby_last = max([self._lobby_last, *(r.id for r in rows)])
+            case P.LobbyChat(text=raw, ref=ref):
+                s = self.settings
+                text = self._line(conn, raw, s.lobby_chat_max, self.lobby_lines,
+                                  s.lobby_chat_per_minute)
+                await self._write(_post(me, None, text, s.lobby_keep))
+                self.lobby_lines.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                await self.lobby_deliver()
+                await self.hub.accounts.signal("lobby")
+            case P.PrivateMessage(name=name, text=raw, ref=ref):
+                s = self.settings
+                text = self._line(conn, raw, s.private_max, self.private_lines,
+                                  s.private_per_minute)
+                to = await self._write(_post_private(me, name, text, s.private_keep))
+                self.private_lines.add(me)
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                if to is not None:
+                    await self.private_deliver(to)
+                    await self.hub.accounts.signal("private", player_id=to)
+
+    async def _write(self, op: Op) -> Any:
+        """Run ``op`` in a transaction of its own, not in the tables' group commit: a
+        refusal it raises (no such player, a bound reached) rolls back this one alone."""
+        async with self.store.engine.begin() as c:
+            return await op(c)
+
+    # -- the lobby chat and private messages -----------------------------------------------
+
+    def _line(self, conn: Connection, raw: str, most: int, counter: WindowCounter,
+              per_minute: int) -> str:
+        """``raw`` as kept, or the refusal: the operator's mute, empty, too long, too many."""
+        self.hub.accounts.check_chat(conn)
+        text = clean_text(raw)
+        if not text:
+            raise P.ProtocolError("chat_empty", "the chat message is empty")
+        if len(text) > most:
+            raise P.ProtocolError("chat_too_long", f"these messages hold at most {most} "
+                                  f"characters, not {len(text)}")
+        if counter.full(conn.player_id):
+            raise P.ProtocolError("quota", f"at most {per_minute} of these a minute per "
+                                  "player")
+        return text
+
+    @staticmethod
+    def _send_line(conn: Connection, r: Any, channel: Literal["lobby", "private"],
+                   to: str | None = None) -> None:
+        if r.name in conn.silenced:
+            return
+        conn.send(P.ChatMessage(seq=conn.seq, channel=channel, id=r.id, by=r.name, to=to,
+                                text=r.text, said=narrator(conn.lang).chat_sentence(
+                                    r.name, r.text), at=r.at).model_dump_json())
+
+    async def lobby_deliver(self) -> None:
+        """Send the lobby lines written since the last sent (on any process) to the
+        connections here that listen (but those that muted or blocked the writer)."""
+        self.listening = {c for c in self.listening if not c.gone}
+        if not self.listening:
+            return
+        rows = await self.store.read(_lines(None, self._lobby_last, 200))
+        for r in rows:
+            for c in self.listening:
+                self._send_line(c, r, "lobby")
+            self._lobby_last = max(self._lobby_last, r.id)
+
+    async def private_deliver(self, player_id: int) -> None:
+        """Send ``player_id``'s new private messages to their connections here."""
+        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
+        if not here:
+            self._pm_told.pop(player_id, None)
+            return
+        told = self._pm_told.get(player_id)
+        if told is None:  # not known here yet: the lines of the last minute are new
+            rows = await self.store.read(_lines(player_id, 0, 50, time.time() - 60.0))
+        else:
+            rows = await self.store.read(_lines(player_id, told, 200))
+        me = next(iter(here)).name
+        for r in rows:
+            for c in here:
+                self._send_line(c, r, "private", me)
+            self._pm_told[player_id] = max(told or 0, r.id)
+
+    # -- invitations ----------------------------------------------------------------------
+
+    async def _invite(self, conn: Connection, name: str, ref: P.Ref) -> None:
+        me = conn.player_id
+        code = (conn.table.code if conn.table is not None
+                else conn.remote.code if conn.remote is not None else None)
+        if code is None:
+            raise P.ProtocolError("not_at_table", "invite people to a table you are at: "
+                                  "join or create one first")
+        s = self.settings
+        if self.invited.full(me):
+            raise P.ProtocolError("quota", f"at most {s.invites_per_minute} invitations a "
+                                  "minute per player")
+        to = await self._write(_new_invitation(me, name, code, s.invite_ttl,
+                                                  s.invites_pending))
+        self.invited.add(me)
+        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+        if to is not None:
+            await self.deliver(to)
+            await self.hub.accounts.signal("invite", player_id=to)
+
+    async def _invite_link(self, conn: Connection, ref: P.Ref) -> None:
+        code = (conn.table.code if conn.table is not None
+                else conn.remote.code if conn.remote is not None else None)
+        if code is None:
+            raise P.ProtocolError("not_at_table", "an invitation link is to a table you are "
+                                  "at: join or create one first")
+        s = self.settings
+        if self.links.full(conn.player_id):
+            raise P.ProtocolError("quota", f"at most {s.invite_links_per_hour} invitation "
+                                  "links an hour per player")
+        secret = secrets.token_urlsafe(16)
+        now = time.time()
+        await self._write(_new_link(conn.player_id, hash_token(secret), code, now,
+                                    now - s.invite_link_ttl))
+        self.links.add(conn.player_id)
+        conn.send(P.InviteLink(seq=conn.seq, code=secret, table=code,
+                               path=f"/play/?invite={secret}", expires=now + s.invite_link_ttl,
+                               ref=ref).model_dump_json())
+
+    async def redeem(self, conn: Connection, secret: str) -> None:
+        """``hello`` with an invitation link's code: used up, the connection joins its table
+        and takes a free seat (``no_invitation`` for a code used, expired or unknown)."""
+        since = time.time() - self.settings.invite_link_ttl
+        code: str | None = await self._write(_use_link(hash_token(secret), since))
+        if code is None:
+            raise P.ProtocolError("no_invitation", "that invitation link was used already, "
+                                  "has expired, or never was")
+        await self.hub.enter(conn, code, "join", None, None)
+        sit = P.Sit(type="sit")
+        if conn.table is not None:
+            await self.check_sit(conn)
+            conn.table.message(conn, sit)
+        elif conn.remote is not None:
+            conn.remote.message(conn, sit)
+
+    async def deliver(self, player_id: int, conn: Connection | None = None) -> None:
+        """Send ``player_id``'s waiting invitations to their connections here: the new
+        ones to those already told, all of them to ``conn`` (a connection just made)."""
+        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
+        if not here and conn is None:
+            self._told.pop(player_id, None)
+            return
+        rows = await self.store.read(_waiting(player_id,
+                                              time.time() - self.settings.invite_ttl))
+        told = self._told.get(player_id, 0)
+        ttl = self.settings.invite_ttl
+        for r in rows:
+            for c in ([conn] if conn is not None else here):
+                if conn is None and r.id <= told:
+                    continue
+                c.send(P.Invitation(
+                    seq=c.seq, id=r.id, by=r.name, table=r.table_code, expires=r.at + ttl,
+                    text=narrator(c.lang).invitation_sentence(r.name, r.table_code))
+                    .model_dump_json())
+        if rows and (here or conn is not None):
+            self._told[player_id] = max(told, max(r.id for r in rows))
+
+    async def _related(self, conn: Connection, ref: P.Ref) -> None:
+        """A mute or block changed: this player's connections here learn at once, those
+        on other processes at their next signal poll."""
+        await self.refresh(conn.player_id)
+        await self.hub.accounts.signal("social", player_id=conn.player_id)
+        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    async def refresh(self, player_id: int, conn: Connection | None = None) -> None:
+        """Read whom ``player_id`` muted or blocked into their connections here (and into
+        ``conn``, one not yet counted among them), so that their chat is not sent there."""
+        names: frozenset[str] = await self.store.read(_silenced_names(player_id))
+        for c in {*self.hub.accounts.online.get(player_id, ()), *([conn] if conn else [])}:
+            c.silenced = names
+
+    # -- presence pushed to followers ---------------------------------------------------------
+
+    def moved(self, player_id: int) -> None:
+        """``player_id`` came, went or changed tables here: their followers connected here
+        are told, at most once every ``presence_interval`` seconds (changes coalesced)."""
+        if not player_id or player_id in self._pushing:
+            return
+        now = time.monotonic()
+        every = self.settings.presence_interval
+        if len(self._pushed) > 10_000:  # forget the pushes long past their interval
+            self._pushed = {p: t for p, t in self._pushed.items() if now - t < every}
+        wait = max(0.0, self._pushed.get(player_id, -every) + every - now)
+        self._pushing[player_id] = asyncio.get_running_loop().create_task(
+            self._push(player_id, wait), name=f"presence-{player_id}")
+
+    async def _push(self, player_id: int, wait: float) -> None:
+        try:
+            if wait:
+                await asyncio.sleep(wait)
+            online = self.hub.accounts.online
+            followers = [f for f in await self.store.read(_followers(player_id))
+                         if any(not c.gone for c in online.get(f.id, ()))]
+        except Exception:
+            log.exception("the presence of player %d was not pushed", player_id)
+            return
+        finally:
+            self._pushing.pop(player_id, None)
+            self._pushed[player_id] = time.monotonic()
+        for f in followers:
+            # ``f`` is the follower, with whether the player follows them back.
+            info = self.presence(Friend(player_id, f.name, f.mutual))
+            for c in self.hub.accounts.online.get(f.id, ()):
+                if not c.gone:
+                    c.send(P.Presence(seq=c.seq, friend=info).model_dump_json())
+
+    def presence(self, f: Friend) -> P.FriendInfo:
+        """Where ``f`` is, as this process sees them: online or not; for a friend (a
+        mutual follow) also their table and whether it has a free seat."""
+        conns = [c for c in self.hub.accounts.online.get(f.id, ()) if not c.gone]
+        table: str | None = None
+        free: bool | None = None
+        if f.mutual:
+            for c in conns:
+                if c.table is not None:
+                    table = c.table.code
+                    free = any(s is None for s in c.table.seats)
+                    break
+                if c.remote is not None:
+                    table = c.remote.code
+                    break
+        return P.FriendInfo(name=f.name, mutual=f.mutual, online=bool(conns), table=table,
+                            free_seat=free)
+
+    # -- checks of the tables -----------------------------------------------------------------
+
+    async def check_sit(self, conn: Connection) -> None:
+        """Refuse ``blocked`` when someone who hosts the connection's table or sits at it
+        blocked this player."""
+        actor = conn.table
+        if actor is None:
+            return
+        there = {s.player_id for s in actor.seats if s is not None and s.player_id}
+        there.add(actor.table.host_id)
+        there.discard(conn.player_id)
+        if there and await self.store.read(_blocked_by(conn.player_id, there)):
+            raise P.ProtocolError("blocked", "someone at this table has blocked you: you "
+                                  "cannot sit here")
+
+    async def muters(self, player_id: int) -> set[int]:
+        """The players who muted or blocked ``player_id`` (their chat does not reach them)."""
+        found: set[int] = await self.store.read(_silenced_by(player_id))
+        return found
+
+    # -- store operations ------------------------------------------------------------------
+
+    @staticmethod
+    def _follow(me: int, raw: str, most: int) -> Op:
+        async def op(c: AsyncConnection) -> None:
+            other = await _find(c, raw)
+            if other.id == me:
+                raise P.ProtocolError("bad_message", "you cannot follow yourself")
+            have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
+                                    .where(follows.c.follower_id == me))).scalar_one()
+            if have >= most:
+                raise P.ProtocolError("quota", f"you follow {most} players, the most one "
+                                      "may; unfollow some first")
+            known = (await c.execute(sa.select(follows.c.created).where(
+                follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
+            if known is None:
+                await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
+                                                        created=time.time()))
+
+        return op
+
+    @staticmethod
+    def _relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
+        async def op(c: AsyncConnection) -> None:
+            other = await _find(c, raw)
+            if other.id == me:
+                raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
+            where = (relations.c.player_id == me, relations.c.other_id == other.id,
+                     relations.c.kind == kind)
+            if not on:
+                await c.execute(relations.delete().where(*where))
+                return
+            if (await c.execute(sa.select(relations.c.created).where(*where))).first():
+                return
+            have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
+                                    .where(relations.c.player_id == me))).scalar_one()
+            if have >= most:
+                raise P.ProtocolError("quota", f"you mute or block {most} players, the most "
+                                      "one may; lift some first")
+            await c.execute(relations.insert().values(player_id=me, other_id=other.id,
+                                                      kind=kind, created=time.time()))
+
+        return op
+
+
+def _unfollow(me: int, raw: str) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await _find(c, raw)
+        await c.execute(follows.delete().where(follows.c.follower_id == me,
+                                               follows.c.followed_id == other.id))
+
+    return op
+
+
+def _followed(me: int) -> Op:
+    async def q(c: AsyncConnection) -> list[Friend]:
+        back = sa.select(follows.c.follower_id).where(follows.c.followed_id == me)
+        rows = await c.execute(
+            sa.select(players.c.id, players.c.name,
+                      players.c.id.in_(back).label("mutual"))
+            .join(follows, follows.c.followed_id == players.c.id)
+            .where(follows.c.follower_id == me).order_by(players.c.name))
+        return [Friend(r.id, r.name, bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def _followers(player_id: int) -> Op:
+    """Who follows ``player_id``: each as a :class:`Friend` carrying ``player_id``'s own
+    name (what the follower is told of) and whether ``player_id`` follows them back."""
+
+    async def q(c: AsyncConnection) -> list[Friend]:
+        name = (await c.execute(sa.select(players.c.name)
+                                .where(players.c.id == player_id))).scalar()
+        if name is None:
+            return []
+        back = sa.select(follows.c.followed_id).where(follows.c.follower_id == player_id)
+        rows = await c.execute(
+            sa.select(follows.c.follower_id, follows.c.follower_id.in_(back).label("mutual"))
+            .where(follows.c.followed_id == player_id))
+        return [Friend(int(r.follower_id), str(name), bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def _blocked_by(me: int, others: set[int]) -> Op:
+    async def q(c: AsyncConnection) -> bool:
+        row = (await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me, relations.c.kind == "block",
+            relations.c.player_id.in_(sorted(others))).limit(1))).first()
+        return row is not None
+
+    return q
+
+
+def _silenced_by(me: int) -> Op:
+    async def q(c: AsyncConnection) -> set[int]:
+        rows = await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me))
+        return {int(r.player_id) for r in rows}
+
+    return q
+
+
+def _new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
+    """Store an invitation of ``raw`` by ``me`` to ``code``; the invitee's id, or None when
+    they blocked ``me`` (nothing is stored, and the inviter is not told)."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await _find(c, raw)
+        if other.id == me:
+            raise P.ProtocolError("bad_message", "you cannot invite yourself")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        now = time.time()
+        # One invitation waits per inviter and guest; what expired goes; at most ``most``.
+        await c.execute(invitations.delete().where(
+            invitations.c.to_id == other.id,
+            sa.or_(invitations.c.at < now - ttl, invitations.c.answered.is_not(None),
+                   invitations.c.from_id == me)))
+        await c.execute(invitations.insert().values(at=now, from_id=me, to_id=other.id,
+                                                    table_code=code))
+        keep = (sa.select(invitations.c.id).where(invitations.c.to_id == other.id)
+                .order_by(invitations.c.id.desc()).limit(most))
+        await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
+                                                   invitations.c.id.not_in(keep)))
+        return int(other.id)
+
+    return op
+
+
+def _new_link(me: int, code_hash: str, table: str, now: float, stale: float) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        # The links of anyone that expired unused go (the table of links stays small).
+        await c.execute(invitations.delete().where(invitations.c.code_hash.is_not(None),
+                                                   invitations.c.at < stale))
+        await c.execute(invitations.insert().values(at=now, from_id=me, code_hash=code_hash,
+                                                    table_code=table))
+
+    return op
+
+
+def _use_link(code_hash: str, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str | None:
+        row = (await c.execute(sa.select(invitations.c.id, invitations.c.table_code).where(
+            invitations.c.code_hash == code_hash, invitations.c.answered.is_(None),
+            invitations.c.at >= since))).first()
+        if row is None:
+            return None
+        done = await c.execute(invitations.update().where(
+            invitations.c.id == row.id, invitations.c.answered.is_(None))
+            .values(answered=time.time(), accepted=True))
+        return str(row.table_code) if done.rowcount == 1 else None
+
+    return op
+
+
+def _waiting(me: int, since: float) -> Op:
+    async def q(c: AsyncConnection) -> list[Any]:
+        rows = await c.execute(
+            sa.select(invitations.c.id, invitations.c.at, invitations.c.table_code,
+                      players.c.name)
+            .join(players, players.c.id == invitations.c.from_id)
+            .where(invitations.c.to_id == me, invitations.c.answered.is_(None),
+                   invitations.c.at >= since)
+            .order_by(invitations.c.id))
+        return list(rows)
+
+    return q
+
+
+def _answer(me: int, invitation: int, accept: bool, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str:
+        row = (await c.execute(sa.select(invitations.c.table_code).where(
+            invitations.c.id == invitation, invitations.c.to_id == me,
+            invitations.c.answered.is_(None), invitations.c.at >= since))).first()
+        if row is None:
+            raise P.ProtocolError("no_invitation", f"you have no invitation {invitation} "
+                                  "waiting (answered, expired, or never made)")
+        await c.execute(invitations.update().where(invitations.c.id == invitation)
+                        .values(answered=time.time(), accepted=accept))
+        return str(row.table_code)
+
+    return op
+
+
+def _post(me: int, to: int | None, text: str, keep: int) -> Op:
+    """Keep a line (``to`` null: the lobby), and only the newest ``keep`` of its kind."""
+
+    async def op(c: AsyncConnection) -> None:
+        await c.execute(messages.insert().values(at=time.time(), from_id=me, to_id=to,
+                                                 text=text))
+        where = messages.c.to_id.is_(None) if to is None else messages.c.to_id == to
+        newest = sa.select(messages.c.id).where(where).order_by(messages.c.id.desc()).limit(keep)
+        # PostgreSQL and SQLite both read the subquery before deleting.
+        await c.execute(messages.delete().where(where, messages.c.id.not_in(
+            sa.select(newest.subquery().c.id))))
+
+    return op
+
+
+def _post_private(me: int, raw: str, text: str, keep: int) -> Op:
+    """A private message to a friend: their id, or None when they blocked ``me`` (nothing
+    kept, nothing said to the writer); ``not_friends`` unless they follow each other."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await _find(c, raw)
+        both = (await c.execute(sa.select(sa.func.count()).select_from(follows).where(sa.or_(
+            sa.and_(follows.c.follower_id == me, follows.c.followed_id == other.id),
+            sa.and_(follows.c.follower_id == other.id, follows.c.followed_id == me))))
+        ).scalar_one()
+        if both < 2 or other.id == me:
+            raise P.ProtocolError("not_friends", f"{other.name} and you do not follow each "
+                                  "other: private messages go between friends")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        await _post(me, other.id, text, keep)(c)
+        return int(other.id)
+
+    return op
+
+
+def _lines(to: int | None, after: int, limit: int, since: float | None = None) -> Op:
+    """The lobby's lines (``to`` None) or ``to``'s private messages after id ``after``: the
+    newest ``limit`` of them, oldest first, with the writer's name."""
+
+    async def q(c: AsyncConnection) -> list[Any]:
+        where = [messages.c.id > after,
+                 messages.c.to_id.is_(None) if to is None else messages.c.to_id == to]
+        if since is not None:
+            where.append(messages.c.at >= since)
+        rows = await c.execute(
+            sa.select(messages.c.id, messages.c.at, messages.c.text, players.c.name)
+            .join(players, players.c.id == messages.c.from_id).where(*where)
+            .order_by(messages.c.id.desc()).limit(limit))
+        return list(reversed(list(rows)))
+
+    return q
+
+
+def _silenced_names(me: int) -> Op:
+    async def q(c: AsyncConnection) -> frozenset[str]:
+        rows = await c.execute(sa.select(players.c.name).join(
+            relations, relations.c.other_id == players.c.id).where(
+            relations.c.player_id == me))
+        return frozenset(str(r.name) for r in rows)
+
+    return q
+
+
+def _report(me: int, raw: str, reason: str, message: str | None, place: str | None) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await _find(c, raw)
+        if not reason:
+            raise P.ProtocolError("bad_message", "say why you report them (reason)")
+        await c.execute(reports.insert().values(
+            at=time.time(), reporter_id=me, player_id=other.id, message=message,
+            place=None if place is None else clean_text(place)[:32], reason=reason))
+
+    return op
+
+
+# -- the leaderboard --------------------------------------------------------------------------
+
+
+def leaderboard_query(preset: str, offset: int, limit: int) -> Op:
+    """A page of the leaderboard of ``preset``: the players with a rated game finished
+    under it, by the rating's conservative estimate (μ − 3σ, the one the lobby shows),
+    highest first; each with μ, σ, their rated games under the preset and in all."""
+
+    async def q(c: AsyncConnection) -> dict[str, Any]:
+        played = (
+            sa.select(game_players.c.player_id, sa.func.count().label("n"))
+            .select_from(game_players.join(games, games.c.id == game_players.c.game_id)
+                         .join(tables, tables.c.id == games.c.table_id))
+            .where(games.c.rated.is_(True), games.c.finished.is_(True),
+                   tables.c.preset == preset, game_players.c.player_id.is_not(None))
+            .group_by(game_players.c.player_id).subquery())
+        ordinal = (players.c.mu - 3 * players.c.sigma)
+        total = (await c.execute(sa.select(sa.func.count()).select_from(played))).scalar_one()
+        rows = await c.execute(
+            sa.select(players.c.name, players.c.mu, players.c.sigma, players.c.rated_games,
+                      played.c.n)
+            .join(played, played.c.player_id == players.c.id)
+            .where(players.c.released.is_(None))
+            .order_by(ordinal.desc(), players.c.rated_games.desc(), players.c.name)
+            .offset(offset).limit(limit))
+        return {
+            "preset": preset, "offset": offset, "limit": limit, "total": int(total),
+            "players": [{"rank": offset + i + 1, "name": r.name,
+                         "rating": {"mu": r.mu, "sigma": r.sigma,
+                                    "ordinal": r.mu - 3 * r.sigma},
+                         "games": int(r.n), "rated_games": r.rated_games}
+                        for i, r in enumerate(rows)],
+        }
+
+    return q
+
+
+def board_params(query: Any, page_max: int) -> tuple[str, int, int]:
+    """The preset, offset and limit of a leaderboard request (``preset`` defaults to
+    ``classic``, ``offset`` to 0, ``limit`` to ``page_max`` and at most that), or
+    :class:`~.params.BadParam` (400)."""
+    preset = query.get("preset") or "classic"
+    if preset not in PRESETS:
+        raise BadParam(400, f"no preset {preset[:32]!r}; the presets are "
+                       f"{', '.join(PRESETS)}")
+    offset = whole_number(query.get("offset") or "0", "offset")
+    limit = whole_number(query.get("limit") or str(page_max), "limit")
+    if not 0 <= offset <= 1_000_000 or limit < 1:
+        raise BadParam(400, "offset is from 0 to 1000000, limit at least 1")
+    return preset, offset, min(limit, page_max)
+
+
+class Leaderboards:
+    """The leaderboard's pages, each kept ``leaderboard_cache`` seconds (one query per page
+    and period, however many ask), and the read limit of the pages built from the store
+    (the leaderboard's and the players' pages), per client address."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._reads = Buckets(settings.board_rate, float(settings.board_burst))
+        self._kept: collections.OrderedDict[tuple[str, int, int], tuple[float, bytes]] = (
+            collections.OrderedDict())
+
+    def charge(self, address: str) -> None:
+        """One page built from the store for ``address``, or :class:`ReadRefused` (429)."""
+        if not self._reads.take(address, 1.0):
+            s = self.settings
+            b = self._reads.bucket(address, time.monotonic())
+            wait = max(1, int((1.0 - b.tokens) / s.board_rate + 0.999))
+            raise ReadRefused(429, f"at most {s.board_rate:g} leaderboard or player pages a "
+                              f"second ({s.board_burst} at once) are read for one address; "
+                              "ask again later", wait, "rate_limited")
+
+    async def page(self, preset: str, offset: int, limit: int, address: str) -> bytes:
+        """The page's JSON: from memory, or read (charged to ``address``) and kept."""
+        key = (preset, offset, limit)
+        now = time.monotonic()
+        kept = self._kept.get(key)
+        if kept is not None and now - kept[0] < self.settings.leaderboard_cache:
+            return kept[1]
+        self.charge(address)
+        data = await self.store.read(leaderboard_query(preset, offset, limit))
+        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+        self._kept[key] = (now, body)
+        self._kept.move_to_end(key)
+        while len(self._kept) > 256:
+            self._kept.popitem(last=False)
+        return body
+
