@@ -191,6 +191,7 @@ REFUSALS: dict[str, str] = {
     "banned": N_("The operator of this server has banned you."),
     "muted": N_("The operator of this server has muted you: your messages are not sent."),
     "server_busy": N_("The server is busy. Please try again in a moment."),
+    "restarting": N_("The server is restarting. You will be reconnected in a moment."),
 }
 
 

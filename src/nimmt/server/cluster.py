@@ -310,6 +310,35 @@ class Cluster:
         await self.redis.aclose()
         set_context(node=None)  # no longer a node of the cluster
 
+    async def hand_over(self, actors: list[TableActor]) -> None:
+        """A drain: the tables owned here (settled, their logs complete) leave this process
+        now. Each lease goes and each move is announced (``moved``, to no process), so the
+        edges elsewhere send their connections to reconnect and whichever process gets a
+        connection at the table first takes it over, at once rather than after
+        ``lease_ttl``."""
+        for actor in actors:
+            if self.hub.tables.get(actor.code) is actor:
+                del self.hub.tables[actor.code]
+            for peer in list(actor.peers.values()):
+                if isinstance(peer, RemotePeer):
+                    self.peers.pop(peer.id, None)
+        sent: list[asyncio.Future[int]] = []
+        with contextlib.suppress(Exception):
+            for actor in actors:
+                self._lobby.pop(actor.code, None)
+                await self.redis.hdel(self.key("lobby"), actor.code)
+                await self._let_go(actor.id)
+                sent.append(self.publish(self.key("moved"),
+                                         json.dumps({"k": "mv", "t": actor.code, "n": 0})))
+            self._flush()
+        if sent:
+            # Out before this process closes its Redis connection (a lost announcement
+            # only makes those clients wait for their connection's own close).
+            await asyncio.wait(sent, timeout=5.0)
+        for actor in actors:
+            log.info("node %d handed table %s over", self.node, actor.code,
+                     extra=event("cluster.handover", table=actor.code))
+
     # -- leases -------------------------------------------------------------------------
 
     async def acquire(self, table_id: int) -> int:

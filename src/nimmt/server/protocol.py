@@ -134,6 +134,8 @@ ERROR_CODES: dict[str, str] = {
     "muted": "the operator muted this player: chat is refused",
     "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
                    "again in a moment",
+    "restarting": "this server process is stopping (a restart or an upgrade): it takes no new "
+                  "table, and its connections close with code 1012; reconnect and carry on",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -188,6 +190,7 @@ ErrorCode: TypeAlias = Literal[
     "banned",
     "muted",
     "server_busy",
+    "restarting",
 ]
 
 
