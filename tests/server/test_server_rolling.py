@@ -30,9 +30,11 @@ import pytest
 import redis
 from server_helpers import LIFTED_LIMITS, NIMMT
 
+from conftest import make_settings
 from nimmt.client import Client, ServerError
 from nimmt.client_sync import ConnectionLost, Status, SyncClient, is_game_over
 from nimmt.server.protocol import Error, Events
+from nimmt.server.run import running_hub
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
 
@@ -342,3 +344,22 @@ async def test_a_single_process_drains_and_comes_back_with_its_games(
         if server.proc is not None and server.proc.poll() is None:
             server.proc.send_signal(signal.SIGINT)
             server.proc.wait(30)
+
+
+async def test_a_draining_process_takes_no_new_table(db_url: str, tmp_path: Path) -> None:
+    settings = make_settings(db_url, tmp_path)
+    async with running_hub(settings) as (url, hub):
+        ana = await Client.connect(url, name="Ana")
+        code = (await ana.create_table(rules=RULES)).table.code
+        bob = await Client.connect(url, name="Bob", lang="cs")
+        hub.draining = True
+        for attempt in (bob.create_table(rules=RULES), bob.join(code), bob.spectate(code)):
+            with pytest.raises(ServerError) as refused:
+                await attempt
+            assert refused.value.code == "restarting"
+            assert refused.value.error.text == ("Server se restartuje. Za chvíli budete znovu "
+                                                "připojeni.")
+        hub.draining = False
+        assert (await bob.join(code)).table.code == code
+        await ana.close()
+        await bob.close()
