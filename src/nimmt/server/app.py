@@ -522,9 +522,6 @@ class Hub:
                                   ref=msg.ref).model_dump_json())
         elif t in ACCOUNT_MESSAGES:
             await self.accounts.message(conn, msg)
-        elif t in ("create_table", "join", "spectate") and self.draining:
-            raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
-                                  "and try again")
         elif t == "create_table":
             await self._create(conn, msg)
         elif t in ("join", "spectate"):
@@ -603,6 +600,9 @@ class Hub:
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
         s = self.settings
+        if self.draining:
+            raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
+                                  "and open the table then")
         if len(self.tables) >= s.max_tables:
             self.metrics.refused("max_tables")
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
@@ -706,6 +706,10 @@ class Hub:
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:
+        if self.draining:
+            # Its tables are leaving this process (wind_down): none comes or is taken here.
+            raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
+                                  "and try again")
         code = code.strip().upper()
         found: TableActor | RemoteTable | None = self.tables.get(code)
         if found is None and self.cluster is not None:

@@ -368,6 +368,8 @@ class Cluster:
 
     async def _take(self, table_id: int) -> TableActor | None:
         hub = self.hub
+        if hub.draining:
+            return None  # a process that stops takes nothing over (its own tables leave)
         for mine in hub.tables.values():
             if mine.id == table_id:
                 return mine
