@@ -361,9 +361,13 @@ class Hub:
 
         What is left after ``seconds`` is cut off by the server's own shutdown; the log
         still holds everything that was acknowledged."""
-        end = time.monotonic() + seconds
+        begun = time.monotonic()
+        end = begun + seconds
         self.draining = True
         self.drain()
+        log.info("draining: %d tables, %d connections", len(self.tables), len(self.live),
+                 extra=event("server.draining", tables=len(self.tables),
+                             connections=len(self.live)))
         for conn in list(self.live):
             conn.error("restarting", P.ERROR_CODES["restarting"])
         actors = list(self.tables.values())
@@ -375,6 +379,9 @@ class Hub:
             conn.drop("the server restarts: reconnect")
         while self.live and time.monotonic() < end:
             await asyncio.sleep(0.02)
+        spent = time.monotonic() - begun
+        log.info("drained in %.2f s (%d connections still open)", spent, len(self.live),
+                 extra=event("server.drained", seconds=round(spent, 3), left=len(self.live)))
 
     async def close(self) -> None:
         if self._watch is not None:
