@@ -120,6 +120,19 @@ def play(seat: Seat, stop: threading.Event) -> None:
     answered: set[tuple[int, str]] = set()
     over = 0
     said = 0
+
+    def take(msg: object) -> None:
+        nonlocal over
+        if isinstance(msg, Events):
+            over += sum(1 for item in msg.items if is_game_over(item))
+        elif isinstance(msg, Error):
+            seat.errors.append(msg.code)
+        elif isinstance(msg, Status):
+            if msg.state == "back":
+                seat.backs += 1
+            elif msg.state == "gone":
+                raise AssertionError(f"{c.name} gave up reconnecting: {msg.reason}")
+
     try:
         while True:
             if c.game_over:
@@ -128,9 +141,15 @@ def play(seat: Seat, stop: threading.Event) -> None:
                 if seat.host:
                     try:
                         c.rematch()
-                        seat.games += 1
                     except ConnectionLost:
-                        pass
+                        continue  # the table says after the rejoin whether it started
+                    except ServerError as exc:
+                        seat.errors.append(exc.code)
+                        return
+                    seat.games += 1
+                    # The new game's start follows the acknowledgement.
+                    while c.game_over:
+                        take(c.next(timeout=1))
             prompt = c.prompt
             if prompt is not None and (over, prompt.key) not in answered and not c.game_over:
                 value = seat.rng.choice(prompt.options)
@@ -155,16 +174,7 @@ def play(seat: Seat, stop: threading.Event) -> None:
                     except ConnectionLost:
                         pass
                 continue
-            msg = c.next(timeout=1)
-            if isinstance(msg, Events):
-                over += sum(1 for item in msg.items if is_game_over(item))
-            elif isinstance(msg, Error):
-                seat.errors.append(msg.code)
-            elif isinstance(msg, Status):
-                if msg.state == "back":
-                    seat.backs += 1
-                elif msg.state == "gone":
-                    raise AssertionError(f"{c.name} gave up reconnecting: {msg.reason}")
+            take(c.next(timeout=1))
     except BaseException as exc:
         seat.failed = exc
 
@@ -269,8 +279,10 @@ async def test_a_rolling_restart_of_two_processes_loses_nothing(
                                             s.client.prompt, s.failed) for s in seats])
         stop.set()
         for th in threads:
-            await asyncio.to_thread(th.join, 180)
-            assert not th.is_alive(), "a game did not end"
+            await asyncio.to_thread(th.join, 120)
+            assert not th.is_alive(), ("a game did not end", [
+                (s.client.name, s.client.code, len(s.decisions), s.errors, s.backs,
+                 s.client.game_over, s.client.prompt, s.client.seq, s.failed) for s in seats])
         for s in seats:
             assert s.failed is None, s.failed
             # The one error anyone was sent: the notice that the server restarts.
