@@ -315,7 +315,7 @@ class Cluster:
         now. Each lease goes and each move is announced (``moved``, to no process), so the
         edges elsewhere send their connections to reconnect and whichever process gets a
         connection at the table first takes it over, at once rather than after
-        ``lease_ttl``."""
+        ``lease_ttl``; the others' sweep takes the rest once this process has left."""
         for actor in actors:
             if self.hub.tables.get(actor.code) is actor:
                 del self.hub.tables[actor.code]
@@ -327,7 +327,10 @@ class Cluster:
             for actor in actors:
                 self._lobby.pop(actor.code, None)
                 await self.redis.hdel(self.key("lobby"), actor.code)
-                await self._let_go(actor.id)
+                # Only the lease goes: the table stays in this process's ``owned`` set, so
+                # once this process has left, the others' sweep takes over what no player
+                # came back to (a table of bots goes on too).
+                await self._release(keys=[self.key("lease", actor.id)], args=[self.node])
                 sent.append(self.publish(self.key("moved"),
                                          json.dumps({"k": "mv", "t": actor.code, "n": 0})))
             self._flush()
