@@ -340,6 +340,10 @@ class SyncClient:
             del self._waiting[ref]
             if not fut.done():
                 fut.set_exception(ConnectionLost("the connection dropped; ask again"))
+        # What the table asks is unknown until it is sent again after the rejoin: a
+        # decision answered just before the drop may be stored already, and answering the
+        # old prompt again would be refused (``not_your_turn``).
+        self.prompt = None
         self._inbox.put(Status("lost"))
         attempt = 0
         while not self._closing:

@@ -195,6 +195,7 @@ REFUSALS: dict[str, str] = {
     "no_invitation": N_("That invitation was already answered or has expired."),
     "not_friends": N_("Private messages go only between friends who follow each other."),
     "blocked": N_("Someone at this table has blocked you, so you cannot sit here."),
+    "restarting": N_("The server is restarting. You will be reconnected in a moment."),
 }
 
 

@@ -293,7 +293,7 @@ async def test_a_game_across_two_processes_in_json_logs(pg_url: str, tmp_path: P
     # Both processes said when they started and stopped, each under its cluster node.
     for lines in (first, second):
         assert [e["event"] for e in lines if e.get("event", "").startswith("server.")] == [
-            "server.started", "server.stopped"]
+            "server.started", "server.draining", "server.drained", "server.stopped"]
         assert len({e["pid"] for e in lines}) == 1
         started = next(e for e in lines if e.get("event") == "server.started")
         assert started["metrics"].startswith("http://127.0.0.1:")

@@ -230,11 +230,15 @@ class Connection:
         self.gone = True
         self.out.put_nowait(None)
 
-    def drop(self) -> None:
-        """Close with 1012 (service restart): the table moved to another server process; the
-        client reconnects (through any process) and carries on from its last ``seq``."""
+    def drop(self, reason: str = "the table moved: reconnect") -> None:
+        """Close with 1012 (service restart), once what is queued has gone out: the table
+        moved to another server process, or this one stops; the client reconnects (through
+        any process) and carries on from its last ``seq``."""
+        if self.gone:
+            return
         self.close_code = 1012
-        self.close_reason = "the table moved: reconnect"
+        self.close_reason = reason
+        self.closing = True
         self.gone = True
         self.out.put_nowait(None)
 
@@ -263,6 +267,8 @@ class Hub:
         #: Open connections: in all, and by client address.
         self.connections: dict[str, int] = {}
         self.open_connections = 0
+        #: Every connection counted in (a drain tells each and closes it).
+        self.live: set[Connection] = set()
         self.origins = {o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",")
                         if o.strip()}
         #: Where every table's bots think: worker processes, fair across tables.
@@ -343,6 +349,45 @@ class Hub:
         nobody's request holds the shutdown up (docs/server.md, "Stopping")."""
         self.stopping = True
         self.tutor.stop()
+
+    async def wind_down(self, seconds: float) -> None:
+        """A stop that loses nothing (SIGTERM, SIGINT; docs/operations.md, "Rolling
+        restarts"), within ``seconds``:
+
+        1. ``draining``: ``/readyz`` answers 503 (a load balancer sends new players
+           elsewhere) and tables are no longer made or entered here (``restarting``);
+           pending hints and analyses are refused;
+        2. every connection is told (``restarting``, a sentence in its language);
+        3. every table here settles: the decisions and chat lines already received are
+           stored and acknowledged, then it stops; with Redis its lease goes at once and
+           its move is announced, so another process takes it over without waiting;
+        4. every connection is closed with code 1012 (service restart) once its last
+           frames went out: clients reconnect (to another process, or to this one when
+           it is back) with their token, table and last ``seq``.
+
+        What is left after ``seconds`` is cut off by the server's own shutdown; the log
+        still holds everything that was acknowledged."""
+        begun = time.monotonic()
+        end = begun + seconds
+        self.draining = True
+        self.drain()
+        log.info("draining: %d tables, %d connections", len(self.tables), len(self.live),
+                 extra=event("server.draining", tables=len(self.tables),
+                             connections=len(self.live)))
+        for conn in list(self.live):
+            conn.error("restarting", P.ERROR_CODES["restarting"])
+        actors = list(self.tables.values())
+        settle = max(0.0, end - time.monotonic()) / 2
+        await asyncio.gather(*(a.settle(settle) for a in actors))
+        if self.cluster is not None:
+            await self.cluster.hand_over(actors)
+        for conn in list(self.live):
+            conn.drop("the server restarts: reconnect")
+        while self.live and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        spent = time.monotonic() - begun
+        log.info("drained in %.2f s (%d connections still open)", spent, len(self.live),
+                 extra=event("server.drained", seconds=round(spent, 3), left=len(self.live)))
 
     async def close(self) -> None:
         if self._watch is not None:
@@ -577,6 +622,9 @@ class Hub:
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
         s = self.settings
+        if self.draining:
+            raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
+                                  "and open the table then")
         if len(self.tables) >= s.max_tables:
             self.metrics.refused("max_tables")
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
@@ -687,6 +735,10 @@ class Hub:
 
     async def _enter(self, conn: Connection, code: str, mode: str, last_seq: int | None,
                      ref: P.Ref) -> None:
+        if self.draining:
+            # Its tables are leaving this process (wind_down): none comes or is taken here.
+            raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
+                                  "and try again")
         code = code.strip().upper()
         found: TableActor | RemoteTable | None = self.tables.get(code)
         if found is None and self.cluster is not None:
@@ -744,6 +796,7 @@ class Hub:
                     "from one address")
         self.connections[conn.address] = self.connections.get(conn.address, 0) + 1
         self.open_connections += 1
+        self.live.add(conn)
         conn.counted = True
         return None
 
@@ -751,6 +804,7 @@ class Hub:
         if not conn.counted:
             return
         conn.counted = False
+        self.live.discard(conn)
         if conn.player_id:
             self.metrics.player_gone(conn.player_id)
         self.open_connections -= 1

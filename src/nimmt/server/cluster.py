@@ -310,6 +310,38 @@ class Cluster:
         await self.redis.aclose()
         set_context(node=None)  # no longer a node of the cluster
 
+    async def hand_over(self, actors: list[TableActor]) -> None:
+        """A drain: the tables owned here (settled, their logs complete) leave this process
+        now. Each lease goes and each move is announced (``moved``, to no process), so the
+        edges elsewhere send their connections to reconnect and whichever process gets a
+        connection at the table first takes it over, at once rather than after
+        ``lease_ttl``; the others' sweep takes the rest once this process has left."""
+        for actor in actors:
+            if self.hub.tables.get(actor.code) is actor:
+                del self.hub.tables[actor.code]
+            for peer in list(actor.peers.values()):
+                if isinstance(peer, RemotePeer):
+                    self.peers.pop(peer.id, None)
+        sent: list[asyncio.Future[int]] = []
+        with contextlib.suppress(Exception):
+            for actor in actors:
+                self._lobby.pop(actor.code, None)
+                await self.redis.hdel(self.key("lobby"), actor.code)
+                # Only the lease goes: the table stays in this process's ``owned`` set, so
+                # once this process has left, the others' sweep takes over what no player
+                # came back to (a table of bots goes on too).
+                await self._release(keys=[self.key("lease", actor.id)], args=[self.node])
+                sent.append(self.publish(self.key("moved"),
+                                         json.dumps({"k": "mv", "t": actor.code, "n": 0})))
+            self._flush()
+        if sent:
+            # Out before this process closes its Redis connection (a lost announcement
+            # only makes those clients wait for their connection's own close).
+            await asyncio.wait(sent, timeout=5.0)
+        for actor in actors:
+            log.info("node %d handed table %s over", self.node, actor.code,
+                     extra=event("cluster.handover", table=actor.code))
+
     # -- leases -------------------------------------------------------------------------
 
     async def acquire(self, table_id: int) -> int:
@@ -339,6 +371,8 @@ class Cluster:
 
     async def _take(self, table_id: int) -> TableActor | None:
         hub = self.hub
+        if hub.draining:
+            return None  # a process that stops takes nothing over (its own tables leave)
         for mine in hub.tables.values():
             if mine.id == table_id:
                 return mine

@@ -138,6 +138,8 @@ ERROR_CODES: dict[str, str] = {
     "no_invitation": "no invitation of yours has that id, or it was answered or expired",
     "not_friends": "private messages go between friends (players who follow each other)",
     "blocked": "someone at that table blocked you: you cannot sit there",
+    "restarting": "this server process is stopping (a restart or an upgrade): it takes no new "
+                  "table, and its connections close with code 1012; reconnect and carry on",
 }
 
 ErrorCode: TypeAlias = Literal[
@@ -196,6 +198,7 @@ ErrorCode: TypeAlias = Literal[
     "no_invitation",
     "not_friends",
     "blocked",
+    "restarting",
 ]
 
 

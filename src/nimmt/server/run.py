@@ -53,16 +53,30 @@ def address(host: str, port: int) -> str:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, which tells the hub first when it starts to stop: pending hints
-    and analyses are refused at once, so only connections and requests that end by
-    themselves are waited for, and those at most ``drain_seconds``."""
+    """uvicorn's server, which drains the hub first when it starts to stop: it stops
+    listening, then :meth:`Hub.wind_down` tells every client, lets the tables store what
+    they received (and, with Redis, hands them over) and closes the connections with
+    code 1012; then uvicorn waits for what is left, the whole at most ``drain_seconds``."""
 
     def __init__(self, config: uvicorn.Config, hub: Hub) -> None:
         super().__init__(config)
         self.hub = hub
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        self.hub.drain()
+        start = time.monotonic()
+        # No new connection comes to the game's port while the tables settle: clients
+        # reconnect to another process (or, a single process, to this one once it is
+        # back). The operations listener (metrics_address) stays open meanwhile: its
+        # /readyz says "draining" and nimmt_draining is 1.
+        if self.servers:
+            self.servers[0].close()
+        if sockets:
+            sockets[0].close()
+        await self.hub.wind_down(self.config.timeout_graceful_shutdown or 0)
+        # What uvicorn waits for next shares the same bound.
+        spent = time.monotonic() - start
+        self.config.timeout_graceful_shutdown = max(
+            1, int((self.config.timeout_graceful_shutdown or 0) - spent))
         await super().shutdown(sockets)
 
 

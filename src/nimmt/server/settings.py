@@ -171,8 +171,10 @@ class Settings(BaseSettings):
     #: Most tables open at once (a guard against abuse).
     max_tables: int = Field(default=5000, ge=1)
 
-    #: Seconds a stopping server (SIGTERM, SIGINT) waits for open requests and connections
-    #: to end before it cancels them; pending hints and analyses are refused at once.
+    #: Seconds a stopping server (SIGTERM, SIGINT) drains in all: it tells its clients,
+    #: lets its tables store what they received (half of it at most), closes the
+    #: connections (1012) and waits for open requests, then cancels what is left; pending
+    #: hints and analyses are refused at once (docs/operations.md).
     drain_seconds: int = Field(default=10, ge=0, le=600)
 
     # -- limits on strangers (docs/security.md) ---------------------------------------------

@@ -158,6 +158,11 @@ class TableActor:
         self.token: int | None = None
         #: Another process owns the table now: the loop ends at once, answering nothing more.
         self.lost = False
+        #: Whether the table winds down for a stop (:meth:`settle`): no timer fires, and the
+        #: loop ends once the commands already queued are handled.
+        self.settling = False
+        #: Whether a command is being handled (its write may be under way).
+        self.handling = False
 
     # -- what the hub and the web routes read ------------------------------------------------
 
@@ -279,11 +284,25 @@ class TableActor:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
 
+    async def settle(self, seconds: float) -> None:
+        """Wind down for a stop (a drain, a hand-over to another process): timers and bots
+        stop, the commands already received are handled (their writes finish and are
+        acknowledged) for at most ``seconds``, then the loop stops. The log is then
+        complete: whoever resumes the table next starts from exactly what was told."""
+        self.settling = True
+        self.scheduler.stop()
+        task = self.task
+        if task is not None and not task.done() and (self.handling or not self.queue.empty()):
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(task), seconds)
+        await self.stop()
+
     async def run(self) -> None:
         """The command loop: one command at a time, until the table closes. A command that
         fails unexpectedly is logged and answered ``internal``; the loop goes on."""
         while True:
             command = await self.queue.get()
+            self.handling = True
             try:
                 await self.handle(command)
             except asyncio.CancelledError:
@@ -302,8 +321,11 @@ class TableActor:
                     self._queued[conn] = left
             self._release()
             trim(self.table, self.settings.stream_keep)
+            self.handling = False
             if self.lost or (self.closing and self.queue.empty()):
                 self.on_close(self)
+                return
+            if self.settling and self.queue.empty():
                 return
 
     async def handle(self, command: Command) -> None:
