@@ -21,7 +21,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,9 +141,11 @@ def _as_nobody(where: Path) -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def nginx_proxy(upstream: str) -> Iterator[Proxy]:
+def nginx_proxy(upstream: str = "", servers: Sequence[int] = ()) -> Iterator[Proxy]:
     """nginx with docs/deploy.md's site in front of the server at ``upstream``
-    (``http://127.0.0.1:PORT``), on free loopback ports, until the block ends."""
+    (``http://127.0.0.1:PORT``), or of the processes on the ports ``servers`` through
+    the document's ``upstream`` block, on free loopback ports, until the block ends."""
+    assert bool(upstream) != bool(servers), "a server's address or the processes' ports"
     if not Path(NGINX).exists():
         pytest.fail(f"{NGINX} is missing: run scripts/setup (it installs nginx)")
     where = Path(tempfile.mkdtemp(prefix="nimmt-nginx-"))
@@ -160,8 +162,13 @@ def nginx_proxy(upstream: str) -> Iterator[Proxy]:
             "    listen [::]:443 ssl http2;\n": "",
             "listen 80;": f"listen 127.0.0.1:{free_port()};",
             "listen 443 ssl http2;": f"listen 127.0.0.1:{port} ssl http2;",
-            "http://127.0.0.1:8000": upstream,
+            "http://127.0.0.1:8000": upstream or "http://nimmt",
         })
+        if servers:
+            listed = "".join(f"    server 127.0.0.1:{port} max_fails=0;\n" for port in servers)
+            site = fill(doc_block("nginx-upstream"), {
+                "    server 127.0.0.1:8001 max_fails=0;\n    server 127.0.0.1:8002 max_fails=0;\n":
+                listed}) + site
         (where / "nimmt.conf").write_text(site)
         (where / "nginx.conf").write_text(MAIN.format(d=where))
         drop = _as_nobody(where)

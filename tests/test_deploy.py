@@ -22,7 +22,7 @@ from deploy_helpers import doc_block, doc_env, fill
 
 NIMMT = str(Path(sys.executable).parent / "nimmt")
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
-UNITS = ["nimmt.service", "nimmt-backup.service", "nimmt-backup.timer"]
+UNITS = ["nimmt.service", "nimmt@.service", "nimmt-backup.service", "nimmt-backup.timer"]
 
 
 @pytest.mark.skipif(SYSTEMD_ANALYZE is None,
@@ -38,6 +38,32 @@ def test_the_systemd_units_verify(tmp_path: Path) -> None:
     done = subprocess.run([SYSTEMD_ANALYZE, "verify", *(str(tmp_path / n) for n in UNITS)],
                           capture_output=True, text=True, timeout=120)
     # A setting it cannot parse is only a warning ("…, ignoring"): nothing may be said.
+    assert done.returncode == 0 and not (done.stdout + done.stderr).strip(), (
+        done.stdout + done.stderr)
+
+
+def test_the_template_unit_is_the_service_on_a_port_of_its_own() -> None:
+    """``nimmt@.service`` keeps every setting of ``nimmt.service`` (its hardening too):
+    only the description and the command, which takes the instance's port, differ."""
+    single = doc_block("nimmt.service").splitlines()
+    template = doc_block("nimmt@.service").splitlines()
+    assert len(single) == len(template)
+    differ = [(a, b) for a, b in zip(single, template, strict=True) if a != b]
+    assert differ == [
+        ("Description=nimmt game server", "Description=nimmt game server on port %i"),
+        ("ExecStart=/opt/nimmt/bin/nimmt serve", "ExecStart=/opt/nimmt/bin/nimmt serve --port %i"),
+    ]
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None,
+                    reason="systemd-analyze is not installed (Debian's systemd package)")
+def test_an_instance_of_the_template_verifies(tmp_path: Path) -> None:
+    (tmp_path / "nimmt@.service").write_text(
+        fill(doc_block("nimmt@.service"), {"/opt/nimmt/bin/nimmt": NIMMT}))
+    (tmp_path / "nimmt@8001.service").symlink_to("nimmt@.service")
+    assert SYSTEMD_ANALYZE is not None
+    done = subprocess.run([SYSTEMD_ANALYZE, "verify", str(tmp_path / "nimmt@8001.service")],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and not (done.stdout + done.stderr).strip(), (
         done.stdout + done.stderr)
 

@@ -17,11 +17,15 @@ from typing import Any
 import psycopg
 import pytest
 import pytest_asyncio
+import redis
+from rolling_helpers import DRAIN
+from server_helpers import LIFTED_LIMITS
 
 from nimmt.server.run import running_server
 from nimmt.server.settings import Settings
 
 PG_HOST = os.environ.get("NIMMT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS = os.environ.get("NIMMT_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
 @pytest.fixture(scope="session")
@@ -71,6 +75,35 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def pg_url(pg_database: str) -> str:
     """A fresh PostgreSQL schema for this test (the store of several server processes)."""
     return pg_schema_url(pg_database)
+
+
+@pytest.fixture
+def cluster_env(pg_url: str, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The environment of the server processes of a cluster test (over PostgreSQL and
+    Redis); its Redis keys go at the end."""
+    prefix = f"nimmt-test-{uuid.uuid4().hex[:12]}:"
+    try:
+        r = redis.Redis.from_url(REDIS)
+        r.ping()
+    except redis.RedisError as exc:
+        pytest.fail(f"Redis is not reachable at {REDIS}: {exc}")
+    # Leases renewed every half second last 10 s: a busy machine never makes a live owner
+    # lose its table, and a dead one's tables move within seconds.
+    yield {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path / "data"),
+           "NIMMT_DB": pg_url, "NIMMT_REDIS": REDIS, "NIMMT_REDIS_PREFIX": prefix,
+           "NIMMT_LEASE_TTL": "10", "NIMMT_HEARTBEAT": "0.5", "NIMMT_BOT_WORKERS": "1",
+           "NIMMT_DISCONNECT_GRACE": "60", "NIMMT_BOT_SECONDS": "0.05"}
+    keys = list(r.scan_iter(f"{prefix}*"))
+    if keys:
+        r.delete(*keys)
+    r.close()
+
+
+@pytest.fixture
+def rolling_env(cluster_env: dict[str, str]) -> dict[str, str]:
+    """A cluster whose processes are restarted: players keep their seats through it, and
+    each stop drains within ``DRAIN``."""
+    return {**cluster_env, "NIMMT_DISCONNECT_GRACE": "120", "NIMMT_DRAIN_SECONDS": str(DRAIN)}
 
 
 def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:

@@ -18,7 +18,7 @@ import subprocess
 import time
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ import pytest_asyncio
 import redis
 import redis.asyncio as aioredis
 import sqlalchemy as sa
-from server_helpers import LIFTED_LIMITS, NIMMT, api, eventually, play_until_key, start_server
+from server_helpers import NIMMT, api, eventually, play_until_key, start_server
 
 from conftest import make_settings
 from nimmt.client import Client
@@ -40,27 +40,6 @@ from nimmt.server.store import LogEntry, StaleOwner, Store, fence_all, tables
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
 REDIS = os.environ.get("NIMMT_TEST_REDIS", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture
-def cluster_env(pg_url: str, tmp_path: Path) -> Iterator[dict[str, str]]:
-    """The environment of this test's server processes; its Redis keys go at the end."""
-    prefix = f"nimmt-test-{uuid.uuid4().hex[:12]}:"
-    try:
-        r = redis.Redis.from_url(REDIS)
-        r.ping()
-    except redis.RedisError as exc:
-        pytest.fail(f"Redis is not reachable at {REDIS}: {exc}")
-    # Leases renewed every half second last 10 s: a busy machine never makes a live owner
-    # lose its table, and a dead one's tables move within seconds.
-    yield {**os.environ, **LIFTED_LIMITS, "NIMMT_DATA_DIR": str(tmp_path / "data"),
-           "NIMMT_DB": pg_url, "NIMMT_REDIS": REDIS, "NIMMT_REDIS_PREFIX": prefix,
-           "NIMMT_LEASE_TTL": "10", "NIMMT_HEARTBEAT": "0.5", "NIMMT_BOT_WORKERS": "1",
-           "NIMMT_DISCONNECT_GRACE": "60", "NIMMT_BOT_SECONDS": "0.05"}
-    keys = list(r.scan_iter(f"{prefix}*"))
-    if keys:
-        r.delete(*keys)
-    r.close()
 
 
 @contextlib.asynccontextmanager

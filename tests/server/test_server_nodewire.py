@@ -17,8 +17,10 @@ from nimmt.server.nodewire import (
     Drops,
     Enter,
     Forward,
+    Moved,
     Refused,
     Sealer,
+    moved,
     parse_body,
 )
 
@@ -135,6 +137,10 @@ def test_each_kind_of_body_is_read() -> None:
                      '"lang":"cs","after":-5,"upto":null}}')
     assert isinstance(ask, Ask) and ask.q.lang == "cs"
     assert isinstance(parse_body('{"k":"rs","i":1,"a":null}'), Answer)
+    # A table taken over by process 3, and one a draining process let go (to none yet).
+    for node in (3, 0):
+        body = parse_body(moved("ABCDEF", node))
+        assert isinstance(body, Moved) and (body.t, body.n) == ("ABCDEF", node)
 
 
 MALFORMED: dict[str, str] = {
@@ -161,6 +167,8 @@ MALFORMED: dict[str, str] = {
     "NaN": '{"k": "rs", "i": NaN, "a": null}',
     "a lone surrogate": '{"k": "rs", "i": 1, "a": "\\ud800"}',
     "an empty batch": '{"k": "b", "e": []}',
+    "moved to a process past the ids": json.dumps({"k": "mv", "t": "ABCDEF", "n": 1 << 22}),
+    "moved to a negative process": json.dumps({"k": "mv", "t": "ABCDEF", "n": -1}),
     "a batch entry short": '{"k": "b", "e": [[5, "f", "{}"]]}',
     "a batch entry of unknown kind": '{"k": "b", "e": [[5, "x", "{}", 0]]}',
     "a negative seq": '{"k": "b", "e": [[5, "f", "{}", -1]]}',

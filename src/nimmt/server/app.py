@@ -250,6 +250,18 @@ class Connection:
             self.error("rate_limited", message)
 
 
+#: Seconds each part of a stopping server may take to close (:meth:`Hub.close`).
+CLOSE_STEP_SECONDS = 10.0
+
+
+async def _bounded(part: str, closing: Coroutine[Any, Any, None]) -> None:
+    try:
+        await asyncio.wait_for(closing, CLOSE_STEP_SECONDS)
+    except TimeoutError:
+        log.error("%s did not close within %g s: left behind", part, CLOSE_STEP_SECONDS,
+                  extra=event("server.close_timeout", part=part))
+
+
 class Hub:
     """Every table and connection of one server process."""
 
@@ -390,18 +402,21 @@ class Hub:
                  extra=event("server.drained", seconds=round(spent, 3), left=len(self.live)))
 
     async def close(self) -> None:
+        """Stop every part, each within :data:`CLOSE_STEP_SECONDS`: a part that hangs (a
+        lost Redis or database answer) is named in the log and left behind, and the
+        process still stops, so a restart is never held up by it."""
         if self._watch is not None:
             self._watch.cancel()
         self.drain()
         if self.cluster is not None:
-            await self.cluster.close()
+            await _bounded("the cluster's connections", self.cluster.close())
         for actor in list(self.tables.values()):
-            await actor.stop()
+            await _bounded(f"table {actor.code}", actor.stop())
         self.tables.clear()
-        await self.accounts.close()
-        await self.store.close()
-        await self.bots.close()
-        await self.tutor.close()
+        await _bounded("the accounts", self.accounts.close())
+        await _bounded("the database", self.store.close())
+        await _bounded("the bot workers", self.bots.close())
+        await _bounded("the advice worker", self.tutor.close())
         self.reads.close()
 
     def _actor(self, row: Any) -> TableActor:

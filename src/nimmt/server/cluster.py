@@ -62,6 +62,7 @@ from .nodewire import (
     Moved,
     Refused,
     Sealer,
+    moved,
     parse_body,
 )
 from .reads import ReadRefused, TableRead, answer
@@ -331,8 +332,7 @@ class Cluster:
                 # once this process has left, the others' sweep takes over what no player
                 # came back to (a table of bots goes on too).
                 await self._release(keys=[self.key("lease", actor.id)], args=[self.node])
-                sent.append(self.publish(self.key("moved"),
-                                         json.dumps({"k": "mv", "t": actor.code, "n": 0})))
+                sent.append(self.publish(self.key("moved"), moved(actor.code, 0)))
             self._flush()
         if sent:
             # Out before this process closes its Redis connection (a lost announcement
@@ -402,7 +402,7 @@ class Cluster:
         log.info("node %d took table %s over (token %d)", self.node, actor.code, token,
                  extra=event("cluster.takeover", table=actor.code, token=token))
         self.hub.metrics.takeovers.inc()
-        self.publish(self.key("moved"), json.dumps({"k": "mv", "t": actor.code, "n": self.node}))
+        self.publish(self.key("moved"), moved(actor.code, self.node))
         return actor
 
     async def _let_go(self, table_id: int) -> None:

@@ -41,7 +41,8 @@ from .params import ID_MAX
 from .reads import SEQ_MAX, TableRead, languages
 
 __all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Answer", "Ask", "Batch", "Body",
-           "Drops", "Enter", "Forward", "Leave", "Moved", "Refused", "Sealer", "parse_body"]
+           "Drops", "Enter", "Forward", "Leave", "Moved", "Refused", "Sealer", "moved",
+           "parse_body"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -140,7 +141,8 @@ class Moved(BaseModel):
     model_config = _Strict
     k: Literal["mv"]
     t: Code
-    n: Node
+    n: Annotated[int, Field(strict=True, ge=0, le=NODE_MAX)]
+    """The new owner, or 0: none yet (a draining process let it go)."""
 
 
 class Ask(BaseModel):
@@ -175,6 +177,12 @@ class Refused(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def moved(code: str, node: int) -> str:
+    """The body announcing that table ``code`` is now owned by process ``node`` (0: by
+    none, a draining process let it go), made by the model every process reads it with."""
+    return Moved(k="mv", t=code, n=node).model_dump_json()
 
 
 def parse_body(text: str) -> Body:
