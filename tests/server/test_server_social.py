@@ -3,6 +3,7 @@ reads, and the leaderboard: on a real server over loopback, on SQLite and Postgr
 
 from __future__ import annotations
 
+import asyncio
 import time
 import urllib.error
 from pathlib import Path
@@ -440,3 +441,53 @@ async def test_presence_is_pushed_to_followers(db_url: str, tmp_path: Path) -> N
         bob = await connect(url, "127.0.0.2", token=bob.token)
         await pushed(lambda f: f.online)
         await close_all([ana, bob])
+
+
+async def test_mutes_and_blocks_hold_at_a_table_of_another_process(
+        cluster_env: dict[str, str], pg_url: str, tmp_path: Path) -> None:
+    """Two server processes: the table is owned by the first, the players who muted or
+    blocked someone are connected to the second. The owner reads their mutes and checks
+    their blocks as for its own connections (docs/scaling.md)."""
+    from conftest import REDIS
+    from nimmt.server.run import running_hub
+
+    def settings(name: str) -> Any:
+        return make_settings(pg_url, tmp_path / name, redis=REDIS,
+                             redis_prefix=cluster_env["NIMMT_REDIS_PREFIX"], lease_ttl=10.0,
+                             heartbeat=0.5, signal_poll=0.2)
+
+    async with running_hub(settings("one")) as (url1, _), \
+            running_hub(settings("two")) as (url2, hub2):
+        cleo = await connect(url1, name="Cleo")
+        code = (await cleo.create_table(rules={"players": 4})).table.code
+        ana = await connect(url2, "127.0.0.2", name="Ana")
+        bob = await connect(url1, "127.0.0.3", name="Bob")
+        await ana.mute("Bob")  # before Ana comes to the table: read as she enters
+        await ana.join(code)
+        assert code not in hub2.tables  # Ana's seat is relayed to the owner
+        await ana.sit()
+        await bob.join(code)
+        await bob.sit()
+        await bob.chat("first")
+        await cleo.chat("one")
+        assert await chat_lines(ana, "one") == ["Cleo: one"]
+
+        # Lifted at Ana's process while she sits: the owner learns at its next poll.
+        await ana.mute("Bob", on=False)
+
+        async def hears_bob() -> bool:
+            await asyncio.sleep(0.3)  # a chat line now and then, within the chat's rate
+            await bob.chat("again")
+            await cleo.chat("mark")
+            return await chat_lines(ana, "mark") in (["Bob: again", "Cleo: mark"],)
+
+        await eventually(hears_bob, "Ana hears Bob again", 30)
+
+        # Dan, at Ana's process too, is blocked by the host: he cannot sit at her table.
+        dan = await connect(url2, "127.0.0.4", name="Dan")
+        await cleo.block("Dan")
+        await dan.join(code)
+        with pytest.raises(ServerError) as err:
+            await dan.sit()
+        assert err.value.code == "blocked"
+        await close_all([ana, bob, cleo, dan])

@@ -41,7 +41,7 @@ import itertools
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import redis.asyncio as aioredis
 import sqlalchemy as sa
@@ -155,6 +155,9 @@ class RemotePeer:
         self.seq = 0
         #: A hint this connection asked for is being computed here (one at a time).
         self.hinting = False
+        #: The names whose chat this player muted or blocked (read here from the store when
+        #: the connection enters, and again when they change: :meth:`.Social.refresh`).
+        self.silenced: frozenset[str] = frozenset()
         self._table: TableActor | None = None
 
     def send(self, text: str) -> None:
@@ -244,6 +247,9 @@ class Cluster:
         self._asks = itertools.count(1)
         self._lobby: dict[str, str] = {}
         self._taking: dict[int, asyncio.Task[TableActor | None]] = {}
+        #: Per remote connection, the last of its messages that waits for the store here
+        #: (its mutes on entering, the blocks on sitting): its later ones follow it.
+        self._steps: dict[int, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
@@ -758,13 +764,65 @@ class Cluster:
                     self.drop(conn)
 
     def _at_owner(self, body: Enter | Forward | Leave) -> None:
+        """A remote connection's message, in the order its edge sent them. Entering reads
+        the player's mutes first, and sitting checks the blocks at the table (both in the
+        store), as for a connection of this process; a message that comes meanwhile waits
+        for them."""
+        pid = (body.n << NODE_SHIFT) | body.c
+        msg: P.ClientMessage | None = None
+        if isinstance(body, Forward):
+            try:
+                msg = P.parse_client(body.x, self.settings.max_depth)
+            except P.ProtocolError as exc:
+                peer = self.peers.get(pid)
+                if peer is not None:
+                    self._refuse(peer, exc, body.x)
+                return
+        before = self._steps.get(pid)
+        entering = isinstance(body, Enter) and pid not in self.peers
+        sitting = msg is not None and msg.type == "sit"
+        if before is None and not entering and not sitting:
+            self._owner_step(body, pid, msg)
+            return
+
+        async def step() -> None:
+            if before is not None:
+                with contextlib.suppress(Exception):
+                    await before
+            try:
+                silenced = await self.hub.social.silenced_of(body.p) if entering else None
+                if sitting and not await self._may_sit(body, pid):
+                    return
+                self._owner_step(body, pid, msg, silenced)
+            except Exception:
+                log.exception("a message of connection %d of node %d failed", body.c, body.n)
+
+        task = asyncio.create_task(step())
+        self._steps[pid] = task
+        task.add_done_callback(
+            lambda done: self._steps.pop(pid) if self._steps.get(pid) is done else None)
+
+    async def _may_sit(self, body: Enter | Forward | Leave, pid: int) -> bool:
+        """The blocks at the table checked for a remote connection's ``sit`` (refused
+        ``blocked`` as at a connection of this process)."""
+        peer = self.peers.get(pid)
+        if peer is None or peer.table is None or peer.table is not self.hub.tables.get(body.t):
+            return True  # not at this table: the table itself answers
+        try:
+            await self.hub.social.check_sit(peer)
+        except P.ProtocolError as exc:
+            self._refuse(peer, exc, cast(Forward, body).x)
+            return False
+        return True
+
+    def _owner_step(self, body: Enter | Forward | Leave, pid: int, msg: P.ClientMessage | None,
+                    silenced: frozenset[str] | None = None) -> None:
         code, node, conn_id = body.t, body.n, body.c
         actor = self.hub.tables.get(code)
         if actor is None:
             if not isinstance(body, Leave):  # not ours (any more): it finds the new owner
                 self.to_edge(node, [conn_id, "d", code, 0])
             return
-        pid = (node << NODE_SHIFT) | conn_id
         peer = self.peers.get(pid)
         if isinstance(body, Leave):
             if peer is not None:
@@ -772,16 +830,21 @@ class Cluster:
             return
         if peer is None:
             peer = self.peers[pid] = RemotePeer(self, node, conn_id, body.p, body.nm, body.l)
+        if silenced is not None:
+            peer.silenced = silenced
         if isinstance(body, Enter):
             actor.attach(peer, body.m, body.s, body.r)
             return
+        assert msg is not None
         try:
-            actor.message(peer, P.parse_client(body.x, self.settings.max_depth))
+            actor.message(peer, msg)
         except P.ProtocolError as exc:
-            from .app import echo_ref  # the app imports this module
+            self._refuse(peer, exc, body.x)
 
-            peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(body.x),
-                                  peer.lang))
+    def _refuse(self, peer: RemotePeer, exc: P.ProtocolError, frame: str) -> None:
+        from .app import echo_ref  # the app imports this module
+
+        peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(frame), peer.lang))
 
     def drop(self, conn: Connection) -> None:
         self.edges.pop(conn.id, None)

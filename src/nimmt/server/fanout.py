@@ -383,8 +383,8 @@ _NOBODY: frozenset[str] = frozenset()
 
 
 def silenced(peer: Peer) -> frozenset[str]:
-    """The names whose chat ``peer`` muted or blocked (none known for a connection of
-    another process relayed here: docs/scaling.md)."""
+    """The names whose chat ``peer`` muted or blocked (a connection of this process, or
+    of another relayed here)."""
     names: frozenset[str] = getattr(peer, "silenced", _NOBODY)
     return names
 

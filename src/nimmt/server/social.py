@@ -67,6 +67,7 @@ from .text import check_name, clean_text, name_key
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
+    from .cluster import RemotePeer
     from .settings import Settings
     from .store import Store
 
@@ -359,10 +360,20 @@ class Social:
 
     async def refresh(self, player_id: int, conn: Connection | None = None) -> None:
         """Read whom ``player_id`` muted or blocked into their connections here (and into
-        ``conn``, one not yet counted among them), so that their chat is not sent there."""
-        names: frozenset[str] = await self.store.read(_silenced_names(player_id))
+        ``conn``, one not yet counted among them), and into their connections of other
+        processes at the tables owned here, so that their chat is not sent there."""
+        names = await self.silenced_of(player_id)
         for c in {*self.hub.accounts.online.get(player_id, ()), *([conn] if conn else [])}:
             c.silenced = names
+        if self.hub.cluster is not None:
+            for peer in self.hub.cluster.peers.values():
+                if peer.player_id == player_id:
+                    peer.silenced = names
+
+    async def silenced_of(self, player_id: int) -> frozenset[str]:
+        """The names whose chat ``player_id`` muted or blocked."""
+        names: frozenset[str] = await self.store.read(_silenced_names(player_id))
+        return names
 
     # -- presence pushed to followers ---------------------------------------------------------
 
@@ -419,7 +430,7 @@ class Social:
 
     # -- checks of the tables -----------------------------------------------------------------
 
-    async def check_sit(self, conn: Connection) -> None:
+    async def check_sit(self, conn: Connection | RemotePeer) -> None:
         """Refuse ``blocked`` when someone who hosts the connection's table or sits at it
         blocked this player."""
         actor = conn.table
