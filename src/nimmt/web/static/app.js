@@ -455,10 +455,11 @@ async function main() {
   translatePage();
   setConn("idle");
   wire();
-  inviteFromLink();
+  const invited = inviteFromLink();
   if (S.token) connect();
   if (S.token && S.code && !location.hash.startsWith("#/table/")) location.hash = `#/table/${S.code}`;
   await route();
+  if (invited) $("invite-newname").focus();
   document.body.dataset.ready = "1";
 }
 

@@ -29,10 +29,10 @@ const invitations = [];
  * newest lines again). */
 /** @type {Set<string>} */
 const seen = new Set();
-/** Lines arriving this soon after `listen_lobby` was answered are its backlog: shown and
- * kept, not said. */
-const BACKLOG_MS = 500;
-let listenedAt = 0;
+/** The lobby's newest lines, sent at once after `listen_lobby` is answered, are still
+ * coming: they are shown and kept, not said. A `ping` sent after the answer marks their
+ * end (one connection's frames come in order). */
+let backlog = false;
 /** The most lines each chat log keeps on the page. */
 const LOG_MAX = 300;
 
@@ -56,8 +56,13 @@ function playing() {
 export async function socialWelcome() {
   S.invite = null;
   $("invite-newcomer").hidden = true;
-  const ack = await send({ type: "listen_lobby", on: true });
-  if (ack.type === "ack") listenedAt = performance.now();
+  backlog = true;
+  try {
+    await send({ type: "listen_lobby", on: true });
+    await send({ type: "ping" });
+  } finally {
+    backlog = false;
+  }
   await send({ type: "friends" });
 }
 
@@ -116,7 +121,6 @@ function onChatMessage(/** @type {ChatMessage} */ m) {
   seen.add(key);
   if (m.channel === "lobby") {
     addLine("lobby-log", isolating(m.said, [m.by, m.text]), m);
-    const backlog = performance.now() - listenedAt < BACKLOG_MS;
     if (m.by === S.name || backlog || lobbyMuted || playing()) keep(m.said, "lobby");
     else {
       say(m.said, { channel: "lobby" });
@@ -127,6 +131,9 @@ function onChatMessage(/** @type {ChatMessage} */ m) {
     addLine("pm-log", tn("private.heard", { said: isolating(m.said, [m.by, m.text]) }), m);
     say(text, { channel: "private" });
     cue("chat");
+    // Only a friend writes privately: one the list does not know as such follows back now.
+    const f = friends.get(m.by);
+    if (!f || !f.mutual) send({ type: "friends" });
   }
 }
 
@@ -187,18 +194,19 @@ async function answerInvitation(/** @type {boolean} */ accept) {
 }
 
 /** The page was opened from an invitation link (`/play/?invite=CODE`): its code goes with
- * the next hello; a newcomer is asked for a name first. */
+ * the next hello; a newcomer is asked for a name first (true: the page then puts focus
+ * in the name's field, once its view is shown). */
 export function inviteFromLink() {
   const params = new URLSearchParams(location.search);
   const code = params.get("invite");
-  if (!code) return;
+  if (!code) return false;
   S.invite = code.slice(0, 64);
   params.delete("invite");
   const rest = params.toString();
   history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
-  if (S.token) { connect(); return; }
+  if (S.token) { connect(); return false; }
   $("invite-newcomer").hidden = false;
-  field("invite-newname").focus();
+  return true;
 }
 
 // ---------------------------------------------------------------- the friends view
