@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import NewPage
 from .helpers import announcements, create_table, fresh_name, set_name
+
+axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
 #: A friend's item in the friends view, by name.
 ITEM = "#friends-list li[data-name='{}']"
@@ -19,6 +23,11 @@ def _go(page: Any, hash_: str, heading: str) -> None:
     """Open a view by its address, as a link would; wait until it is shown."""
     page.evaluate(f"location.hash = {hash_!r}")
     page.wait_for_selector(f"#{heading}:not([hidden])")
+
+
+def _axe(page: Any, state: str) -> None:
+    result = axe_sync.Axe().run(page)
+    assert result.violations_count == 0, f"{state}:\n{result.generate_report()}"
 
 
 def _said(page: Any, text: str, level: str | None = None) -> bool:
@@ -52,17 +61,17 @@ def _round_trip(page: Any) -> None:
 
 def _friends(new_page: NewPage) -> tuple[Any, Any, str, str]:
     """Two guests who follow each other; A sits at a table of two of theirs (not started).
-    B follows by mouse, A by keyboard."""
-    a, b = new_page(), new_page()
+    B, on a phone, follows by touch; A by keyboard."""
+    a, b = new_page(), new_page(width=390, height=844, touch=True)
     name_a, name_b = fresh_name("Ana"), fresh_name("Bo")
     set_name(a, name_a)
     create_table(a, players=2, rounds=1, bots=0, start=False)
     set_name(b, name_b)
-    b.locator("nav a[href='#/friends']").click()
+    b.locator("nav a[href='#/friends']").tap()
     b.wait_for_selector("#view-friends:not([hidden])")
-    b.locator("#follow-name").click()
+    b.locator("#follow-name").tap()
     b.locator("#follow-name").fill(name_a)
-    b.locator("#follow-form button[type=submit]").click()
+    b.locator("#follow-form button[type=submit]").tap()
     b.wait_for_selector(ITEM.format(name_a))
     _wait_said(b, f"You follow {name_a}.")
     # Not a friend yet: online, but where they play is not told.
@@ -72,6 +81,7 @@ def _friends(new_page: NewPage) -> tuple[Any, Any, str, str]:
     _wait_said(a, f"You and {name_b} are friends now.")
     state = a.locator(ITEM.format(name_b) + " .friend-state").inner_text()
     assert "friend" in state and "online" in state, state
+    _axe(a, "the friends view with a friend")
     return a, b, name_a, name_b
 
 
@@ -99,6 +109,7 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
     _wait_said(b, said, "assertive")
     assert _said(b, "J accepts, SHIFT+J declines.", "assertive")
     assert said in b.locator("#invite-text").inner_text()
+    _axe(b, "an invitation's banner, on a phone")
     # J accepts: B is at A's table, seated.
     b.keyboard.press("j")
     b.wait_for_function("(code) => location.hash === '#/table/' + code", arg=code)
@@ -116,6 +127,7 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
     a.keyboard.press("Enter")
     a.wait_for_selector("#person-box:not([hidden])")
     assert a.evaluate("document.activeElement.id") == "person-h"
+    _axe(a, "a player's box")
     a.locator("#person-mute").focus()
     a.keyboard.press("Enter")
     _wait_said(a, f"{name_b} is muted")
