@@ -12,6 +12,7 @@ import pytest
 
 from .conftest import NewPage
 from .helpers import announcements, create_table, fresh_name, set_name
+from .readers import Reader
 
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 
@@ -117,6 +118,10 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
         "(name) => [...document.querySelectorAll('#seat-list li')]"
         ".some(li => li.textContent.includes(name))", arg=name_b)
     assert b.locator("#invite-banner").is_hidden()
+    # A follows B: B's entry moves with them as the server's presence tells, unasked.
+    a.wait_for_function(
+        "([sel, code]) => document.querySelector(sel + ' .friend-state').textContent"
+        ".includes(code)", arg=[ITEM.format(name_b), code])
 
     # Table chat reaches A until A mutes B (from B's entry in the seats, by keyboard).
     b.locator("#chat-text").focus()
@@ -240,3 +245,50 @@ def test_invitation_link_seats_a_newcomer(new_page: NewPage) -> None:
         "(name) => [...document.querySelectorAll('#seat-list li')]"
         ".some(li => li.textContent.includes(name))", arg=name_c)
     assert c.locator("#invite-newcomer").is_hidden()
+
+
+@pytest.mark.parametrize("kind", ["nvda", "jaws"])
+def test_invitations_through_a_readers_modes(new_page: NewPage, kind: str) -> None:
+    """Through a model of NVDA's and JAWS's modes (readers.py): in a game, the hand in
+    focus, J reaches the page and accepts; in browse mode outside the game the reader
+    keeps J, and the banner's Decline button (reached as the reader's button navigation
+    would) answers with Enter."""
+    a = new_page()
+    name_a = fresh_name("Host")
+    set_name(a, name_a)
+    code = create_table(a, players=2, rounds=1, bots=0, start=False)
+    b = new_page()
+    name_b = fresh_name("Player")
+    set_name(b, name_b)
+    create_table(b, players=3, rounds=1, bots=2)
+    assert b.evaluate("document.activeElement.getAttribute('role')") == "option"
+    reader = Reader(b, kind)
+
+    def invite(times: int) -> None:
+        a.locator("#invite-name").focus()
+        a.keyboard.type(name_b)
+        a.keyboard.press("Enter")
+        b.wait_for_function(
+            "([text, n]) => window.__ann.filter(([l, s]) => l === 'assertive'"
+            " && s.includes(text)).length >= n",
+            arg=[f"{name_a} invites you to table {code}.", times])
+
+    # Outside the game, in browse mode: the reader keeps J; the banner's button answers.
+    b.evaluate("location.hash = '#/help'")
+    b.wait_for_selector("#view-help:not([hidden])")
+    invite(1)
+    assert not reader.press("j")
+    assert b.locator("#invite-banner").is_visible()
+    b.locator("#invite-decline").focus()
+    assert reader.press("Enter")
+    _wait_said(b, f"You declined {name_a}'s invitation.")
+    assert b.locator("#invite-banner").is_hidden()
+    # In the game, the hand in focus (focus mode): J reaches the page and accepts.
+    b.evaluate("location.hash = '#/table/' + localStorage.getItem('nimmt.table')")
+    b.wait_for_function("() => document.activeElement.getAttribute('role') === 'option'")
+    invite(2)
+    assert reader.press("j"), reader.taken
+    b.wait_for_function("(code) => location.hash === '#/table/' + code", arg=code)
+    a.wait_for_function(
+        "(name) => [...document.querySelectorAll('#seat-list li')]"
+        ".some(li => li.textContent.includes(name))", arg=name_b)

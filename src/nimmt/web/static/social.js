@@ -185,9 +185,12 @@ async function answerInvitation(/** @type {boolean} */ accept) {
   const res = await send({ type: "answer_invitation", id: inv.id, accept });
   if (res.type === "error") return;  // said by app.js (expired, answered elsewhere)
   if (!accept) { answer(t("invite.declined", { name: inv.by })); return; }
-  // Accepted: at the table (its table_state takes the page there); a free seat is taken,
-  // which a block refuses (said by app.js, with the server's sentence).
-  if (res.type === "table_state" && res.you === null && res.table.status === "open"
+  if (res.type !== "table_state") return;
+  // Accepted: at the table (from another table's page too); a free seat is taken, which
+  // a block refuses (said by app.js, with the server's sentence).
+  const here = `#/table/${res.table.code}`;
+  if (location.hash !== here) location.hash = here;
+  if (res.you === null && res.table.status === "open"
       && res.table.seats.some((/** @type {{kind: string}} */ s) => s.kind === "empty")) {
     await send({ type: "sit" });
   }
