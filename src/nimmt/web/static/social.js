@@ -33,6 +33,8 @@ const seen = new Set();
  * coming: they are shown and kept, not said. A `ping` sent after the answer marks their
  * end (one connection's frames come in order). */
 let backlog = false;
+/** The most line ids remembered to pass over a line sent again. */
+const SEEN_MAX = 2000;
 /** The most lines each chat log keeps on the page. */
 const LOG_MAX = 300;
 
@@ -119,6 +121,8 @@ function onChatMessage(/** @type {ChatMessage} */ m) {
   const key = `${m.channel}.${m.id}`;
   if (seen.has(key)) return;
   seen.add(key);
+  // Only the newest are worth remembering: a reconnection sends the lobby's last 30 again.
+  if (seen.size > SEEN_MAX) seen.delete(/** @type {string} */ (seen.values().next().value));
   if (m.channel === "lobby") {
     addLine("lobby-log", isolating(m.said, [m.by, m.text]), m);
     if (m.by === S.name || backlog || lobbyMuted || playing()) keep(m.said, "lobby");
@@ -522,6 +526,8 @@ export function wireSocial() {
     e.preventDefault();
     answerInvitation(action === "accept");
   });
+  // The box is about a player of the view it was opened from.
+  window.addEventListener("hashchange", () => { $("person-box").hidden = true; });
   // An invitation expires: the banner goes with it.
   window.setInterval(() => { if (invitations.length) renderBanner(); }, 15000);
 }
