@@ -107,7 +107,9 @@ function onInvitation(/** @type {Invitation} */ inv) {
   invitations.push(inv);
   renderBanner();
   cue("invite");
-  urgent(`${inv.text} ${keysHint()}`);
+  // Assertive, in the voice's queue: said right after what is being said (a game's step
+  // is never cut by it, nor cuts it), before anything after.
+  say(`${inv.text} ${keysHint()}`, { level: "assertive" });
 }
 
 /** "J accepts, Shift+J declines." as the player's keys are (nothing when they are off). */
