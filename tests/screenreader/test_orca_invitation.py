@@ -1,10 +1,13 @@
-"""An invitation heard through Orca in the middle of a game, and accepted with its key.
+"""An invitation heard through Orca in the middle of a game, accepted with its key; then
+a mute.
 
 The player starts the quick game (Chromium under Orca, every action a key sent by
 xdotool); another player, from the Python client, invites them to a table of theirs.
 Orca must say the invitation's sentence (the server's, with the keys that answer it)
 while the player's focus is on their hand, and J must reach the page and seat them at
-the inviter's table. The transcript stays in ``build/screenreader/invitation/``.
+the inviter's table. There the inviter's chat is heard until the player mutes them, by
+Tab and Enter, from the inviter's entry in the seats. The transcript stays in
+``build/screenreader/invitation/``.
 """
 
 from __future__ import annotations
@@ -55,6 +58,26 @@ def test_an_invitation_heard_and_accepted_by_key(server: str, pw: Any, desktop: 
                 assert until(lambda: page.evaluate("() => location.hash") == f"#/table/{code}",
                              SLOW), "J did not take the player to the inviter's table"
                 p.wait_seated(2)
+                d.quiet(1.0)
+                # The inviter's chat is heard, until the player mutes them.
+                since = time.time()
+                host.chat("welcome aboard")
+                said = narrator("en").chat_sentence("Inviter", "welcome aboard")
+                assert p.hear(said, since), f"Orca never said {said!r}"
+                p.tab_to("#seat-list [data-person='Inviter']")
+                d.key("Return")
+                page.wait_for_selector("#person-box:not([hidden])")
+                p.tab_to("#person-mute")
+                since = time.time()
+                d.key("Return")
+                assert p.hear("Inviter is muted", since), "the mute was not said"
+                since = time.time()
+                host.chat("can you hear me")
+                # Whatever the server sent before the inviter leaves has come by then.
+                host.leave()
+                left = narrator("en").notice_sentence("left", name="Inviter", seat=0)
+                assert p.hear(left, since), f"Orca never said {left!r}"
+                assert not [u.text for u in d.said(since) if "can you hear me" in u.text]
         finally:
             keep(d, out)
             (out / "transcript.txt").write_text("\n".join(d.transcript()) + "\n")
