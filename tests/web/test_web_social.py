@@ -171,6 +171,11 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
 
 def test_lobby_chat_private_messages_and_a_block(new_page: NewPage) -> None:
     a, b, name_a, name_b = _friends(new_page)
+    # A opens another table, with seats free: B, who follows A, hears where, unasked.
+    _go(a, "#/", "view-lobby")
+    code = create_table(a, players=3, rounds=1, bots=0, start=False)
+    _wait_said(b, f"{name_a} is at table {code}, with a seat free.", "polite")
+    _go(a, "#/friends", "view-friends")
     _go(b, "#/friends", "view-friends")
     # A lobby line reaches B, said as the table's chat is.
     a.locator("#lobby-text").focus()
