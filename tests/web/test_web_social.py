@@ -250,6 +250,19 @@ def test_invitation_link_seats_a_newcomer(new_page: NewPage) -> None:
         "(name) => [...document.querySelectorAll('#seat-list li')]"
         ".some(li => li.textContent.includes(name))", arg=name_c)
     assert c.locator("#invite-newcomer").is_hidden()
+    # An invitation while typing: J types (it answers nothing), and the sentence says where
+    # the banner's buttons are.
+    c.locator("#chat-text").focus()
+    c.keyboard.type("hi ")
+    a.locator("#invite-name").focus()
+    a.keyboard.type(name_c)
+    a.keyboard.press("Enter")
+    _wait_said(c, "Accept and Decline are at the top of the page.", "assertive")
+    c.keyboard.press("j")
+    assert c.locator("#chat-text").input_value() == "hi j"
+    assert c.locator("#invite-banner").is_visible()
+    c.locator("#invite-accept").click()
+    c.wait_for_selector("#invite-banner", state="hidden")
 
 
 @pytest.mark.parametrize("kind", ["nvda", "jaws"])

@@ -112,9 +112,10 @@ function onInvitation(/** @type {Invitation} */ inv) {
   say(`${inv.text} ${keysHint()}`, { level: "assertive" });
 }
 
-/** "J accepts, Shift+J declines." as the player's keys are (nothing when they are off). */
+/** "J accepts, Shift+J declines." as the player's keys are; while the player types (the
+ * keys would type), or with the keys off, where the banner's buttons are. */
 function keysHint() {
-  if (!KEYS.on || !KEYS.map.accept) return "";
+  if (!KEYS.on || !KEYS.map.accept || isTyping(document.activeElement)) return t("invite.buttons");
   return t("invite.keys", { accept: KEYS.map.accept.toUpperCase(),
     decline: (KEYS.map.decline || "").toUpperCase() });
 }
