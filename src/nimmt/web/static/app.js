@@ -24,6 +24,9 @@ import {
 } from "./lobby.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
 import { wireTutor } from "./tutor.js";
+import {
+  inviteFromLink, onSocial, reportButton, showFriends, socialWelcome, wireSocial,
+} from "./social.js";
 
 // ---------------------------------------------------------------- server messages
 
@@ -37,11 +40,13 @@ onServer((msg) => {
       nameRefused(null);
       renderMe();
       welcomed();
+      socialWelcome();
       break;
     case "table_state": onState(msg); break;
     case "events": onEvents(msg); break;
     case "lobby": renderTables(msg.tables); break;
     case "error": onError(msg); break;
+    case "friends": case "presence": case "invitation": case "chat_message": onSocial(msg); break;
     default: break;
   }
 });
@@ -124,7 +129,8 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       if (JOINS.includes(item.notice)) cue("join");
       else if (LEAVES.includes(item.notice)) cue("leave");
     } else if (item.kind === "chat") {
-      addLog(isolating(item.said, [item.name, item.text]), "chat");
+      const line = addLog(isolating(item.said, [item.name, item.text]), "chat");
+      if (item.name !== S.name) line.append(" ", reportButton(item.name, item.text, S.code));
       // Chat is its own channel: said on its own (never inside a game message) unless
       // muted (Shift+M), and kept for the history keys and the key that reads it (.).
       if (item.seat === S.you && item.name === S.name) keep(item.said, "chat");
@@ -222,6 +228,7 @@ function addLog(/** @type {string | (string | Node)[]} */ content, /** @type {st
   el.append(p);
   while (el.childElementCount > 500) el.firstElementChild?.remove();
   el.scrollTop = el.scrollHeight;
+  return p;
 }
 
 // ---------------------------------------------------------------- help and settings
@@ -316,7 +323,7 @@ function setTitle(/** @type {string} */ key) {
   document.title = `${t(key)} — ${t("brand")}`;
 }
 
-const VIEWS = ["lobby", "table", "results", "history", "help", "settings"];
+const VIEWS = ["lobby", "table", "results", "history", "friends", "help", "settings"];
 
 function show(/** @type {string} */ view) {
   for (const v of VIEWS) $(`view-${v}`).hidden = v !== view;
@@ -347,6 +354,10 @@ async function route() {
     setTitle("history.title");
     await showHistory(parts[1] ? Number(parts[1]) : null);
     if (parts[1]) return;
+  } else if (parts[0] === "friends") {
+    target = show("friends");
+    setTitle("friends.title");
+    showFriends();
   } else if (parts[0] === "help") {
     target = show("help");
     renderHelp();
@@ -421,6 +432,7 @@ function wire() {
   wireTable();
   wireResults();
   wireTutor();
+  wireSocial();
   $("history-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     const id = field("history-id").value;
@@ -443,9 +455,11 @@ async function main() {
   translatePage();
   setConn("idle");
   wire();
+  const invited = inviteFromLink();
   if (S.token) connect();
   if (S.token && S.code && !location.hash.startsWith("#/table/")) location.hash = `#/table/${S.code}`;
   await route();
+  if (invited) $("invite-newname").focus();
   document.body.dataset.ready = "1";
 }
 

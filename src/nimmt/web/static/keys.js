@@ -6,12 +6,12 @@ import { local } from "./state.js";
 
 export const ACTIONS = ["rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores",
   "hand", "time", "who", "reveal", "older", "newer", "channel", "chatlast", "chat", "chatmute",
-  "hint", "sound", "quieter", "louder", "keys"];
+  "hint", "sound", "quieter", "louder", "keys", "accept", "decline"];
 /** @type {Record<string, string>} */
 const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
   bullheads: "c", chosen: "t", scores: "s", hand: "a", time: "l", who: "w", reveal: "r",
   older: "[", newer: "]", channel: "\\", chatlast: ".", chat: "/", chatmute: "shift+m",
-  hint: "h", sound: "m", quieter: "-", louder: "=", keys: "k" };
+  hint: "h", sound: "m", quieter: "-", louder: "=", keys: "k", accept: "j", decline: "shift+j" };
 
 /** @returns {{on: boolean, map: Record<string, string>}} */
 function load() {

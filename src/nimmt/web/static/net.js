@@ -48,6 +48,7 @@ export function connect() {
     /** @type {Record<string, unknown>} */
     const hello = { type: "hello", lang: language() };
     if (S.token) hello.token = S.token; else hello.name = S.name;
+    if (S.invite) hello.invite = S.invite;  // an invitation link's code (social.js)
     if (S.token && S.code) {
       hello.table = S.code;
       hello.last_seq = S.seq;

@@ -45,6 +45,9 @@ export const CUES = /** @type {Record<string, Cue>} */ ({
     [659, 0.26, 0.12, "triangle"], [1047, 0.39, 0.4, "triangle"]] },
   // A chat line: two quick rising glides, a bubble.
   chat: { notes: [[1000, 0, 0.06, "sine", 0.6, 1500], [1000, 0.09, 0.06, "sine", 0.6, 1500]] },
+  // An invitation: a doorbell, two bright notes falling a third, rung twice.
+  invite: { notes: [[1319, 0, 0.1, "sine", 0.8], [1047, 0.11, 0.16, "sine", 0.8],
+    [1319, 0.34, 0.1, "sine", 0.8], [1047, 0.45, 0.2, "sine", 0.8]] },
   // Someone sits down or leaves: a soft rising or falling pair.
   join: { notes: [[600, 0, 0.07, "sine", 0.6], [900, 0.08, 0.1, "sine", 0.6]] },
   leave: { notes: [[700, 0, 0.07, "sine", 0.6], [440, 0.08, 0.12, "sine", 0.6]] },

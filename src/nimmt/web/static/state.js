@@ -67,6 +67,8 @@ export const S = {
   /** @type {WebSocket | null} */ ws: null,
   open: false, welcomed: false, retry: 0, closing: false,
   token: local.get("token"), name: local.get("name"),
+  /** An invitation link's code, said in the next hello (social.js). */
+  /** @type {string | null} */ invite: null,
   code: local.get("table"), seq: Number(local.get("seq") || 0),
   /** @type {TableInfo | null} */ table: null,
   /** @type {number | null} */ you: null,

@@ -13,6 +13,7 @@ import {
 import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
 import { send } from "./net.js";
 import { askHint, renderTutor } from "./tutor.js";
+import { personButton } from "./social.js";
 
 export function isOver() {
   return Boolean(S.table && (S.table.status === "over" || (S.view && S.view.phase === "over")));
@@ -34,6 +35,7 @@ export function renderTable() {
   const tb = S.table;
   if (!tb) return;
   const had = document.activeElement;
+  const focusedPerson = had instanceof HTMLElement && $("seat-list").contains(had) ? had.dataset.person : undefined;
   $("table-h").replaceChildren(...tn("table.title", { name: isolate(tb.name), code: tb.code }));
   $("table-rules").textContent = S.sheet.rules
     || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
@@ -43,8 +45,10 @@ export function renderTable() {
       : tn(s.kind === "bot" ? "seat.bot" : "seat.human", { seat: s.seat + 1, name: isolate(s.name) });
     if (s.seat === S.you) parts.push(` (${t("you")})`);
     li.replaceChildren(...parts);
+    if (s.kind === "human" && s.name && s.seat !== S.you) li.append(" ", personButton(s.name));
     return li;
   }));
+  if (focusedPerson) refocusPerson($("seat-list"), focusedPerson);
   const host = tb.host === S.name;
   const open = tb.status === "open";
   $("seating").hidden = !open;
@@ -385,6 +389,9 @@ function renderPlayButton() {
 function renderPlayers(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
   const tb = /** @type {import("./state.js").TableInfo} */ (S.table);
   const pend = v.pending;
+  // A player's button (mute, block, report) drawn anew keeps focus by their name.
+  const had = /** @type {HTMLElement | null} */ (document.activeElement);
+  const focusedPerson = had && $("players").contains(had) ? had.dataset.person : undefined;
   $("players").replaceChildren(...tb.seats.map((s, i) => {
     const li = document.createElement("li");
     const done = v.chosen && v.chosen[i];
@@ -417,8 +424,15 @@ function renderPlayers(/** @type {import("./state.js").View} */ v, /** @type {st
       state.append(dash, more.join(" — "));
       li.append(state);
     }
+    if (s.kind === "human" && s.name && i !== S.you) li.append(" ", personButton(s.name));
     return li;
   }));
+  if (focusedPerson) refocusPerson($("players"), focusedPerson);
+}
+
+/** Focus the button of player `name` in `list` again (the list was drawn anew). */
+function refocusPerson(/** @type {HTMLElement} */ list, /** @type {string} */ name) {
+  /** @type {HTMLElement | null} */ (list.querySelector(`[data-person="${CSS.escape(name)}"]`))?.focus();
 }
 
 // ---------------------------------------------------------------- turn timer
@@ -617,7 +631,10 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
  * seats) shows them: their bullheads, whether they are away or played by the bot. */
 function whoIsHere() {
   const list = $("game").hidden ? $("seat-list") : $("players");
-  return items(list).map((li) => (li.textContent || "").replace(/\s+/g, " ").trim()).join(". ");
+  // A player's button (their box) is not part of what the key says.
+  const text = (/** @type {HTMLElement} */ li) => [...li.childNodes]
+    .filter((n) => !(n instanceof HTMLButtonElement)).map((n) => n.textContent).join("");
+  return items(list).map((li) => text(li).replace(/\s+/g, " ").trim()).join(". ");
 }
 
 function onGameKey(/** @type {KeyboardEvent} */ e) {

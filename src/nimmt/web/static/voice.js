@@ -28,11 +28,12 @@ const START = 250;
 /** @type {Message[]} */
 const pending = [];
 /** What was said, newest last, each with its channel: "game" (the game's messages,
- * errors, warnings) or "chat". */
+ * errors, warnings), "chat" (the table's), "lobby" (the lobby chat, friends coming) or
+ * "private" (private messages). */
 /** @type {{text: string, channel: string}[]} */
 const history = [];
-/** The history keys' channel: "game", "chat" or "all" (key \ steps through them). */
-export const CHANNELS = ["game", "chat", "all"];
+/** The history keys' channel (key \ steps through them). */
+export const CHANNELS = ["game", "chat", "lobby", "private", "all"];
 let channel = "game";
 /** How far back the history keys are: -1 before the first press, 0 the newest message. */
 let back = -1;
@@ -203,7 +204,7 @@ export function historyStep(/** @type {number} */ delta) {
   return lines[lines.length - 1 - back];
 }
 
-/** Move the history keys to the next channel (game, chat, all); its name. */
+/** Move the history keys to the next channel (game, chat, lobby, private, all); its name. */
 export function nextChannel() {
   channel = CHANNELS[(CHANNELS.indexOf(channel) + 1) % CHANNELS.length];
   back = -1;

@@ -1,0 +1,536 @@
+// @ts-check
+// The room around the tables (docs/accounts.md, "Friends, mutes and blocks"): the friends
+// view (follow, the list with live presence, join a friend's table, private messages),
+// invitations (sent from a table, received wherever the player is: said, heard, a banner
+// and a key), the lobby chat, and muting, blocking and reporting a player or a message.
+// What is said goes through voice.js as the table's chat does; its lines are kept in the
+// history keys' "lobby" and "private" channels.
+import { t, tn, isolate, isolating } from "./i18n.js";
+import { $, S, field, local } from "./state.js";
+import { KEYS, actionFor, isTyping } from "./keys.js";
+import { answer, keep, say, urgent } from "./voice.js";
+import { cue } from "./sound.js";
+import { connect, send } from "./net.js";
+import { joinTable } from "./lobby.js";
+
+/** @typedef {{name: string, mutual: boolean, online: boolean, table: string | null,
+ *   free_seat: boolean | null}} Friend
+ * @typedef {{id: number, by: string, table: string, expires: number, text: string}} Invitation
+ * @typedef {{channel: string, id: number, by: string, to: string | null, text: string,
+ *   said: string, at: number}} ChatMessage */
+
+/** The players followed, by name, as the last `friends` or `presence` told. */
+/** @type {Map<string, Friend>} */
+const friends = new Map();
+/** Invitations waiting for an answer, the newest last (the banner shows it). */
+/** @type {Invitation[]} */
+const invitations = [];
+/** The lobby lines and private messages already shown (a reconnection sends the lobby's
+ * newest lines again). */
+/** @type {Set<string>} */
+const seen = new Set();
+/** The lobby's newest lines, sent at once after `listen_lobby` is answered, are still
+ * coming: they are shown and kept, not said. A `ping` sent after the answer marks their
+ * end (one connection's frames come in order). */
+let backlog = false;
+/** The most line ids remembered to pass over a line sent again. */
+const SEEN_MAX = 2000;
+/** The most lines each chat log keeps on the page. */
+const LOG_MAX = 300;
+
+/** Whether lobby lines are only kept, not said (localStorage `nimmt.lobbymute`). */
+export let lobbyMuted = local.get("lobbymute") === "1";
+function setLobbyMuted(/** @type {boolean} */ on) {
+  lobbyMuted = on;
+  local.set("lobbymute", on ? "1" : "0");
+}
+
+/** Whether the player is seated in a game being played: then the room's news (lobby
+ * lines, friends coming and going) is kept for the history keys, not said over the game. */
+function playing() {
+  return Boolean(S.table && S.table.status === "playing" && S.you !== null);
+}
+
+// ---------------------------------------------------------------- server messages
+
+/** Once welcomed (again, after a reconnection or a new language): hear the lobby chat on
+ * this connection, learn the friends' presence, and the invitation link's code is spent. */
+export async function socialWelcome() {
+  S.invite = null;
+  $("invite-newcomer").hidden = true;
+  backlog = true;
+  try {
+    await send({ type: "listen_lobby", on: true });
+    await send({ type: "ping" });
+  } finally {
+    backlog = false;
+  }
+  await send({ type: "friends" });
+}
+
+/** The server's messages of this module (app.js passes them on). */
+export function onSocial(/** @type {any} */ msg) {
+  switch (msg.type) {
+    case "friends":
+      friends.clear();
+      for (const f of msg.friends) friends.set(f.name, f);
+      renderFriends();
+      break;
+    case "presence": onPresence(msg.friend); break;
+    case "invitation": onInvitation(msg); break;
+    case "chat_message": onChatMessage(msg); break;
+    default: break;
+  }
+}
+
+function onPresence(/** @type {Friend} */ f) {
+  const was = friends.get(f.name);
+  friends.set(f.name, f);
+  renderFriends();
+  // Said only when it is news the player can act on: someone came online, a friend sits
+  // at a table with a free seat.
+  let text = "";
+  if (f.online && (!was || !was.online)) text = t("presence.online", { name: f.name });
+  if (f.mutual && f.table && f.free_seat && (!was || was.table !== f.table)) {
+    text = t("presence.table", { name: f.name, table: f.table });
+  }
+  if (!text) return;
+  if (playing()) keep(text, "lobby");
+  else say(text, { channel: "lobby" });
+}
+
+function onInvitation(/** @type {Invitation} */ inv) {
+  if (invitations.some((i) => i.id === inv.id)) return;
+  // One inviter has one invitation waiting: a new one replaces theirs.
+  const old = invitations.findIndex((i) => i.by === inv.by);
+  if (old >= 0) invitations.splice(old, 1);
+  invitations.push(inv);
+  renderBanner();
+  cue("invite");
+  // Assertive, in the voice's queue: said right after what is being said (a game's step
+  // is never cut by it, nor cuts it), before anything after.
+  say(`${inv.text} ${keysHint()}`, { level: "assertive" });
+}
+
+/** "J accepts, Shift+J declines." as the player's keys are; while the player types (the
+ * keys would type), or with the keys off, where the banner's buttons are. */
+function keysHint() {
+  if (!KEYS.on || !KEYS.map.accept || isTyping(document.activeElement)) return t("invite.buttons");
+  return t("invite.keys", { accept: KEYS.map.accept.toUpperCase(),
+    decline: (KEYS.map.decline || "").toUpperCase() });
+}
+
+function onChatMessage(/** @type {ChatMessage} */ m) {
+  const key = `${m.channel}.${m.id}`;
+  if (seen.has(key)) return;
+  seen.add(key);
+  // Only the newest are worth remembering: a reconnection sends the lobby's last 30 again.
+  if (seen.size > SEEN_MAX) seen.delete(/** @type {string} */ (seen.values().next().value));
+  if (m.channel === "lobby") {
+    addLine("lobby-log", isolating(m.said, [m.by, m.text]), m);
+    if (m.by === S.name || backlog || lobbyMuted || playing()) keep(m.said, "lobby");
+    else {
+      say(m.said, { channel: "lobby" });
+      cue("chat");
+    }
+  } else {
+    const text = t("private.heard", { said: m.said });
+    addLine("pm-log", tn("private.heard", { said: isolating(m.said, [m.by, m.text]) }), m);
+    say(text, { channel: "private" });
+    cue("chat");
+    // Only a friend writes privately: one the list does not know as such follows back now.
+    const f = friends.get(m.by);
+    if (!f || !f.mutual) send({ type: "friends" });
+  }
+}
+
+/** A line of a chat log (for review: not a live region), with a button to report it when
+ * another player wrote it. */
+function addLine(/** @type {string} */ log, /** @type {(string | Node)[]} */ content,
+  /** @type {ChatMessage | null} */ m) {
+  const el = $(log);
+  const p = document.createElement("p");
+  p.append(...content);
+  if (m && m.by !== S.name) p.append(" ", reportButton(m.by, m.text, null));
+  el.append(p);
+  while (el.childElementCount > LOG_MAX) el.firstElementChild?.remove();
+  el.scrollTop = el.scrollHeight;
+}
+
+/** A button that opens the player's box to report `text`, a message of `name`'s
+ * (written at table `place`, or in the lobby or privately when null). */
+export function reportButton(/** @type {string} */ name, /** @type {string} */ text,
+  /** @type {string | null} */ place) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "small";
+  b.textContent = t("report.line");
+  b.setAttribute("aria-label", t("report.lineof", { name }));
+  b.addEventListener("click", () => openPerson(name, b, { text, place }));
+  return b;
+}
+
+// ---------------------------------------------------------------- invitations
+
+function renderBanner() {
+  const now = Date.now() / 1000;
+  for (let i = invitations.length - 1; i >= 0; i--) if (invitations[i].expires < now) invitations.splice(i, 1);
+  const inv = invitations[invitations.length - 1];
+  $("invite-banner").hidden = !inv;
+  if (!inv) return;
+  $("invite-text").replaceChildren(...isolating(inv.text, [inv.by]));
+  $("invite-more").textContent = invitations.length > 1
+    ? t("invite.more", { count: invitations.length - 1 }) : "";
+}
+
+/** Accept or decline the newest invitation (the banner's buttons, the keys J and Shift+J). */
+async function answerInvitation(/** @type {boolean} */ accept) {
+  renderBanner();
+  const inv = invitations.pop();
+  if (!inv) { answer(t("invite.none")); return; }
+  renderBanner();
+  const res = await send({ type: "answer_invitation", id: inv.id, accept });
+  if (res.type === "error") return;  // said by app.js (expired, answered elsewhere)
+  if (!accept) { answer(t("invite.declined", { name: inv.by })); return; }
+  if (res.type !== "table_state") return;
+  // Accepted: at the table (from another table's page too); a free seat is taken, which
+  // a block refuses (said by app.js, with the server's sentence).
+  const here = `#/table/${res.table.code}`;
+  if (location.hash !== here) location.hash = here;
+  if (res.you === null && res.table.status === "open"
+      && res.table.seats.some((/** @type {{kind: string}} */ s) => s.kind === "empty")) {
+    await send({ type: "sit" });
+  }
+}
+
+/** The page was opened from an invitation link (`/play/?invite=CODE`): its code goes with
+ * the next hello; a newcomer is asked for a name first (true: the page then puts focus
+ * in the name's field, once its view is shown). */
+export function inviteFromLink() {
+  const params = new URLSearchParams(location.search);
+  const code = params.get("invite");
+  if (!code) return false;
+  S.invite = code.slice(0, 64);
+  params.delete("invite");
+  const rest = params.toString();
+  history.replaceState(null, "", `${location.pathname}${rest ? `?${rest}` : ""}${location.hash}`);
+  if (S.token) { connect(); return false; }
+  $("invite-newcomer").hidden = false;
+  return true;
+}
+
+// ---------------------------------------------------------------- the friends view
+
+/** Whether the page can speak for a player: they have a token, or a name (typed in the
+ * lobby's field, said in the hello that comes with the request). Else they are asked for
+ * a name in the lobby. */
+function known() {
+  if (S.token || S.name) return true;
+  const name = field("me-name").value.trim();
+  if (name) { S.name = name; return true; }
+  location.hash = "#/";
+  urgent(t("me.needname"));
+  field("me-name").focus();
+  return false;
+}
+
+/** The friends view: the list asked for anew. */
+export async function showFriends() {
+  renderFriends();
+  renderLobbyMute();
+  if (S.token || S.name) await send({ type: "friends" });
+}
+
+/** Each friend's item, kept while they are listed (a button keeps focus through
+ * updates); only its words and which buttons show change. */
+function renderFriends() {
+  const list = $("friends-list");
+  /** @type {Map<string, HTMLElement>} */
+  const have = new Map([...list.querySelectorAll("li[data-name]")].map(
+    (li) => [/** @type {HTMLElement} */ (li).dataset.name || "", /** @type {HTMLElement} */ (li)]));
+  const names = [...friends.keys()].sort((a, b) => a.localeCompare(b));
+  const focused = list.contains(document.activeElement);
+  for (const [name, li] of have) if (!friends.has(name)) li.remove();
+  names.forEach((name, i) => {
+    const li = have.get(name) || friendItem(name);
+    updateFriend(li, /** @type {Friend} */ (friends.get(name)));
+    const at = list.querySelectorAll("li[data-name]")[i];
+    if (at !== li) list.insertBefore(li, at || null);
+  });
+  $("friends-none").hidden = friends.size > 0;
+  list.dataset.loaded = String(Number(list.dataset.loaded || 0) + 1);
+  if (focused && !list.contains(document.activeElement)) field("follow-name").focus();
+  renderRecipients();
+}
+
+function friendItem(/** @type {string} */ name) {
+  const li = document.createElement("li");
+  li.dataset.name = name;
+  const who = document.createElement("a");
+  who.href = `#/players/${encodeURIComponent(name)}`;
+  who.append(isolate(name));
+  const state = document.createElement("span");
+  state.className = "friend-state";
+  /** @param {string} cls @param {string} key @param {() => void} act */
+  const btn = (cls, key, act) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = `small ${cls}`;
+    b.textContent = t(key, { name });
+    b.addEventListener("click", act);
+    return b;
+  };
+  const tools = document.createElement("span");
+  tools.className = "buttons";
+  tools.append(
+    btn("join", "friend.join", () => { const f = friends.get(name); if (f && f.table) joinTable(f.table); }),
+    btn("message", "friend.message", () => writeTo(name)),
+    btn("more", "friend.more", () => openPerson(name, /** @type {HTMLElement} */ (li.querySelector(".more")), null)),
+    btn("unfollow", "friend.unfollow", () => unfollow(name)),
+  );
+  li.append(who, " ", state, " ", tools);
+  return li;
+}
+
+function updateFriend(/** @type {HTMLElement} */ li, /** @type {Friend} */ f) {
+  const parts = [t(f.mutual ? "friend.mutual" : "friend.oneway"), t(f.online ? "friend.online" : "friend.offline")];
+  if (f.table) parts.push(t(f.free_seat ? "friend.tablefree" : "friend.table", { table: f.table }));
+  const text = `— ${parts.join(", ")}`;
+  const state = /** @type {HTMLElement} */ (li.querySelector(".friend-state"));
+  if (state.textContent !== text) state.textContent = text;
+  /** @type {HTMLElement} */ (li.querySelector(".join")).hidden = !(f.mutual && f.table && f.free_seat);
+  /** @type {HTMLElement} */ (li.querySelector(".message")).hidden = !f.mutual;
+}
+
+async function follow(/** @type {string} */ name) {
+  if (!known()) return;
+  const res = await send({ type: "follow", name });
+  const note = $("follow-error");
+  if (res.type === "error") {
+    note.hidden = false;
+    note.textContent = res.text || res.message;
+    field("follow-name").setAttribute("aria-invalid", "true");
+    return;
+  }
+  note.hidden = true;
+  field("follow-name").removeAttribute("aria-invalid");
+  field("follow-name").value = "";
+  await send({ type: "friends" });
+  const f = [...friends.values()].find((x) => x.name.toLowerCase() === name.toLowerCase());
+  answer(t(f && f.mutual ? "follow.friends" : "follow.done", { name: f ? f.name : name }));
+}
+
+async function unfollow(/** @type {string} */ name) {
+  const res = await send({ type: "unfollow", name });
+  if (res.type !== "ack") return;
+  friends.delete(name);
+  renderFriends();
+  answer(t("unfollow.done", { name }));
+}
+
+// ---------------------------------------------------------------- chat: lobby and private
+
+function renderLobbyMute() {
+  field("lobby-mute").checked = lobbyMuted;
+}
+
+/** The private message field, addressed to `name`. */
+function writeTo(/** @type {string} */ name) {
+  renderRecipients();
+  /** @type {HTMLSelectElement} */ ($("pm-to")).value = name;
+  field("pm-text").focus();
+}
+
+/** The private message's choice of friends (those who follow back). */
+function renderRecipients() {
+  const select = /** @type {HTMLSelectElement} */ ($("pm-to"));
+  const want = [...friends.values()].filter((f) => f.mutual).map((f) => f.name).sort();
+  const have = [...select.options].map((o) => o.value);
+  if (want.join("\n") === have.join("\n")) return;
+  const was = select.value;
+  select.replaceChildren(...want.map((n) => {
+    const o = document.createElement("option");
+    o.value = n;
+    o.textContent = n;
+    return o;
+  }));
+  if (want.includes(was)) select.value = was;
+  $("pm-none").hidden = want.length > 0;
+}
+
+async function sendLobby() {
+  const text = field("lobby-text").value.trim();
+  if (!text || !known()) return;
+  const res = await send({ type: "lobby_chat", text });
+  if (res.type === "ack") field("lobby-text").value = "";
+}
+
+async function sendPrivate() {
+  const to = /** @type {HTMLSelectElement} */ ($("pm-to")).value;
+  const text = field("pm-text").value.trim();
+  if (!to) { urgent(t("pm.nofriend")); return; }
+  if (!text) return;
+  const res = await send({ type: "private_message", name: to, text });
+  if (res.type !== "ack") return;
+  field("pm-text").value = "";
+  const line = t("pm.sent", { name: to, text });
+  addLine("pm-log", tn("pm.sent", { name: isolate(to), text: isolate(text) }), null);
+  keep(line, "private");
+  answer(t("pm.done"));
+}
+
+// ---------------------------------------------------------------- a player's box: mute, block, report
+
+/** Whom the box is about, the message reported (if any), and where focus goes back. */
+/** @type {{name: string, message: {text: string, place: string | null} | null,
+ *   from: HTMLElement | null}} */
+let person = { name: "", message: null, from: null };
+
+/** Open the box about player `name` (from a list's button, a chat line's Report). */
+export function openPerson(/** @type {string} */ name, /** @type {HTMLElement | null} */ from,
+  /** @type {{text: string, place: string | null} | null} */ message) {
+  person = { name, message, from };
+  $("person-h").replaceChildren(...tn("person.title", { name: isolate(name) }));
+  $("person-msg").hidden = !message;
+  $("person-msg").replaceChildren(...(message ? tn("person.message", { text: isolate(message.text) }) : []));
+  field("person-reason").value = "";
+  $("person-box").hidden = false;
+  $("person-h").focus();
+}
+
+function closePerson() {
+  $("person-box").hidden = true;
+  const from = person.from;
+  if (from && from.isConnected && !from.closest("[hidden]")) { from.focus(); return; }
+  // The button was drawn anew (the players' list): the one for the same player.
+  const again = /** @type {HTMLElement | null} */ (document.querySelector(
+    `[data-person="${CSS.escape(person.name)}"]`));
+  (again || $("main")).focus();
+}
+
+/** Mute or block (`on`) the box's player, or lift it; said once the server took it. */
+async function relate(/** @type {string} */ kind, /** @type {boolean} */ on) {
+  const name = person.name;
+  if (!known()) return;
+  if (kind === "block" && on && !window.confirm(t("block.confirm", { name }))) return;
+  const res = await send({ type: kind, name, on });
+  if (res.type === "ack") answer(t(`${kind}.${on ? "on" : "off"}`, { name }));
+}
+
+async function report() {
+  if (!known()) return;
+  const reason = field("person-reason").value.trim();
+  if (!reason) {
+    urgent(t("report.needreason"));
+    field("person-reason").focus();
+    return;
+  }
+  /** @type {Record<string, unknown>} */
+  const msg = { type: "report", name: person.name, reason };
+  if (person.message) {
+    msg.message = person.message.text;
+    if (person.message.place) msg.place = person.message.place;
+  }
+  const res = await send(msg);
+  if (res.type !== "ack") return;
+  answer(t("report.done", { name: person.name }));
+  closePerson();
+}
+
+/** A button for a player at the table (the players' list): it opens their box. */
+export function personButton(/** @type {string} */ name) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "small";
+  b.dataset.person = name;
+  b.textContent = t("person.open");
+  b.setAttribute("aria-label", t("person.openof", { name }));
+  b.addEventListener("click", () => openPerson(name, b, null));
+  return b;
+}
+
+// ---------------------------------------------------------------- invitations from a table
+
+async function invite() {
+  const name = field("invite-name").value.trim();
+  if (!name) { field("invite-name").focus(); return; }
+  const res = await send({ type: "invite", name });
+  if (res.type !== "ack") return;
+  field("invite-name").value = "";
+  answer(t("invite.sent", { name }));
+}
+
+async function inviteLink() {
+  const res = await send({ type: "invite_link" });
+  if (res.type !== "invite_link") return;
+  const url = new URL(res.path, location.origin).href;
+  field("invite-url").value = url;
+  $("invite-link-box").hidden = false;
+  field("invite-url").focus();
+  field("invite-url").select();
+  answer(t("invite.linkmade"));
+}
+
+async function copyLink() {
+  const input = field("invite-url");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    answer(t("invite.copied"));
+  } catch (_) {
+    // No clipboard here (an insecure page, no permission): the link is selected to copy.
+    input.focus();
+    input.select();
+    answer(t("invite.select"));
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+
+export function wireSocial() {
+  /** @param {string} id @param {() => void} f */
+  const submit = (id, f) => $(id).addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); f(); });
+  submit("follow-form", () => { const n = field("follow-name").value.trim(); if (n) follow(n); });
+  submit("lobby-form", sendLobby);
+  submit("pm-form", sendPrivate);
+  submit("person-byname", () => {
+    const n = field("person-name").value.trim();
+    if (n) openPerson(n, field("person-name"), null);
+  });
+  submit("invite-form", invite);
+  submit("person-report", report);
+  submit("invite-newcomer", () => {
+    const name = field("invite-newname").value.trim();
+    if (!name) { urgent(t("me.needname")); return; }
+    S.name = name;
+    connect();
+  });
+  $("lobby-mute").addEventListener("change", () => {
+    setLobbyMuted(field("lobby-mute").checked);
+    answer(t(lobbyMuted ? "lobby.muted" : "lobby.unmuted"));
+  });
+  $("invite-link").addEventListener("click", inviteLink);
+  $("invite-copy").addEventListener("click", copyLink);
+  $("invite-accept").addEventListener("click", () => answerInvitation(true));
+  $("invite-decline").addEventListener("click", () => answerInvitation(false));
+  $("person-follow").addEventListener("click", () => follow(person.name));
+  $("person-mute").addEventListener("click", () => relate("mute", true));
+  $("person-unmute").addEventListener("click", () => relate("mute", false));
+  $("person-block").addEventListener("click", () => relate("block", true));
+  $("person-unblock").addEventListener("click", () => relate("block", false));
+  $("person-close").addEventListener("click", closePerson);
+  $("person-box").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key === "Escape") { e.preventDefault(); closePerson(); }
+  });
+  // The invitation's keys work in every view, but never while the player types.
+  document.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (isTyping(/** @type {Element} */ (e.target))) return;
+    const action = actionFor(e);
+    if (action !== "accept" && action !== "decline") return;
+    e.preventDefault();
+    answerInvitation(action === "accept");
+  });
+  // The box is about a player of the view it was opened from.
+  window.addEventListener("hashchange", () => { $("person-box").hidden = true; });
+  // An invitation expires: the banner goes with it.
+  window.setInterval(() => { if (invitations.length) renderBanner(); }, 15000);
+}
