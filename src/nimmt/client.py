@@ -347,9 +347,14 @@ class Client:
 
     async def friends(self) -> list[FriendInfo]:
         """The players this one follows, and where they are."""
+        return (await self.friend_list()).friends
+
+    async def friend_list(self) -> FriendList:
+        """The whole answer to ``friends``: the players followed, and those this player
+        muted and blocked."""
         msg = await self.request({"type": "friends"}, want="friends")
         assert isinstance(msg, FriendList)
-        return msg.friends
+        return msg
 
     async def mute(self, name: str, on: bool = True) -> Ack:
         """Mute ``name`` (``on`` false: lift the mute)."""

@@ -251,6 +251,10 @@ async def test_a_muted_player_chat_does_not_reach_the_one_who_muted(
         # A block silences as a mute does; lifted both, Bob is heard again.
         await ana.mute("Bob", on=False)
         await ana.block("Bob")
+        await ana.mute("Cleo")
+        listed = await ana.friend_list()
+        assert (listed.muted, listed.blocked) == (["Cleo"], ["Bob"])
+        await ana.mute("Cleo", on=False)
         await bob.chat("third")
         await cleo.chat("three")
         assert await chat_lines(ana, "three") == ["Cleo: two", "Cleo: three"]
@@ -417,7 +421,6 @@ async def test_presence_is_pushed_to_followers(db_url: str, tmp_path: Path) -> N
         ana = await connect(url, name="Ana")
         bob = await connect(url, "127.0.0.2", name="Bob")
         await ana.follow("Bob")
-        await bob.follow("Ana")
 
         async def pushed(want: Any) -> Presence:
             while True:
@@ -431,6 +434,10 @@ async def test_presence_is_pushed_to_followers(db_url: str, tmp_path: Path) -> N
                 if want(m.friend):
                     return m
 
+        # Bob follows Ana back: she learns at once that they are friends.
+        await bob.follow("Ana")
+        p = await pushed(lambda f: f.mutual)
+        assert (p.friend.name, p.friend.online) == ("Bob", True)
         code = (await bob.create_table(rules={"players": 3})).table.code
         p = await pushed(lambda f: f.table == code)
         assert (p.friend.name, p.friend.mutual, p.friend.online, p.friend.free_seat) == (

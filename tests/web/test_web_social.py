@@ -168,6 +168,25 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
         "(name) => [...document.querySelectorAll('#seat-list li')]"
         ".some(li => li.textContent.includes(name))", name_b)
 
+    # The friends view lists whom A muted and blocked; A lifts the block from there (the
+    # mute stays), and B may sit again.
+    _go(a, "#/friends", "view-friends")
+    a.wait_for_function(
+        "() => document.querySelectorAll('#silenced-list li').length === 2")
+    listed = a.locator("#silenced-list").inner_text()
+    assert "muted" in listed and "blocked" in listed and name_b in listed, listed
+    a.locator("#silenced-list button", has_text=f"Lift the block of {name_b}").focus()
+    a.keyboard.press("Enter")
+    _wait_said(a, f"{name_b} is no longer blocked.")
+    a.wait_for_function(
+        "() => document.querySelectorAll('#silenced-list li').length === 1")
+    assert a.evaluate("document.activeElement.textContent") == f"Lift the mute of {name_b}"
+    b.locator("#sit-down").focus()
+    b.keyboard.press("Enter")
+    a.wait_for_function(
+        "(name) => [...document.querySelectorAll('#seat-list li')]"
+        ".some(li => li.textContent.includes(name))", arg=name_b)
+
 
 def test_lobby_chat_private_messages_and_a_block(new_page: NewPage) -> None:
     a, b, name_a, name_b = _friends(new_page)

@@ -976,6 +976,10 @@ class FriendList(_Server):
     """The message's name."""
     friends: list[FriendInfo]
     """The players."""
+    muted: list[str] = []
+    """The names of the players you muted, by name."""
+    blocked: list[str] = []
+    """The names of the players you blocked, by name."""
     ref: Ref = None
     """The ``ref`` of the ``friends`` message."""
 

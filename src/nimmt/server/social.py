@@ -145,13 +145,19 @@ class Social:
             case P.Follow(name=name, ref=ref):
                 await self._write(self._follow(me, name, self.settings.follows_max))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                self.moved(me)  # one who followed this player already: now friends
             case P.Unfollow(name=name, ref=ref):
                 await self._write(_unfollow(me, name))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                self.moved(me)
             case P.AskFriends(ref=ref):
                 listed = await self.store.read(_followed(me))
-                conn.send(P.FriendList(seq=conn.seq, friends=[self.presence(f) for f in listed],
-                                       ref=ref).model_dump_json())
+                related = await self.store.read(_relations_of(me))
+                conn.send(P.FriendList(
+                    seq=conn.seq, friends=[self.presence(f) for f in listed],
+                    muted=[n for kind, n in related if kind == "mute"],
+                    blocked=[n for kind, n in related if kind == "block"],
+                    ref=ref).model_dump_json())
             case P.Mute(name=name, on=on, ref=ref):
                 await self._write(self._relate(me, name, "mute", on, most))
                 await self._related(conn, ref)
@@ -690,6 +696,18 @@ def _lines(to: int | None, after: int, limit: int, since: float | None = None) -
             .join(players, players.c.id == messages.c.from_id).where(*where)
             .order_by(messages.c.id.desc()).limit(limit))
         return list(reversed(list(rows)))
+
+    return q
+
+
+def _relations_of(me: int) -> Op:
+    """Whom ``me`` muted or blocked: (kind, name) pairs, by name."""
+
+    async def q(c: AsyncConnection) -> list[tuple[str, str]]:
+        rows = await c.execute(sa.select(relations.c.kind, players.c.name).join(
+            players, relations.c.other_id == players.c.id).where(
+            relations.c.player_id == me).order_by(players.c.name))
+        return [(str(r.kind), str(r.name)) for r in rows]
 
     return q
 

@@ -75,6 +75,7 @@ export function onSocial(/** @type {any} */ msg) {
       friends.clear();
       for (const f of msg.friends) friends.set(f.name, f);
       renderFriends();
+      renderSilenced(msg.muted || [], msg.blocked || []);
       break;
     case "presence": onPresence(msg.friend); break;
     case "invitation": onInvitation(msg); break;
@@ -263,6 +264,33 @@ function renderFriends() {
   renderRecipients();
 }
 
+/** Whom the player muted and blocked, each with a button that lifts it. */
+function renderSilenced(/** @type {string[]} */ muted, /** @type {string[]} */ blocked) {
+  const list = $("silenced-list");
+  const focused = list.contains(document.activeElement);
+  const items = [...muted.map((n) => ["mute", n]), ...blocked.map((n) => ["block", n])]
+    .sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0]));
+  list.replaceChildren(...items.map(([kind, name]) => {
+    const li = document.createElement("li");
+    const lift = document.createElement("button");
+    lift.type = "button";
+    lift.className = "small";
+    lift.textContent = t(`silenced.lift${kind}`, { name });
+    lift.addEventListener("click", async () => {
+      const res = await send({ type: kind, name, on: false });
+      if (res.type !== "ack") return;
+      answer(t(`${kind}.off`, { name }));
+      await send({ type: "friends" });
+    });
+    li.append(isolate(name), ` — ${t(`silenced.${kind}`)} `, lift);
+    return li;
+  }));
+  $("silenced-none").hidden = items.length > 0;
+  if (focused && !list.contains(document.activeElement)) {
+    (/** @type {HTMLElement | null} */ (list.querySelector("button")) || $("silenced-h")).focus();
+  }
+}
+
 function friendItem(/** @type {string} */ name) {
   const li = document.createElement("li");
   li.dataset.name = name;
@@ -414,7 +442,9 @@ async function relate(/** @type {string} */ kind, /** @type {boolean} */ on) {
   if (!known()) return;
   if (kind === "block" && on && !window.confirm(t("block.confirm", { name }))) return;
   const res = await send({ type: kind, name, on });
-  if (res.type === "ack") answer(t(`${kind}.${on ? "on" : "off"}`, { name }));
+  if (res.type !== "ack") return;
+  answer(t(`${kind}.${on ? "on" : "off"}`, { name }));
+  await send({ type: "friends" });  // the list of whom the player muted and blocked
 }
 
 async function report() {
