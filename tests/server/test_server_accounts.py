@@ -152,6 +152,7 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
                 "sign_in_failed")
         limited = await refused(url, thief, name="Ana", password="guess 3")
         assert limited.code == "sign_in_limited" and "1 s" in limited.message
+        assert limited.retry_after == 1  # the wait, for a client to show and count down
         # Refused attempts cost nothing and are not counted; the right password too must
         # wait (from the thief's address nothing is known).
         assert (await refused(url, thief, name="Ana", password=PASSWORD)).code == (
@@ -171,6 +172,7 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
         await eventually(allowed, "the account's first wait", 30)
         limited = await refused(url, thief, name="Ana", password="guess 5")
         assert limited.code == "sign_in_limited" and "2 s" in limited.message
+        assert limited.retry_after == 2
         # The owner, anywhere else, gets in within the documented wait (signin_delay_max).
         assert await tried(PASSWORD, "127.0.0.3") == "sign_in_limited"
         t1 = time.monotonic()

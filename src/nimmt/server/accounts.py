@@ -423,11 +423,12 @@ class Accounts:
         if wait > 0:
             raise P.ProtocolError(
                 "sign_in_limited", f"too many failed sign-ins on this account or from this "
-                f"address: try again in {math.ceil(wait)} s")
+                f"address: try again in {math.ceil(wait)} s", retry_after=math.ceil(wait))
         if self.checks.full(address):
             raise P.ProtocolError(
                 "sign_in_limited", f"at most {self.settings.password_checks_per_minute} "
-                "password checks a minute from one address: try again in a minute")
+                "password checks a minute from one address: try again in a minute",
+                retry_after=60)
         self.checks.add(address)
 
     def _failed(self, key: str, address: str) -> None:
