@@ -24,6 +24,7 @@ import {
 } from "./lobby.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
 import { wireTutor } from "./tutor.js";
+import { renderAccount, sessionBack, sessionEnded, showBoard, showPlayer, wireAccount } from "./account.js";
 
 // ---------------------------------------------------------------- server messages
 
@@ -33,8 +34,11 @@ onServer((msg) => {
       if (msg.token) { S.token = msg.token; local.set("token", msg.token); }
       S.name = msg.player;
       local.set("name", msg.player);
+      S.account = Boolean(msg.account);
+      local.set("account", msg.account ? 1 : null);
       setConn("online");
       nameRefused(null);
+      sessionBack();
       renderMe();
       welcomed();
       break;
@@ -51,12 +55,10 @@ const JOINS = ["sat", "bot_added"];
 const LEAVES = ["left", "removed", "kicked"];
 
 function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
-  if (msg.code === "bad_token") {
-    // The server does not know this token (a new database): start again by name.
-    S.token = null;
-    local.set("token", null);
-    forgetTable();
-    if (S.ws) S.ws.close();
+  if (msg.code === "bad_token" || msg.code === "signed_out" || msg.code === "banned") {
+    // The session is over (or the server does not know it): said, and the page asks for
+    // a name or a sign-in.
+    sessionEnded(msg);
     return;
   }
   if (msg.code === "no_table" || msg.code === "closed" || msg.code === "kicked") forgetTable();
@@ -316,7 +318,7 @@ function setTitle(/** @type {string} */ key) {
   document.title = `${t(key)} — ${t("brand")}`;
 }
 
-const VIEWS = ["lobby", "table", "results", "history", "help", "settings"];
+const VIEWS = ["lobby", "table", "results", "history", "help", "settings", "account", "leaderboard", "player"];
 
 function show(/** @type {string} */ view) {
   for (const v of VIEWS) $(`view-${v}`).hidden = v !== view;
@@ -355,6 +357,18 @@ async function route() {
     target = show("settings");
     renderSettings();
     setTitle("settings.title");
+  } else if (parts[0] === "account") {
+    target = show("account");
+    setTitle("account.title");
+    await renderAccount();
+  } else if (parts[0] === "leaderboard") {
+    target = show("leaderboard");
+    setTitle("board.title");
+    await showBoard(parts[1] || "classic", Number(parts[2]) || 0);
+  } else if (parts[0] === "players" && parts[1]) {
+    target = show("player");
+    setTitle("player.doc");
+    await showPlayer(parts.slice(1).join("/"));
   } else {
     show("lobby");
     // The quick game is the lobby's first control: Enter starts a game against bots.
@@ -421,6 +435,7 @@ function wire() {
   wireTable();
   wireResults();
   wireTutor();
+  wireAccount();
   $("history-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     const id = field("history-id").value;
