@@ -4,7 +4,7 @@
 // an account changes its password, makes new codes, lists and ends its sessions. Also the
 // leaderboard and each player's public page (GET /api/leaderboard, /api/players/NAME).
 import { t, tn, isolate, language } from "./i18n.js";
-import { $, S, button, choice, field, local } from "./state.js";
+import { $, S, choice, field, local } from "./state.js";
 import { endSession, forgetTable, helloOnce, reconnect, send, whenWelcomed } from "./net.js";
 import { answer, selfVoicing, urgent } from "./voice.js";
 
@@ -78,7 +78,15 @@ export async function renderAccount() {
   if (S.account && S.token) await loadSessions();
 }
 
+/** The lobby's link to this page, named for what it holds for this player. */
+function renderLink() {
+  const link = $("me-account");
+  link.dataset.i18n = S.token && S.account ? "me.ownaccount" : "me.account";
+  link.textContent = t(link.dataset.i18n);
+}
+
 function renderParts() {
+  renderLink();
   const who = $("account-who");
   if (S.token && S.name) {
     who.replaceChildren(...tn(S.account ? "account.signed" : "account.guest", { name: isolate(S.name) }));
@@ -224,7 +232,6 @@ async function loadSessions() {
     }
     return li;
   }));
-  button("out-others").disabled = res.sessions.length < 2;
 }
 
 async function endOne(/** @type {number} */ id) {
@@ -264,6 +271,7 @@ export function sessionEnded(/** @type {any} */ msg) {
     if (msg.code === "bad_token") field("me-name").value = old;
   }
   $("codes-box").hidden = true;
+  renderLink();
   if (!$("view-account").hidden) {
     renderParts();
     tell($("account-note"));
@@ -279,6 +287,7 @@ export function sessionEnded(/** @type {any} */ msg) {
 export function sessionBack() {
   $("me-note").hidden = true;
   $("account-note").hidden = true;
+  renderLink();
   if (!$("view-account").hidden) renderParts();
 }
 
@@ -292,6 +301,7 @@ export async function showBoard(/** @type {string} */ preset, /** @type {number}
   const body = $("board-body");
   const status = $("board-status");
   body.replaceChildren();
+  $("board-table").hidden = true;
   $("board-caption").textContent = t(`preset.${preset}`);
   $("board-prev").hidden = true;
   $("board-next").hidden = true;
@@ -307,6 +317,7 @@ export async function showBoard(/** @type {string} */ preset, /** @type {number}
   }
   const rows = data.players || [];
   status.textContent = rows.length ? "" : t("board.empty");
+  $("board-table").hidden = !rows.length;
   $("board-caption").textContent = rows.length ? t("board.caption", { rules: t(`preset.${preset}`),
     first: data.offset + 1, last: data.offset + rows.length, count: data.total }) : t(`preset.${preset}`);
   body.replaceChildren(...rows.map((/** @type {any} */ p) => {
