@@ -149,12 +149,12 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     type_into(desk, "claim-pw", PASSWORD)
     type_into(desk, "claim-pw2", PASSWORD + "!")
     desk.keyboard.press("Enter")
-    wait_focus(desk, "claim-error")
+    # The field it is about takes focus, described by the error.
+    wait_focus(desk, "claim-pw2")
     assert "not the same" in desk.locator("#claim-error").inner_text()
     assert desk.locator("#claim-pw2").get_attribute("aria-invalid") == "true"
+    assert desk.locator("#claim-pw").get_attribute("aria-invalid") is None
     assert "claim-error" in (desk.locator("#claim-pw2").get_attribute("aria-describedby") or "")
-    desk.keyboard.press("Shift+Tab")  # back to the field the error is about
-    assert focused(desk) == "claim-pw2"
     desk.keyboard.press("Control+A")
     desk.keyboard.type(PASSWORD)
     desk.keyboard.press("Enter")
@@ -187,8 +187,9 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     phone.locator("#signin-pw").tap()
     phone.keyboard.type("not the password")
     phone.locator("#signin-form button[type=submit]").tap()
-    wait_focus(phone, "signin-error")
+    wait_focus(phone, "signin-pw")
     assert "do not match" in phone.locator("#signin-error").inner_text()
+    assert "signin-error" in (phone.locator("#signin-pw").get_attribute("aria-describedby") or "")
     assert phone.locator("#signin-pw").get_attribute("aria-invalid") == "true"
     assert phone.locator("#signin-pw").input_value() == ""
     phone.locator("#signin-pw").tap()
@@ -236,7 +237,8 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     phone.locator("#out-others").tap()
     phone.wait_for_function("() => document.querySelectorAll('#sessions-list li').length === 1")
     desk.wait_for_selector("#account-note:not([hidden])")
-    wait_focus(desk, "account-note")
+    wait_focus(desk, "account-h")
+    said(desk, "You were signed out")
     assert "signed out" in desk.locator("#account-note").inner_text()
     assert desk.evaluate("localStorage.getItem('nimmt.token')") is None
     assert desk.locator("#signin-form").is_visible()
@@ -247,7 +249,8 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     desk.keyboard.press("Enter")
     desk.wait_for_function(
         f"() => document.querySelector('#account-who').textContent.includes({name!r})")
-    wait_focus(desk, "account-who")
+    wait_focus(desk, "account-h")
+    said(desk, f"You are signed in as {name}.")
     assert desk.locator("#account-note").is_hidden()
     desk.wait_for_function("() => document.querySelectorAll('#sessions-list li').length === 2")
 
@@ -292,7 +295,7 @@ def test_a_recovery_code_and_the_wait_after_guesses(new_page: NewPage) -> None:
     type_into(other, "recover-pw", "a new passphrase")
     type_into(other, "recover-pw2", "a new passphrase")
     other.keyboard.press("Enter")
-    wait_focus(other, "recover-error")
+    wait_focus(other, "recover-code")
     assert "lozink" in other.locator("#recover-error").inner_text()  # said in Serbian
     assert other.locator("#recover-code").get_attribute("aria-invalid") == "true"
     other.locator("#recover-code").fill(code.lower())  # case and dashes do not matter
@@ -301,7 +304,8 @@ def test_a_recovery_code_and_the_wait_after_guesses(new_page: NewPage) -> None:
     other.wait_for_function(
         f"() => document.querySelector('#account-who').textContent.includes({name!r})")
     # Every earlier session ended: the first browser is told, and offered the sign-in.
-    wait_focus(first, "account-note")
+    first.wait_for_selector("#account-note:not([hidden])")
+    said(first, "signed out")
     assert "signed out" in first.locator("#account-note").inner_text()
     assert first.locator("#signin-form").is_visible()
 
@@ -311,19 +315,20 @@ def test_a_recovery_code_and_the_wait_after_guesses(new_page: NewPage) -> None:
     type_into(ghost, "signin-name", fresh_name("Ghost"))
     type_into(ghost, "signin-pw", "guess one")
     ghost.keyboard.press("Enter")
-    wait_focus(ghost, "signin-error")
+    ghost.wait_for_selector("#signin-error:not([hidden])")
     assert "do not match" in ghost.locator("#signin-error").inner_text()
+    assert focused(ghost) == "signin-pw"
     # The second guess comes within the first wait on a busy machine too, or a later one
     # (each failure doubles the wait).
     for guess in range(2, 8):
         type_into(ghost, "signin-pw", f"guess {guess}")
         ghost.keyboard.press("Enter")
-        ghost.wait_for_function("() => document.activeElement.id === 'signin-error' && "
-                                "document.querySelector('#signin-pw').value === ''")
+        # Answered: the password field is emptied (and keeps focus).
+        ghost.wait_for_function("() => document.querySelector('#signin-pw').value === ''")
         if "Try again in" in ghost.locator("#signin-error").inner_text():
             break
     assert re.search(r"Too many failed sign-ins.*Try again in \d+ seconds?\.",
                      ghost.locator("#signin-error").inner_text())
-    assert focused(ghost) == "signin-error"
+    assert focused(ghost) == "signin-pw"
     assert not any("Too many" in text for _, text in announcements(ghost)), (
         "shown by its field, focused: not said twice")

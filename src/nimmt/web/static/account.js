@@ -6,7 +6,7 @@
 import { t, tn, isolate, language } from "./i18n.js";
 import { $, S, choice, field, local } from "./state.js";
 import { endSession, forgetTable, helloOnce, reconnect, send, whenWelcomed } from "./net.js";
-import { answer, selfVoicing, urgent } from "./voice.js";
+import { answer, say, selfVoicing, urgent } from "./voice.js";
 
 /** The form fields each error paragraph speaks for (their aria-describedby holds it). */
 const FIELDS = {
@@ -17,25 +17,34 @@ const FIELDS = {
   "newcodes-error": ["newcodes-pw"],
 };
 
-/** Move focus to `el`, which a screen reader then reads; the page's own voice (which
- * does not follow focus) says it. */
+/** Move focus to `el` (a heading or a field), which a screen reader then reads; the
+ * page's own voice (which does not follow focus) says it. */
 function tell(/** @type {HTMLElement} */ el) {
   el.focus();
   if (selfVoicing()) answer(el.textContent);
 }
 
-/** Show `text` as the error of a form (null clears it): its fields are marked invalid
- * (`bad`: only those), and focus goes to the error. */
+/** Move focus to the heading `el`, then say `text` once the move has been said. */
+function arrive(/** @type {HTMLElement} */ el, /** @type {string} */ text, level = "polite") {
+  say(text, { level, before: () => { el.focus(); return true; } });
+}
+
+/** Show `text` as the error of a form (null clears it), under the form's fields: the
+ * fields it is about (`bad`, else all) are marked invalid, and focus goes to the first of
+ * them, which a screen reader says with the error (its aria-describedby). */
 function formError(/** @type {keyof FIELDS} */ id, /** @type {string | null} */ text,
   /** @type {string[] | null} */ bad = null) {
   const el = $(id);
   el.hidden = !text;
   el.textContent = text || "";
+  const invalid = text ? bad || FIELDS[id] : [];
   for (const f of FIELDS[id]) {
-    if (text && (!bad || bad.includes(f))) field(f).setAttribute("aria-invalid", "true");
+    if (invalid.includes(f)) field(f).setAttribute("aria-invalid", "true");
     else field(f).removeAttribute("aria-invalid");
   }
-  if (text) tell(el);
+  if (!text) return;
+  field(invalid[0]).focus();
+  if (selfVoicing()) answer(text);
 }
 
 /** The sentence of a refusal, with the seconds to wait when the server says them. */
@@ -117,7 +126,7 @@ async function claim() {
   if (pw !== field("claim-pw2").value) { formError("claim-error", t("pw.mismatch"), ["claim-pw2"]); return; }
   if (!pw) { formError("claim-error", t("pw.empty"), ["claim-pw"]); return; }
   const res = await send({ type: "set_password", password: pw }, true);
-  if (res.type === "error") { formError("claim-error", refusal(res)); return; }
+  if (res.type === "error") { formError("claim-error", refusal(res), ["claim-pw", "claim-pw2"]); return; }
   formError("claim-error", null);
   field("claim-pw").value = "";
   field("claim-pw2").value = "";
@@ -143,8 +152,7 @@ function adopt(/** @type {any} */ welcome) {
   reconnect();
   renderParts();
   loadSessions();
-  $("account-who").tabIndex = -1;
-  tell($("account-who"));
+  arrive($("account-h"), $("account-who").textContent || "");
 }
 
 async function signIn() {
@@ -155,7 +163,7 @@ async function signIn() {
   const res = await helloOnce({ name, password });
   if (res.type !== "welcome") {
     field("signin-pw").value = "";
-    formError("signin-error", refusal(res));
+    formError("signin-error", refusal(res), ["signin-pw"]);
     return;
   }
   formError("signin-error", null);
@@ -175,7 +183,11 @@ async function recover() {
   }
   if (!password) { formError("recover-error", t("pw.empty"), ["recover-pw"]); return; }
   const res = await helloOnce({ name, recovery_code: code, password });
-  if (res.type !== "welcome") { formError("recover-error", refusal(res)); return; }
+  if (res.type !== "welcome") {
+    formError("recover-error", refusal(res),
+      res.code === "weak_password" ? ["recover-pw", "recover-pw2"] : ["recover-code"]);
+    return;
+  }
   formError("recover-error", null);
   for (const f of FIELDS["recover-error"]) field(f).value = "";
   adopt(res);
@@ -188,7 +200,10 @@ async function changePassword() {
   if (pw !== field("pw-new2").value) { formError("pw-error", t("pw.mismatch"), ["pw-new2"]); return; }
   if (!pw) { formError("pw-error", t("pw.empty"), ["pw-new"]); return; }
   const res = await send({ type: "set_password", password: pw, old }, true);
-  if (res.type === "error") { formError("pw-error", refusal(res)); return; }
+  if (res.type === "error") {
+    formError("pw-error", refusal(res), res.code === "weak_password" ? ["pw-new", "pw-new2"] : ["pw-old"]);
+    return;
+  }
   formError("pw-error", null);
   for (const f of FIELDS["pw-error"]) field(f).value = "";
   answer(t("pw.changed"));
@@ -238,8 +253,7 @@ async function endOne(/** @type {number} */ id) {
   const res = await send({ type: "end_session", session: id }, true);
   await loadSessions();
   if (res.type === "error") urgent(refusal(res));
-  else answer(t("sessions.ended"));
-  tell($("sessions-h"));
+  else arrive($("sessions-h"), t("sessions.ended"));
 }
 
 async function signOut(/** @type {string} */ scope) {
@@ -274,7 +288,7 @@ export function sessionEnded(/** @type {any} */ msg) {
   renderLink();
   if (!$("view-account").hidden) {
     renderParts();
-    tell($("account-note"));
+    arrive($("account-h"), text, "assertive");
     return;
   }
   urgent(text);
