@@ -306,6 +306,35 @@ async def test_a_session_ended_at_one_process_closes_at_another(
         await ana.close()
 
 
+async def test_a_sign_in_just_after_a_sign_out_outlives_its_signal(tmp_path: Path) -> None:
+    """Every process reads a sign-out's signal at its next poll, this one too: it closes
+    only the connections of the sessions it ended, not one signed in since."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, signal_poll=5.0, **CHEAP)
+    async with running_hub(settings) as (url, hub):
+        ana = await connect(url, name="Ana")
+        await ana.set_password(PASSWORD)
+        phone = await connect(url, name="Ana", password=PASSWORD)
+        again = None
+        for _ in range(5):
+            seen = hub.accounts.signals_seen
+            await phone.sign_out("others")
+            await closed_with(ana, "signed_out")
+            again = await connect(url, name="Ana", password=PASSWORD)
+            if hub.accounts.signals_seen == seen:
+                break  # signed in again before the poll read the sign-out
+            ana = again
+        else:
+            pytest.fail("a poll came between each sign-out and the sign-in after it")
+
+        async def polled() -> bool:
+            return hub.accounts.signals_seen > seen
+
+        await eventually(polled, "the sign-out's signal read", 30)
+        await pong(again)
+        await pong(phone)
+        await close_all([again, phone])
+
+
 async def test_a_recovery_code_works_once(db_url: str, tmp_path: Path) -> None:
     settings = make_settings(db_url, tmp_path, **CHEAP)
     async with running_server(settings) as url:
