@@ -266,8 +266,9 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     phone.wait_for_selector("#view-lobby:not([hidden])")
     phone.wait_for_selector("#me-note:not([hidden])")
     assert "signed out" in phone.locator("#me-note").inner_text()
-    assert phone.locator("#me-name").is_visible()
-    said(phone, "signed out")
+    # The name field takes focus, described by the sentence (a screen reader says both).
+    wait_focus(phone, "me-name")
+    assert "me-note" in (phone.locator("#me-name").get_attribute("aria-describedby") or "")
     assert phone.evaluate("localStorage.getItem('nimmt.token')") is None
     assert phone.locator("#me-account").is_visible()
 

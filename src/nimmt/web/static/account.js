@@ -291,9 +291,10 @@ export function sessionEnded(/** @type {any} */ msg) {
     arrive($("account-h"), text, "assertive");
     return;
   }
-  urgent(text);
+  // The lobby's name field, which the sentence describes, takes focus (app.js route).
   if ($("view-lobby").hidden) location.hash = "#/";
   else field("me-name").focus();
+  if (selfVoicing()) answer(text);
 }
 
 /** A welcome: the notice of an ended session goes, and the account page shows what fits

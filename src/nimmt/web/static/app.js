@@ -372,7 +372,8 @@ async function route() {
   } else {
     show("lobby");
     // The quick game is the lobby's first control: Enter starts a game against bots.
-    target = $("quick-play");
+    // After a session ended, the name field (which the sentence why describes).
+    target = $("me-note").hidden ? $("quick-play") : $("me-name");
     renderMe();
     loadTables();
     S.lobbyTimer = window.setInterval(loadTables, 10000);
