@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import QUOTAS, NewPage, _pages, _serve
+from .conftest import QUOTAS, NewPage, _nimmt, _pages, _serve
 from .helpers import (
     announcements,
     assertive_count,
@@ -26,6 +28,7 @@ from .helpers import (
     join_by_code,
     over,
     set_name,
+    wait_turn,
 )
 
 try:
@@ -38,14 +41,20 @@ CODE = re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$")
 
 
 @pytest.fixture(scope="module")
-def account_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def account_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data folder of :func:`account_server` (its SQLite file, for ``nimmt admin``)."""
+    return tmp_path_factory.mktemp("web-accounts")
+
+
+@pytest.fixture(scope="module")
+def account_server(account_data: Path) -> Iterator[str]:
     """A server at a test's pace whose sign-in limits are the defaults but one: an account
     without a session from the address may fail once before its first wait (so a test
     sees the wait at once); password checks a minute are not what is tested here."""
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
                NIMMT_LISTEN_CPS="0", NIMMT_SIGNIN_FREE="1",
                NIMMT_PASSWORD_CHECKS_PER_MINUTE="1000")
-    yield from _serve(tmp_path_factory.mktemp("web-accounts"), env)
+    yield from _serve(account_data, env)
 
 
 @pytest.fixture
@@ -271,6 +280,34 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     assert "me-note" in (phone.locator("#me-name").get_attribute("aria-describedby") or "")
     assert phone.evaluate("localStorage.getItem('nimmt.token')") is None
     assert phone.locator("#me-account").is_visible()
+    # Not stuck: a new name, and the phone plays on as a new guest.
+    phone.keyboard.type(fresh_name("Anew"))
+    phone.locator("#quick-play").tap()
+    phone.wait_for_selector("#view-table:not([hidden])")
+    phone.wait_for_function("() => !!localStorage.getItem('nimmt.token')")
+    assert phone.locator("#me-note").is_hidden()
+
+
+def test_a_ban_is_said_and_the_token_dropped(new_page: NewPage, account_data: Path) -> None:
+    name = fresh_name("Banned")
+    page = new_page()
+    set_name(page, name)
+    page.locator("#quick-play").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#view-table:not([hidden])")
+    done = subprocess.run(
+        [*_nimmt(), "admin", "--data-dir", str(account_data), "--by", "test", "ban", name,
+         "--reason", "a test"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The server closes the connection within its signal poll: the page says why, drops
+    # the token and the table, and the lobby asks for a name.
+    page.wait_for_selector("#view-lobby:not([hidden])")
+    page.wait_for_selector("#me-note:not([hidden])")
+    assert "banned" in page.locator("#me-note").inner_text()
+    wait_focus(page, "me-name")
+    assert page.evaluate("localStorage.getItem('nimmt.token')") is None
+    assert page.evaluate("localStorage.getItem('nimmt.table')") is None
+    assert page.locator("#conn").inner_text() == "Signed out"
 
 
 @pytest.mark.timeout(300)
@@ -280,7 +317,8 @@ def test_a_recovery_code_and_the_wait_after_guesses(new_page: NewPage) -> None:
     set_name(first, name)
     first.locator("#quick-play").focus()
     first.keyboard.press("Enter")
-    first.wait_for_selector("#view-table:not([hidden])")
+    # The game under way (while it is set up, each seat taken brings the table back).
+    wait_turn(first, 0)
     nav(first, "account")
     first.locator("#claim-pw").fill(PASSWORD)
     first.locator("#claim-pw2").fill(PASSWORD)
