@@ -153,6 +153,8 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     assert name in desk.locator("#account-who").inner_text()
     assert desk.locator("#claim-form").is_visible()
     assert desk.locator("#account-own").is_hidden()
+    # Signing in elsewhere would leave this guest: the sign-in form says so.
+    assert name in desk.locator("#signin-guest").inner_text()
     axe(desk, "the account page of a guest")
     # Two different passwords: the error is tied to the fields and takes focus.
     type_into(desk, "claim-pw", PASSWORD)
@@ -191,6 +193,7 @@ def test_sign_up_play_and_sign_in_on_a_phone(new_page: NewPage) -> None:
     nav(phone, "account", tap=True)
     assert phone.locator("#signin-form").is_visible()
     assert phone.locator("#claim-form").is_hidden()  # no player yet on this phone
+    assert phone.locator("#signin-guest").is_hidden()
     phone.locator("#signin-name").tap()
     phone.keyboard.type(name.lower())  # the name's look signs in
     phone.locator("#signin-pw").tap()

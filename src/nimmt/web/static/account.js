@@ -103,6 +103,10 @@ function renderParts() {
     who.textContent = t("account.none");
   }
   const own = Boolean(S.token && S.account);
+  // A guest who signs in to an account leaves the guest's name, rating and games here.
+  const guest = Boolean(S.token && S.name && !S.account);
+  $("signin-guest").hidden = !guest;
+  $("signin-guest").replaceChildren(...(guest ? tn("signin.guest", { name: isolate(S.name) }) : []));
   $("claim-form").hidden = !S.token || S.account;
   $("signin-form").hidden = own;
   $("recover-form").hidden = own;
