@@ -167,7 +167,7 @@ async function signIn() {
   const res = await helloOnce({ name, password });
   if (res.type !== "welcome") {
     field("signin-pw").value = "";
-    formError("signin-error", refusal(res), ["signin-pw"]);
+    formError("signin-error", refusal(res), res.code === "bad_name" ? ["signin-name"] : ["signin-pw"]);
     return;
   }
   formError("signin-error", null);
@@ -428,8 +428,16 @@ export async function showPlayer(/** @type {string} */ raw) {
 
 // ---------------------------------------------------------------- wiring
 
-function onSubmit(/** @type {string} */ id, /** @type {() => unknown} */ f) {
-  $(id).addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); f(); });
+/** Forms whose request is on its way: a second Enter does not send it again. */
+const sending = new Set();
+
+function onSubmit(/** @type {string} */ id, /** @type {() => Promise<unknown> | void} */ f) {
+  $(id).addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (sending.has(id)) return;
+    sending.add(id);
+    try { await f(); } finally { sending.delete(id); }
+  });
 }
 
 export function wireAccount() {

@@ -72,8 +72,8 @@ export function connect() {
 
 function receive(/** @type {any} */ msg) {
   // An error the asking code shows by its fields itself (send's `own`) is not said twice.
-  const own = msg.type === "error" && S.own.delete(msg.ref);
-  if (!own) handler(msg);
+  const own = S.own.delete(msg.ref);
+  if (!own || msg.type !== "error") handler(msg);
   if (msg.ref !== undefined && msg.ref !== null && S.waiters.has(msg.ref)) {
     S.waiters.get(msg.ref)?.(msg);
     S.waiters.delete(msg.ref);
