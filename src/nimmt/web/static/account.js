@@ -78,13 +78,13 @@ function rating(/** @type {{mu: number, sigma: number}} */ r) {
 
 /** Show what fits who this page is: a guest (keep your name, or sign in), an account
  * (sessions, password, codes), or nobody yet (sign in). What the server says later (the
- * welcome) redraws it without moving focus. */
-export async function renderAccount() {
+ * welcome, the sessions) fills it in without moving focus. */
+export function renderAccount() {
   renderParts();
   if (S.token && !S.welcomed) {
     whenWelcomed().then(() => { if (!$("view-account").hidden) renderParts(); });
   }
-  if (S.account && S.token) await loadSessions();
+  if (S.account && S.token) loadSessions();
 }
 
 /** The lobby's link to this page, named for what it holds for this player. */

@@ -360,7 +360,7 @@ async function route() {
   } else if (parts[0] === "account") {
     target = show("account");
     setTitle("account.title");
-    await renderAccount();
+    renderAccount();
   } else if (parts[0] === "leaderboard") {
     target = show("leaderboard");
     setTitle("board.title");
