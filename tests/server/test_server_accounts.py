@@ -152,6 +152,7 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
                 "sign_in_failed")
         limited = await refused(url, thief, name="Ana", password="guess 3")
         assert limited.code == "sign_in_limited" and "1 s" in limited.message
+        assert limited.retry_after == 1  # the wait, for a client to show and count down
         # Refused attempts cost nothing and are not counted; the right password too must
         # wait (from the thief's address nothing is known).
         assert (await refused(url, thief, name="Ana", password=PASSWORD)).code == (
@@ -171,6 +172,7 @@ async def test_guessing_is_slowed_then_refused_and_the_owner_still_gets_in(
         await eventually(allowed, "the account's first wait", 30)
         limited = await refused(url, thief, name="Ana", password="guess 5")
         assert limited.code == "sign_in_limited" and "2 s" in limited.message
+        assert limited.retry_after == 2
         # The owner, anywhere else, gets in within the documented wait (signin_delay_max).
         assert await tried(PASSWORD, "127.0.0.3") == "sign_in_limited"
         t1 = time.monotonic()
@@ -302,6 +304,35 @@ async def test_a_session_ended_at_one_process_closes_at_another(
         print(f"closed at the other process after {time.monotonic() - t:.2f} s")
         await pong(ana)
         await ana.close()
+
+
+async def test_a_sign_in_just_after_a_sign_out_outlives_its_signal(tmp_path: Path) -> None:
+    """Every process reads a sign-out's signal at its next poll, this one too: it closes
+    only the connections of the sessions it ended, not one signed in since."""
+    settings = make_settings(sqlite(tmp_path), tmp_path, signal_poll=5.0, **CHEAP)
+    async with running_hub(settings) as (url, hub):
+        ana = await connect(url, name="Ana")
+        await ana.set_password(PASSWORD)
+        phone = await connect(url, name="Ana", password=PASSWORD)
+        again = None
+        for _ in range(5):
+            seen = hub.accounts.signals_seen
+            await phone.sign_out("others")
+            await closed_with(ana, "signed_out")
+            again = await connect(url, name="Ana", password=PASSWORD)
+            if hub.accounts.signals_seen == seen:
+                break  # signed in again before the poll read the sign-out
+            ana = again
+        else:
+            pytest.fail("a poll came between each sign-out and the sign-in after it")
+
+        async def polled() -> bool:
+            return hub.accounts.signals_seen > seen
+
+        await eventually(polled, "the sign-out's signal read", 30)
+        await pong(again)
+        await pong(phone)
+        await close_all([again, phone])
 
 
 async def test_a_recovery_code_works_once(db_url: str, tmp_path: Path) -> None:

@@ -423,11 +423,12 @@ class Accounts:
         if wait > 0:
             raise P.ProtocolError(
                 "sign_in_limited", f"too many failed sign-ins on this account or from this "
-                f"address: try again in {math.ceil(wait)} s")
+                f"address: try again in {math.ceil(wait)} s", retry_after=math.ceil(wait))
         if self.checks.full(address):
             raise P.ProtocolError(
                 "sign_in_limited", f"at most {self.settings.password_checks_per_minute} "
-                "password checks a minute from one address: try again in a minute")
+                "password checks a minute from one address: try again in a minute",
+                retry_after=60)
         self.checks.add(address)
 
     def _failed(self, key: str, address: str) -> None:
@@ -601,7 +602,8 @@ class Accounts:
     async def signal(self, kind: str, *, player_id: int | None = None,
                      session_id: int | None = None, address: str | None = None,
                      code: str | None = None) -> None:
-        """Tell every server process (this one reads it too, and acts again harmlessly)."""
+        """Tell every server process (this one reads it too, and acts again harmlessly: an
+        ``out`` closes only connections whose session no longer exists)."""
         await self.store.run(write_signal(kind, player_id=player_id, session_id=session_id,
                                           address=address, code=code))
 
@@ -620,10 +622,15 @@ class Accounts:
         reload = any(r.kind in ("ban", "sanctions") for r in rows)
         if reload:
             await self.reload_sanctions()
+        # A sign-out ended the sessions that were there when it was written; one made
+        # since (a sign-in a moment later) is not ended by reading it: the player's
+        # sessions that still exist are kept.
+        outs = {int(r.player_id) for r in rows if r.kind == "out" and r.player_id is not None}
+        live = {pid: await self.store.read(_session_ids(pid)) for pid in outs}
         for r in rows:
             self._last_signal = max(self._last_signal, int(r.id))
             self.signals_seen += 1
-            self.act(r)
+            self.act(r, live)
         # A player muted or blocked someone (on any process): their connections here learn.
         for pid in {int(r.player_id) for r in rows if r.kind == "social" and r.player_id}:
             await self.hub.social.refresh(pid)
@@ -636,12 +643,16 @@ class Accounts:
         for pid in {int(r.player_id) for r in rows if r.kind == "private" and r.player_id}:
             await self.hub.social.private_deliver(pid)
 
-    def act(self, r: Any) -> None:
-        """One signal, here: close what it ends, close the table it names."""
+    def act(self, r: Any, live: dict[int, set[int]]) -> None:
+        """One signal, here: close what it ends, close the table it names (``live``: the
+        sessions that still exist of each player an ``out`` signal names)."""
         if r.kind == "session" and r.session_id is not None:
             self.ended_session(int(r.session_id), "signed_out")
         elif r.kind == "out" and r.player_id is not None:
-            self.ended_player(int(r.player_id), r.session_id, "signed_out")
+            kept = live.get(int(r.player_id), set())
+            for c in self._connections(int(r.player_id)):
+                if c.session_id not in kept:
+                    self._shut(c, "signed_out", "this session was ended")
         elif r.kind == "ban":
             now = time.time()
             if r.player_id is not None:
@@ -862,6 +873,16 @@ def _recover(player_id: int, code_hash: str, new_hash: str, token: str,
         return await _add_session(c, player_id, token, address, now)
 
     return op
+
+
+def _session_ids(player_id: int) -> Read:
+    """The ids of the player's sessions (an ended one has no row)."""
+
+    async def q(c: AsyncConnection) -> set[int]:
+        res = await c.execute(sa.select(sessions.c.id).where(sessions.c.player_id == player_id))
+        return {int(r.id) for r in res}
+
+    return q
 
 
 def _sessions_of(player_id: int) -> Read:

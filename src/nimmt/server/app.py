@@ -219,8 +219,9 @@ class Connection:
     def _stalled(self) -> None:
         self.close_slow(f"nothing taken for {self.write_timeout:g} s (write_timeout)")
 
-    def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None) -> None:
-        self.send(error_frame(self.seq, code, message, ref, self.lang))
+    def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None,
+              retry_after: float | None = None) -> None:
+        self.send(error_frame(self.seq, code, message, ref, self.lang, retry_after))
 
     def cut_off(self, code: P.ErrorCode, message: str) -> None:
         """Send a last error and close (policy violation) once it has gone out."""
@@ -532,7 +533,7 @@ class Hub:
             msg = P.parse_client(text, self.settings.max_depth)
             await self._dispatch(conn, msg)
         except P.ProtocolError as exc:
-            conn.error(exc.code, exc.message, echo_ref(text))
+            conn.error(exc.code, exc.message, echo_ref(text), exc.retry_after)
 
     async def _dispatch(self, conn: Connection, msg: Any) -> None:
         t = msg.type

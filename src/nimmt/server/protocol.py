@@ -205,10 +205,13 @@ ErrorCode: TypeAlias = Literal[
 class ProtocolError(Exception):
     """A refusal to send back as an :class:`Error` message."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str,
+                 retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code: ErrorCode = code
         self.message = message
+        #: The seconds to wait before asking again, for a refusal that passes.
+        self.retry_after = retry_after
 
 
 Card: TypeAlias = Annotated[int, Field(strict=True, ge=-10, le=104)]
@@ -778,8 +781,9 @@ class Error(_Server):
     ref: Ref = None
     """The ``ref`` of the refused message, when it could be read."""
     retry_after: float | None = None
-    """For a refusal that passes (``busy``, ``hint_pending``): the seconds the server
-    expects to pass before it could take the request (an estimate; ask again then)."""
+    """For a refusal that passes (``busy``, ``hint_pending``, ``sign_in_limited``): the
+    seconds the server expects to pass before it could take the request (an estimate; ask
+    again then)."""
 
 
 class Ack(_Server):

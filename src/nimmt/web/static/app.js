@@ -27,6 +27,7 @@ import { wireTutor } from "./tutor.js";
 import {
   inviteFromLink, onSocial, reportButton, showFriends, socialWelcome, wireSocial,
 } from "./social.js";
+import { renderAccount, sessionBack, sessionEnded, showBoard, showPlayer, wireAccount } from "./account.js";
 
 // ---------------------------------------------------------------- server messages
 
@@ -36,8 +37,11 @@ onServer((msg) => {
       if (msg.token) { S.token = msg.token; local.set("token", msg.token); }
       S.name = msg.player;
       local.set("name", msg.player);
+      S.account = Boolean(msg.account);
+      local.set("account", msg.account ? 1 : null);
       setConn("online");
       nameRefused(null);
+      sessionBack();
       renderMe();
       welcomed();
       socialWelcome();
@@ -56,12 +60,10 @@ const JOINS = ["sat", "bot_added"];
 const LEAVES = ["left", "removed", "kicked"];
 
 function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
-  if (msg.code === "bad_token") {
-    // The server does not know this token (a new database): start again by name.
-    S.token = null;
-    local.set("token", null);
-    forgetTable();
-    if (S.ws) S.ws.close();
+  if (msg.code === "bad_token" || msg.code === "signed_out" || msg.code === "banned") {
+    // The session is over (or the server does not know it): said, and the page asks for
+    // a name or a sign-in.
+    sessionEnded(msg);
     return;
   }
   if (msg.code === "no_table" || msg.code === "closed" || msg.code === "kicked") forgetTable();
@@ -323,7 +325,8 @@ function setTitle(/** @type {string} */ key) {
   document.title = `${t(key)} — ${t("brand")}`;
 }
 
-const VIEWS = ["lobby", "table", "results", "history", "friends", "help", "settings"];
+const VIEWS = ["lobby", "table", "results", "history", "friends", "help", "settings", "account",
+  "leaderboard", "player"];
 
 function show(/** @type {string} */ view) {
   for (const v of VIEWS) $(`view-${v}`).hidden = v !== view;
@@ -366,10 +369,23 @@ async function route() {
     target = show("settings");
     renderSettings();
     setTitle("settings.title");
+  } else if (parts[0] === "account") {
+    target = show("account");
+    setTitle("account.title");
+    renderAccount();
+  } else if (parts[0] === "leaderboard") {
+    target = show("leaderboard");
+    setTitle("board.title");
+    await showBoard(parts[1] || "classic", Number(parts[2]) || 0);
+  } else if (parts[0] === "players" && parts[1]) {
+    target = show("player");
+    setTitle("player.doc");
+    await showPlayer(parts.slice(1).join("/"));
   } else {
     show("lobby");
     // The quick game is the lobby's first control: Enter starts a game against bots.
-    target = $("quick-play");
+    // After a session ended, the name field (which the sentence why describes).
+    target = $("me-note").hidden ? $("quick-play") : $("me-name");
     renderMe();
     loadTables();
     S.lobbyTimer = window.setInterval(loadTables, 10000);
@@ -433,6 +449,7 @@ function wire() {
   wireResults();
   wireTutor();
   wireSocial();
+  wireAccount();
   $("history-form").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     const id = field("history-id").value;

@@ -34,12 +34,17 @@ export function setConn(/** @type {string} */ state) {
 /** The connection was lost, and its coming back is still to be said. */
 let lost = false;
 
+/** The server's WebSocket, on this page's host. */
+function socket() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return new WebSocket(`${proto}//${location.host}/ws`);
+}
+
 export function connect() {
   if (S.ws && (S.ws.readyState === WebSocket.OPEN || S.ws.readyState === WebSocket.CONNECTING)) return;
   if (!S.token && !S.name) return;
   setConn("connecting");
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws`);
+  const ws = socket();
   S.ws = ws;
   S.welcomed = false;
   ws.onopen = () => {
@@ -67,7 +72,9 @@ export function connect() {
 }
 
 function receive(/** @type {any} */ msg) {
-  handler(msg);
+  // An error the asking code shows by its fields itself (send's `own`) is not said twice.
+  const own = S.own.delete(msg.ref);
+  if (!own || msg.type !== "error") handler(msg);
   if (msg.ref !== undefined && msg.ref !== null && S.waiters.has(msg.ref)) {
     S.waiters.get(msg.ref)?.(msg);
     S.waiters.delete(msg.ref);
@@ -103,8 +110,41 @@ export function refused(/** @type {any} */ error) {
   S.onWelcome.splice(0).forEach((f) => f(error));
 }
 
+/** A hello on a connection of its own, for a sign-in or a recovery (`fields`: name and
+ * password, or name, recovery code and new password): resolves with the server's
+ * `welcome` (its `token` is the new session's) or its refusal, and closes. The page's own
+ * connection is left as it is until the sign-in succeeds.
+ * @param {Record<string, unknown>} fields
+ * @returns {Promise<any>} */
+export function helloOnce(fields) {
+  return new Promise((resolve) => {
+    const ws = socket();
+    let done = false;
+    const end = (/** @type {any} */ msg) => { if (!done) { done = true; resolve(msg); } ws.close(); };
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", lang: language(), ...fields }));
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.type === "welcome" || msg.type === "error") end(msg);
+    };
+    ws.onclose = () => end({ type: "error", code: "unreachable", text: t("account.unreachable") });
+  });
+}
+
+/** The session is over (signed out, banned, a token the server does not know): its token
+ * and table are forgotten, the connection closed, and nothing reconnects until the player
+ * gives a name or signs in. */
+export function endSession(/** @type {any} */ error) {
+  S.token = null;
+  S.account = false;
+  local.set("token", null);
+  local.set("account", null);
+  forgetTable();
+  refused(error);
+  setConn("signedout");
+}
+
 /** @returns {Promise<any>} null once welcomed, else the server's refusal. */
-function whenWelcomed() {
+export function whenWelcomed() {
   if (S.welcomed) return Promise.resolve(null);
   connect();
   return new Promise((resolve) => S.onWelcome.push(resolve));
@@ -112,14 +152,17 @@ function whenWelcomed() {
 
 /**
  * Send a message; resolves with the answer that carries its ref (ack, table_state, error).
+ * `own`: the caller shows a refusal itself (by the fields it concerns), so the page does
+ * not also say it.
  * @param {Record<string, unknown>} msg
  * @returns {Promise<any>}
  */
-export async function send(msg) {
+export async function send(msg, own = false) {
   const refusal = await whenWelcomed();
   if (refusal) return refusal;
   const ref = ++S.refs;
   msg.ref = ref;
+  if (own) S.own.add(ref);
   return new Promise((resolve) => {
     S.waiters.set(ref, resolve);
     S.ws?.send(JSON.stringify(msg));

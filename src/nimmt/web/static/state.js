@@ -69,6 +69,8 @@ export const S = {
   token: local.get("token"), name: local.get("name"),
   /** An invitation link's code, said in the next hello (social.js). */
   /** @type {string | null} */ invite: null,
+  /** The player has a password (an account), as the last `welcome` said. */
+  account: local.get("account") === "1",
   code: local.get("table"), seq: Number(local.get("seq") || 0),
   /** @type {TableInfo | null} */ table: null,
   /** @type {number | null} */ you: null,
@@ -92,6 +94,8 @@ export const S = {
   /** @type {number | undefined} */ lobbyTimer: undefined,
   refs: 0,
   /** @type {Map<number, (msg: any) => void>} */ waiters: new Map(),
+  /** Refs of requests whose refusal the asking code shows itself (send's `own`). */
+  /** @type {Set<unknown>} */ own: new Set(),
   /** @type {((refusal: any) => void)[]} */ onWelcome: [],
   /** What the current game step says, gathered until the frames that came together are in. */
   step: { texts: /** @type {string[]} */ ([]), reveal: false },
