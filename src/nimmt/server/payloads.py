@@ -308,7 +308,8 @@ def sheet_change(sheet: Sheet, before: Sheet | None) -> SheetChange:
 def merge_sheet(sheet: Sheet | None, change: SheetChange) -> Sheet:
     """``sheet`` (the last one a client holds; None: none yet) with ``change`` merged in:
     the sheet the server holds for that client. A change that leaves out a field of a
-    client with no sheet is refused (``ValueError``)."""
+    client with no sheet is refused (``ValueError``). Both were validated as they were
+    parsed, so the merge is not validated again."""
     values = {} if sheet is None else dict(sheet.__dict__)
     for name in SHEET_FIELDS:
         value = getattr(change, name)
@@ -317,7 +318,7 @@ def merge_sheet(sheet: Sheet | None, change: SheetChange) -> Sheet:
     missing = [name for name in SHEET_FIELDS if name not in values]
     if missing:
         raise ValueError(f"a sheet change without a sheet to merge into lacks {missing}")
-    return Sheet.model_validate(values)
+    return build(Sheet, values)
 
 
 class Prompt(_Payload):
