@@ -974,7 +974,10 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
         "decision_with_hand": decision_with_hand,
         "timer": memo.get(("timer", code), None, lambda: tuple(
             speak.timer_sentence(s) for s in range(1, 11))),
-        "idle": memo.get(("idle", seat), (names, phase is Phase.OVER, waits),
+        # "You" is named only to a seat the table waits for: every other seat (and a
+        # spectator) hears the same idle sentence, made once.
+        "idle": memo.get(("idle", (code, player if asked else None)),
+                         (names, phase is Phase.OVER, waits),
                          lambda: speak.idle_sentence(view, names)),
         "rules": memo.get(("rules", code), view.rules, lambda: speak.rules_sentence(view.rules)),
     })
