@@ -37,6 +37,7 @@ from nimmt.server.commands import (
     Who,
 )
 from nimmt.server.fanout import Fanout
+from nimmt.server.payloads import Sheet
 from nimmt.server.reducer import Limits, Table, reduce
 
 
@@ -51,6 +52,7 @@ class Counter:
     seq: int = 0
     frames: int = 0
     sent: int = 0
+    sheet: Sheet | None = None
 
     def send(self, text: str) -> None:
         self.frames += 1

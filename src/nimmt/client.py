@@ -31,6 +31,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from .server.payloads import Sheet, merge_sheet
 from .server.protocol import (
     Ack,
     Error,
@@ -87,6 +88,9 @@ class Client:
         self.account = False
         self.state: TableState | None = None
         self.prompt: Prompt | None = None
+        #: What the shortcuts say now: the last table_state's sheet with every ``events``
+        #: change merged in (docs/protocol.md); None with no game in view.
+        self.sheet: Sheet | None = None
         self.inbox: list[ServerMessage] = []
         #: Every raw frame received, when ``record`` is true (tests of hidden information).
         self.frames: list[str] | None = [] if record else None
@@ -184,8 +188,11 @@ class Client:
         if isinstance(msg, TableState):
             self.state = msg
             self.prompt = msg.prompt
+            self.sheet = msg.sheet
         elif isinstance(msg, Events):
             self.prompt = msg.prompt
+            if msg.sheet is not None:
+                self.sheet = merge_sheet(self.sheet, msg.sheet)
             self.narration.extend(msg.text)
             for item in msg.items:
                 if isinstance(item, EventItem) and item.event.type == "game_over":

@@ -51,7 +51,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from .client import Client, ServerError
 from .decisions import DecisionKind, Pending
 from .rules import Rules
-from .server.payloads import GameOver, ViewPayload
+from .server.payloads import GameOver, Sheet, ViewPayload
 from .server.protocol import (
     Ack,
     Error,
@@ -243,6 +243,14 @@ class SyncClient:
     def lang(self) -> str:
         """The language the server narrates in for this connection."""
         return self._lang or "en"
+
+    @property
+    def sheet(self) -> Sheet | None:
+        """What the shortcuts say now, as the server holds it for this connection: the
+        last table_state's sheet with each ``events`` change merged in (a connection made
+        again starts from its new table_state)."""
+        client = self._client
+        return None if client is None else client.sheet
 
     def close(self) -> None:
         """Close the connection and stop the background loop (safe to call twice)."""

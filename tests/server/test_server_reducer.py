@@ -79,6 +79,7 @@ from nimmt.server.commands import (
     Who,
 )
 from nimmt.server.fanout import Fanout
+from nimmt.server.payloads import Sheet
 from nimmt.server.reducer import Limits, Table, reduce, replay, trim
 from nimmt.server.tablelog import Decided, Entry, entry_from_row, entry_to_row
 from profiles import examples
@@ -98,6 +99,7 @@ class FakePeer:
     seq: int = 0
     viewer: int | None = None
     frames: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
+    sheet: Sheet | None = None
 
     def send(self, text: str) -> None:
         self.frames.append((self.viewer, json.loads(text)))
@@ -439,7 +441,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
-    frame = h.fanout.state_frame(1, "en", None, h.now)
+    frame = h.fanout.state_frame(1, "en", None, h.now)[0]
     assert json.loads(frame)["prompt"]["seconds"] == 20.0
     # A timer fired for a deadline that is not the current one changes nothing.
     assert h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline - 1)) == []
@@ -492,7 +494,7 @@ def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
     seconds, text, h = next_turn(Limits(listen_cps=20.0))
     assert "revealed" in text
     assert seconds == pytest.approx(30.0 + len(text) / 20.0)
-    assert json.loads(h.fanout.state_frame(1, "en", None, h.now))["prompt"]["seconds"] == (
+    assert json.loads(h.fanout.state_frame(1, "en", None, h.now)[0])["prompt"]["seconds"] == (
         pytest.approx(seconds))
     assert next_turn(Limits(listen_cps=20.0, listen_max=2.0))[0] == 32.0
     assert next_turn(Limits())[0] == 30.0
@@ -531,7 +533,7 @@ def test_a_timeout_hands_over_that_decision_only() -> None:
     game = h.table.game
     assert game is not None and game.pending is not None and 1 in game.pending.players
     assert any(isinstance(k, TurnTimer) and k.seat == 1 for k in h.table.timers)
-    assert json.loads(h.fanout.state_frame(1, "en", None, h.now))["prompt"] is not None
+    assert json.loads(h.fanout.state_frame(1, "en", None, h.now)[0])["prompt"] is not None
     # The log rebuilds the same seat.
     again = replayed(h).seats[1]
     assert again is not None and not again.auto
@@ -1014,13 +1016,15 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
         assert [c for c, _ in sheet["cards"]] == state["view"]["hand"]
         assert len(sheet["timer"]) == 10
         assert sheet["decision"] is not None
-    # Bob chooses: the events frame brings his view (his choice in it) and its sheet.
+    # Bob chooses: the events frame brings his view (his choice in it) and what of its
+    # sheet changed: the hand and who has chosen, not the rows.
     assert h.table.game is not None
     card = h.table.game.view(1).hand[0]
     h.run(Decide(bob, None, P.PlayCard(type="play_card", card=card)))
     events = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
     assert events["view"]["my_choice"] == card
-    assert events["sheet"]["rows"].startswith("Skup 1: ")
+    assert "rows" not in events["sheet"] and "timer" not in events["sheet"]
+    assert events["sheet"]["hand"]
     game = h.table.game
     assert game is not None
     # Bots are named in the reader's language ("Bot Laki 1", not "Easy Bot 1").

@@ -62,6 +62,7 @@ from .logs import event
 from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
+from .payloads import Sheet
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
@@ -143,6 +144,8 @@ class Connection:
         #: The narration language of this connection (its ``hello`` says which).
         self.lang = "en"
         self.seq = 0
+        #: The last sheet a table sent this connection, whole (its ``events`` carry changes).
+        self.sheet: Sheet | None = None
         self.table: TableActor | None = None
         #: The table this connection is at when another server process owns it.
         self.remote: RemoteTable | None = None

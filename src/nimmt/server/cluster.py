@@ -65,6 +65,7 @@ from .nodewire import (
     moved,
     parse_body,
 )
+from .payloads import Sheet
 from .reads import ReadRefused, TableRead, answer
 from .store import StaleOwner, fence, tables
 
@@ -153,6 +154,8 @@ class RemotePeer:
         self.name = name
         self.lang = lang
         self.seq = 0
+        #: The last sheet the table sent this connection, whole (its ``events`` carry changes).
+        self.sheet: Sheet | None = None
         #: A hint this connection asked for is being computed here (one at a time).
         self.hinting = False
         #: The names whose chat this player muted or blocked (read here from the store when

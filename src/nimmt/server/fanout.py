@@ -11,7 +11,10 @@ the connection's language, so no sentence tells what the seat may not know.
 Work is shared where the result is the same: connections that see as the same
 seat in the same language get one frame, and an event every seat sees whole is
 built once per broadcast. A frame that carries a view carries the sentences of
-the shortcuts for it too (``sheet``), in the connection's language.
+the shortcuts for it too (``sheet``), in the connection's language: whole in
+``table_state`` and in a catch-up, and in ``events`` only the sentences that changed
+since the last sheet the connection was sent (each connection's last sheet is kept on
+it, so peers are grouped by it as well; they nearly always share it).
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ from .payloads import (
     NoticeItem,
     Older,
     RulesInfo,
+    Sheet,
     SheetMemo,
     build,
     dump,
     event_payload,
     rules_info,
+    sheet_change,
     sheet_payload,
     view_payload,
 )
@@ -70,6 +75,9 @@ class Peer(Protocol):
     lang: str
     #: The newest stream position this connection has been sent (its errors carry it).
     seq: int
+    #: The last sheet this connection was sent, whole (None before the first): an
+    #: ``events`` frame carries what changed since (:func:`~.payloads.sheet_change`).
+    sheet: Sheet | None
 
     def send(self, text: str) -> None: ...
 
@@ -247,48 +255,63 @@ class Fanout:
         self._rules: RulesInfo = rules_info(table.rules)
         #: The sentences of the sheets sent so far, shared by seats and frames.
         self._sheets = SheetMemo()
+        #: The last sheet made per seat and language: an equal one made again is this one,
+        #: so connections that were sent equal sheets hold one object and share a frame.
+        self._last: dict[tuple[int | None, str], Sheet] = {}
+
+    def _sheet(self, view: View, viewer: int | None, names: Sequence[str], lang: str) -> Sheet:
+        sheet = sheet_payload(view, names, lang, self._sheets)
+        last = self._last.get((viewer, lang))
+        if last is not None and last == sheet:
+            return last
+        self._last[(viewer, lang)] = sheet
+        return sheet
 
     # -- frames ---------------------------------------------------------------------------
 
     def state_frame(self, viewer: int | None, lang: str, ref: P.Ref, now: float,
-                    audience: Audience | None = None) -> str:
+                    audience: Audience | None = None) -> tuple[str, Sheet | None]:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
-        bots named and its shortcuts' sentences said in ``lang``."""
+        bots named and its shortcuts' sentences said in ``lang``; and its sheet (whole)."""
         t = self.table
         game = t.game
         seen_view = None if game is None else game.view(viewer)
+        sheet = None if seen_view is None else self._sheet(seen_view, viewer, t.names(lang),
+                                                           lang)
         return dump(build(P.TableState, {
             "seq": t.seq, "type": "table_state", "table": info(t, audience, lang), "you": viewer,
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "prompt": prompt(t, viewer, now),
-            "sheet": None if seen_view is None else sheet_payload(seen_view, t.names(lang),
-                                                                   lang, self._sheets),
+            "sheet": sheet,
             "ref": ref,
-        }))
+        })), sheet
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
                      now: float, cache: dict[object, Any], *, always: bool,
                      names: Sequence[str] | None = None,
-                     left: Older | None = None) -> str | None:
+                     left: Older | None = None,
+                     before: Sheet | None = None) -> tuple[str | None, Sheet | None]:
         """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
-        the prompt even when no item is for the viewer). ``names``: the seats' names, when
-        the caller has them already; ``left``: what a catch-up left out."""
+        the prompt even when no item is for the viewer), and the sheet it brings (None:
+        none). ``names``: the seats' names, when the caller has them already; ``left``:
+        what a catch-up left out; ``before``: the last sheet the readers were sent, so
+        only what changed since goes (None: the whole sheet)."""
         t = self.table
         models, events = seen(items, viewer, cache, bot_names(t, lang), lang)
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always) and left is None:
-            return None
+            return None, None
         names = names if names is not None else t.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
         seen_view = t.game.view(viewer) if events and t.game is not None else None
+        sheet = None if seen_view is None else self._sheet(seen_view, viewer, names, lang)
         return dump(build(P.Events, {
             "seq": t.seq, "type": "events", "items": models, "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
-            "sheet": None if seen_view is None else sheet_payload(seen_view, names, lang,
-                                                                   self._sheets),
+            "sheet": None if sheet is None else sheet_change(sheet, before),
             "older": left,
-        }))
+        })), sheet
 
     # -- sending ----------------------------------------------------------------------------
 
@@ -307,7 +330,8 @@ class Fanout:
         peer = self.peers.get(conn)
         if peer is not None:
             peer.seq = self.table.seq
-            peer.send(self.state_frame(viewer, peer.lang, ref, now))
+            text, peer.sheet = self.state_frame(viewer, peer.lang, ref, now)
+            peer.send(text)
 
     def catch_up(self, conn: int, viewer: int | None, after: int, now: float,
                  max_items: int, max_bytes: int) -> None:
@@ -321,25 +345,31 @@ class Fanout:
         lang = peer.lang
         names = self.table.names(lang)
         missed = unmuted(since(self.table.items, after), silenced(peer))
-        sent: list[str | None] = []
+        sent: list[tuple[str | None, Sheet | None]] = []
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
             left = older(after, begin)
-            text = self.events_frame(kept, viewer, lang, now, {}, always=False,
-                                     names=names, left=left)
-            sent[:] = [text]
+            # The sheet whole: a connection coming back may have lost any frame before.
+            text, sheet = self.events_frame(kept, viewer, lang, now, {}, always=False,
+                                            names=names, left=left)
+            sent[:] = [(text, sheet)]
             return text or ""
 
         bounded(missed, after, max_items, max_bytes, frame)
-        if sent and sent[0] is not None:
-            peer.send(sent[0])
+        if sent and sent[0][0] is not None:
+            text, sheet = sent[0]
+            assert text is not None
+            if sheet is not None:
+                peer.sheet = sheet
+            peer.send(text)
 
     def presence(self, audience: Audience, now: float) -> None:
         """Someone came or went: a fresh table_state to each of ``audience``."""
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
-                peer.send(self.state_frame(viewer, peer.lang, None, now))
+                text, peer.sheet = self.state_frame(viewer, peer.lang, None, now)
+                peer.send(text)
 
     def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
         """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
@@ -347,35 +377,43 @@ class Fanout:
         t = self.table
         new = since(t.items, after)
         cache: dict[object, Any] = {}
-        # Peers are grouped by what they are sent: their seat, language, and the speakers
-        # of these chat lines they muted (nearly always none: one frame for the group).
+        # Peers are grouped by what they are sent: their seat, language, the speakers of
+        # these chat lines they muted (nearly always none) and the last sheet they were
+        # sent (nearly always the group's): one frame for the group.
         talking = chatters(new)
-        groups: dict[tuple[int | None, str, frozenset[str]], list[Peer]] = {}
+        groups: dict[tuple[int | None, str, frozenset[str], int], list[Peer]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
                 quiet = silenced(peer) & talking if talking else _NOBODY
-                groups.setdefault((viewer, peer.lang, quiet), []).append(peer)
-        names = {lang: t.names(lang) for _, lang, _ in groups}
-        for (viewer, lang, quiet), peers in groups.items():
+                groups.setdefault((viewer, peer.lang, quiet, id(peer.sheet)), []).append(peer)
+        names = {lang: t.names(lang) for _, lang, _, _ in groups}
+        for (viewer, lang, quiet, _), peers in groups.items():
             text: str | None
+            sheet: Sheet | None
             if state:
-                text = self.state_frame(viewer, lang, None, now, audience)
+                text, sheet = self.state_frame(viewer, lang, None, now, audience)
             else:
-                text = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
-                                         always=True, names=names[lang])
+                text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
+                                                always=True, names=names[lang],
+                                                before=peers[0].sheet)
                 if text is None:
                     continue
             for peer in peers:
                 peer.seq = t.seq
+                if state or sheet is not None:
+                    peer.sheet = sheet  # a table_state's sheet (or none) replaces the last
                 peer.send(text)
         if state and new:
             # Items that came with a state change still go out, for logs and narration.
-            for (viewer, lang, quiet), peers in groups.items():
-                text = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
-                                         always=False, names=names[lang])
+            for (viewer, lang, quiet, _), peers in groups.items():
+                text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
+                                                always=False, names=names[lang],
+                                                before=peers[0].sheet)
                 if text is not None:
                     for peer in peers:
+                        if sheet is not None:
+                            peer.sheet = sheet
                         peer.send(text)
 
 

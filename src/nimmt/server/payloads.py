@@ -23,7 +23,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import MISSING, BaseModel, ConfigDict, Field
 
 from .. import events as E
 from ..decisions import DecisionKind
@@ -50,12 +50,15 @@ __all__ = [
     "RulesInfo",
     "SeatInfo",
     "Sheet",
+    "SheetChange",
     "TableInfo",
     "ViewPayload",
     "build",
     "dump",
     "event_payload",
+    "merge_sheet",
     "rules_info",
+    "sheet_change",
     "sheet_payload",
     "view_payload",
 ]
@@ -255,6 +258,67 @@ class Sheet(_Payload):
     whom the table waits for."""
     rules: str
     """The rules in a sentence."""
+
+
+class SheetChange(_Payload):
+    """The fields of the :class:`Sheet` that changed since the last sheet this connection was
+    sent (``table_state``'s, or the last ``events``'): a field left out says what it said.
+    The first sheet after a ``table_state``-less start (a catch-up) holds every field.
+    A client keeps the sheet of the last ``table_state`` and merges each change into it
+    (docs/protocol.md); the fields mean what :class:`Sheet`'s do."""
+
+    rows: str | MISSING = MISSING
+    row: tuple[str, ...] | MISSING = MISSING
+    row_bullheads: tuple[str, ...] | MISSING = MISSING
+    cards: tuple[tuple[Card, str], ...] | MISSING = MISSING
+    chosen: str | MISSING = MISSING
+    scores: str | MISSING = MISSING
+    hand: str | MISSING | None = MISSING
+    decision: str | MISSING | None = MISSING
+    decision_with_hand: str | MISSING | None = MISSING
+    timer: tuple[str, ...] | MISSING = MISSING
+    idle: str | MISSING = MISSING
+    rules: str | MISSING = MISSING
+
+
+# Each field of a change is described as the sheet's (one text for both, in the schema).
+for _name, _field in SheetChange.model_fields.items():
+    _field.description = Sheet.model_fields[_name].description
+SheetChange.model_rebuild(force=True)
+#: The sheet's fields, in order.
+SHEET_FIELDS: tuple[str, ...] = tuple(Sheet.model_fields)
+
+
+def sheet_change(sheet: Sheet, before: Sheet | None) -> SheetChange:
+    """The fields of ``sheet`` that differ from ``before`` (the sheet the reader has; None:
+    none, so every field), unvalidated. Sentences a table keeps are shared objects
+    (:class:`SheetMemo`), so an unchanged field is nearly always the same object."""
+    now = sheet.__dict__
+    if before is None:
+        return build(SheetChange, dict(now))
+    was = before.__dict__
+    values: dict[str, Any] = {}
+    for name in SHEET_FIELDS:
+        value = now[name]
+        old = was[name]
+        values[name] = MISSING if value is old or value == old else value
+    return build(SheetChange, values)
+
+
+def merge_sheet(sheet: Sheet | None, change: SheetChange) -> Sheet:
+    """``sheet`` (the last one a client holds; None: none yet) with ``change`` merged in:
+    the sheet the server holds for that client. A change that leaves out a field of a
+    client with no sheet is refused (``ValueError``). Both were validated as they were
+    parsed, so the merge is not validated again."""
+    values = {} if sheet is None else dict(sheet.__dict__)
+    for name in SHEET_FIELDS:
+        value = getattr(change, name)
+        if value is not MISSING:
+            values[name] = value
+    missing = [name for name in SHEET_FIELDS if name not in values]
+    if missing:
+        raise ValueError(f"a sheet change without a sheet to merge into lacks {missing}")
+    return build(Sheet, values)
 
 
 class Prompt(_Payload):
@@ -910,7 +974,10 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
         "decision_with_hand": decision_with_hand,
         "timer": memo.get(("timer", code), None, lambda: tuple(
             speak.timer_sentence(s) for s in range(1, 11))),
-        "idle": memo.get(("idle", seat), (names, phase is Phase.OVER, waits),
+        # "You" is named only to a seat the table waits for: every other seat (and a
+        # spectator) hears the same idle sentence, made once.
+        "idle": memo.get(("idle", (code, player if asked else None)),
+                         (names, phase is Phase.OVER, waits),
                          lambda: speak.idle_sentence(view, names)),
-        "rules": speak.rules_sentence(view.rules),
+        "rules": memo.get(("rules", code), view.rules, lambda: speak.rules_sentence(view.rules)),
     })

@@ -41,6 +41,7 @@ from .payloads import (
     Prompt,
     SeatInfo,
     Sheet,
+    SheetChange,
     TableInfo,
     ViewPayload,
 )
@@ -837,8 +838,9 @@ class Events(_Server):
     """The narration of the game events among the items: one entry per step."""
     view: ViewPayload | None = None
     """Your view of the game after these items, when they hold a game event; else null."""
-    sheet: Sheet | None = None
-    """What the shortcuts say about ``view``, in your language; null with no view."""
+    sheet: SheetChange | None = None
+    """With ``view``: what the shortcuts say about it that changed since the last sheet
+    sent to you (merge it into that one: docs/protocol.md); null with no view."""
     older: Annotated[Older | None, Field(exclude_if=lambda v: v is None)] = None
     """On a catch-up (``last_seq`` given) that left items out to stay small: which ones,
     for ``history`` to page back. Absent from every other frame (so clients of before

@@ -37,6 +37,7 @@
  * @typedef {{after: number, before: number}} Older
  * @typedef {{type: "events", seq: number, items: Item[], prompt: Prompt | null,
  *   text: string[], view: View | null, sheet: Sheet | null, older?: Older | null}} EventsMsg
+ *   (an events frame's `sheet` holds the fields changed since the last one: merged in)
  * @typedef {{type: "error", code: string, message: string, text?: string}} ErrorMsg
  */
 
