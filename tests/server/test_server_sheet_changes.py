@@ -187,6 +187,20 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     assert first.sheet.model_fields_set == set(Sheet.model_fields)
 
 
+def test_a_change_has_the_sheets_fields_each_optional() -> None:
+    """:class:`SheetChange` is :class:`Sheet` with every field optional: the same names in
+    the same order, each the sheet's type or left out, described by the sheet's text."""
+    from pydantic import MISSING
+
+    from nimmt.server.payloads import SheetChange
+
+    whole, change = Sheet.model_fields, SheetChange.model_fields
+    assert list(change) == list(whole)
+    for name, f in whole.items():
+        assert change[name].annotation == (f.annotation | MISSING), name
+        assert change[name].default is MISSING and change[name].description == f.description
+
+
 def test_a_change_without_a_sheet_to_merge_into_is_refused() -> None:
     change = P.parse_server(json.dumps({"type": "events", "seq": 1, "items": [],
                                         "view": None, "sheet": {"chosen": "x"}}))
