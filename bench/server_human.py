@@ -488,8 +488,9 @@ def main() -> None:
     with psycopg.connect(PG, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{database}"')
     try:
-        one = ladder(1, [int(x) for x in args.levels1.split(",")], database, args)
-        two = ladder(2, [int(x) for x in args.levels2.split(",")], database, args)
+        # An empty list of levels skips that setup (``--levels2 ""``: one process alone).
+        one = ladder(1, [int(x) for x in args.levels1.split(",") if x], database, args)
+        two = ladder(2, [int(x) for x in args.levels2.split(",") if x], database, args)
         if args.profile:
             profile_knee(one, database, args)
     finally:
