@@ -112,10 +112,16 @@ EXPECTED = """() => {
       prompts.push([m.prompt.kind === "row" ? "row" : "turn", t]);
     }
   }
-  // Frames that come together are one step (app.js waits 60 ms for them): a decision
-  // answered and replaced by the next within it is the next one's step.
+  // Frames that come together are one step (app.js waits until no frame came for 60 ms,
+  // and a busy machine fires that timer late): a decision answered and replaced by the
+  // next within one step is the next one's step. A decision is surely a step of its own
+  // when the frames after it pause for 300 ms before the next decision comes.
+  const times = window.__frames.map(([t]) => t);
   prompts.forEach(([name, t], i) => {
-    if (i + 1 >= prompts.length || prompts[i + 1][1] - t > 100) want.push([name, t]);
+    if (i + 1 >= prompts.length) { want.push([name, t]); return; }
+    const next = prompts[i + 1][1];
+    const between = [t, ...times.filter((x) => x > t && x < next), next];
+    if (between.some((x, k) => k > 0 && x - between[k - 1] >= 300)) want.push([name, t]);
   });
   return want;
 }"""
