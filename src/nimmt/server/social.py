@@ -283,11 +283,7 @@ class Social:
 
     async def _invite(self, conn: Connection, name: str, ref: P.Ref) -> None:
         me = conn.player_id
-        code = (conn.table.code if conn.table is not None
-                else conn.remote.code if conn.remote is not None else None)
-        if code is None:
-            raise P.ProtocolError("not_at_table", "invite people to a table you are at: "
-                                  "join or create one first")
+        code = _table_of(conn, "invite people to a table you are at")
         s = self.settings
         if self.invited.full(me):
             raise P.ProtocolError("quota", f"at most {s.invites_per_minute} invitations a "
@@ -301,11 +297,7 @@ class Social:
             await self.hub.accounts.signal("invite", player_id=to)
 
     async def _invite_link(self, conn: Connection, ref: P.Ref) -> None:
-        code = (conn.table.code if conn.table is not None
-                else conn.remote.code if conn.remote is not None else None)
-        if code is None:
-            raise P.ProtocolError("not_at_table", "an invitation link is to a table you are "
-                                  "at: join or create one first")
+        code = _table_of(conn, "an invitation link is to a table you are at")
         s = self.settings
         if self.links.full(conn.player_id):
             raise P.ProtocolError("quota", f"at most {s.invite_links_per_hour} invitation "
@@ -698,6 +690,16 @@ def _lines(to: int | None, after: int, limit: int, since: float | None = None) -
         return list(reversed(list(rows)))
 
     return q
+
+
+def _table_of(conn: Connection, why: str) -> str:
+    """The code of the table ``conn`` is at (here or at another process), or
+    ``not_at_table`` saying ``why``."""
+    if conn.table is not None:
+        return conn.table.code
+    if conn.remote is not None:
+        return conn.remote.code
+    raise P.ProtocolError("not_at_table", f"{why}: join or create one first")
 
 
 def _relations_of(me: int) -> Op:
