@@ -76,8 +76,11 @@ def _forms(message: Message) -> list[str]:
 
 
 def test_template_holds_every_message_of_the_code() -> None:
-    found = extract_from_file("python", LOCALE_DIR.parent / "narrate.py", keywords=KEYWORDS)
-    in_code = {m if isinstance(m, str) else tuple(m) for _, m, _, _ in found}
+    in_code = {
+        m if isinstance(m, str) else tuple(m)
+        for module in sorted((LOCALE_DIR.parent / "narrate").glob("*.py"))
+        for _, m, _, _ in extract_from_file("python", module, keywords=KEYWORDS)
+    }
     template = {m.id for m in _read(TEMPLATE) if m.id}
     assert in_code == template, "run scripts/i18n extract"
     assert len(template) > 80

@@ -459,7 +459,7 @@ def test_kept_sentences_are_the_ones_said_fresh_and_stay_bounded(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A narrator keeps the sentences of rows, cards, the clock and the rules: asked again,
     it says what a new narrator says, and it keeps at most ``MEMO_SIZE`` of them."""
-    import nimmt.narrate as N
+    import nimmt.narrate.base as N
     monkeypatch.setattr(N, "MEMO_SIZE", 50)
     kept = Narrator("cs")
     rows = [[3, 17, 44], [55], [-9, 101], [8, 9, 10, 11, 12]]
