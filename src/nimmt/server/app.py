@@ -29,12 +29,10 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -51,7 +49,7 @@ from . import protocol as P
 from .accounts import ACCOUNT_MESSAGES, Accounts
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
-from .fanout import error_frame
+from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
 from .health import health_routes
 from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refused_response
@@ -67,8 +65,8 @@ from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
-from .store import LogEntry, Store, game_players, games, players, tables
-from .table import TableActor
+from .store import LogEntry, Store
+from .table import Peer, TableActor
 from .text import clean_text
 from .tutor import Job, Tutor, TutorBusy, TutorStopped
 
@@ -87,21 +85,6 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 FRAME_COST = 64
 #: Numbers for connections (how tables tell them apart).
 _CONNECTION_IDS = itertools.count(1)
-
-
-def echo_ref(text: str) -> P.Ref:
-    """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it.
-
-    Read with the parser's limits (at their ceiling, so whatever the settings let
-    through is read): a frame refused for its depth must not recurse here instead."""
-    try:
-        data = P.load_json(text, P.MAX_DEPTH_CEILING)
-    except P.ProtocolError:
-        return None
-    ref = data.get("ref") if isinstance(data, dict) else None
-    if (type(ref) is int and abs(ref) < 1 << 53) or (type(ref) is str and len(ref) <= 64):
-        return ref
-    return None
 
 
 class Connection:
@@ -346,7 +329,7 @@ class Hub:
         if row.status == "open":
             # Nobody can be at an unstarted table after a restart: close it rather
             # than bring back tables that anyone could have opened by the thousand.
-            await self.store.run(_close_table(int(row.id)))
+            await self.store.close_table(int(row.id))
             return None
         actor = self._actor(row)
         actor.token = token
@@ -462,9 +445,11 @@ class Hub:
             return True
         return self.cluster is not None and await self.store.table_by_code(code) is not None
 
-    def drop(self, conn: Connection) -> None:
-        """Close ``conn``: its table moved to another process (it reconnects)."""
-        conn.drop()
+    def drop(self, peer: Peer) -> None:
+        """Close ``peer`` if it is a connection of this process: its table moved to another
+        process (it reconnects). A remote peer's own process closes it."""
+        if isinstance(peer, Connection):
+            peer.drop()
 
     # -- frames ---------------------------------------------------------------------
 
@@ -684,17 +669,9 @@ class Hub:
             if code not in self.tables:
                 break
 
-        async def op(c: AsyncConnection) -> int:
-            res = await c.execute(
-                tables.insert().values(code=code, name=name, host_id=conn.player_id,
-                                       rules=json.dumps(rules.to_dict()),
-                                       preset=rules.preset_name,
-                                       settings=json.dumps(settings), status="open",
-                                       created=time.time())
-            )
-            return int(res.inserted_primary_key[0])  # type: ignore[index]
-
-        table_id: int = await self.store.run(op)
+        table_id = await self.store.create_table(
+            code=code, name=name, host_id=conn.player_id, rules=json.dumps(rules.to_dict()),
+            preset=rules.preset_name, settings=json.dumps(settings))
         actor = TableActor(
             store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
             pages=self.pages, on_close=self.forget_table, table_id=table_id, code=code, name=name,
@@ -857,43 +834,14 @@ class Hub:
         its table closed), by game number: what a results page needs to find the game it
         shows (its id for the record, the replay and the analysis)."""
 
-        async def q(c: AsyncConnection) -> list[dict[str, Any]] | None:
-            table_id = (await c.execute(sa.select(sa.func.max(tables.c.id)).where(
-                tables.c.code == code))).scalar()
-            if table_id is None:
-                return None
-            rows = await c.execute(sa.select(games.c.id, games.c.game_no, games.c.finished)
-                                   .where(games.c.table_id == table_id)
-                                   .order_by(games.c.game_no).limit(1000))
-            return [{"id": r.id, "game_no": r.game_no, "finished": r.finished} for r in rows]
-
-        result: list[dict[str, Any]] | None = await self.store.read(q)
-        return result
+        return await self.store.table_games(code)
 
     async def game(self, game_id: int) -> dict[str, Any] | None:
         """Stored game ``game_id`` as ``/api/games/{id}`` gives it, its ``record`` still the
         JSON text the store keeps (a long game's is megabytes: it is parsed in a read
         process, :func:`game_json`)."""
 
-        async def q(c: AsyncConnection) -> dict[str, Any] | None:
-            row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
-            if row is None:
-                return None
-            code = (await c.execute(sa.select(tables.c.code).where(
-                tables.c.id == row.table_id))).scalar()
-            seats = await c.execute(sa.select(game_players).where(
-                game_players.c.game_id == game_id).order_by(game_players.c.seat))
-            return {
-                "id": row.id, "table": code, "game_no": row.game_no, "rated": row.rated,
-                "finished": row.finished, "ended": row.ended,
-                "players": [{"seat": s.seat, "name": s.name, "total": s.total,
-                             "winner": s.winner, "human": s.player_id is not None,
-                             "mu_after": s.mu_after} for s in seats],
-                "record": str(row.record),
-            }
-
-        result: dict[str, Any] | None = await self.store.read(q)
-        return result
+        return await self.store.game(game_id)
 
     async def analysis(self, game_id: int, address: str) -> GameReview:
         """The expert's review of finished game ``game_id``: from memory, or computed once
@@ -932,7 +880,7 @@ class Hub:
         """Check that game ``game_id`` may be analysed for ``address``, and queue it."""
         if self.stopping:
             raise AnalysisRefused(503, "the server is stopping; ask again when it is back", None)
-        row = await self.store.read(_finished_record(game_id))
+        row = await self.store.finished_record(game_id)
         if row is None:
             raise AnalysisRefused(404, f"no game {game_id}", None)
         finished, record = row
@@ -984,28 +932,8 @@ class Hub:
             self.analyses.popitem(last=False)
 
     async def player(self, name: str) -> dict[str, Any] | None:
-        async def q(c: AsyncConnection) -> dict[str, Any] | None:
-            row = (await c.execute(sa.select(players).where(players.c.name == name))).first()
-            if row is None:
-                return None
-            res = await c.execute(
-                sa.select(game_players, games.c.rated, games.c.finished, games.c.ended)
-                .join(games, games.c.id == game_players.c.game_id)
-                .where(game_players.c.player_id == row.id)
-                .order_by(games.c.id.desc()).limit(200)
-            )
-            return {
-                "name": row.name,
-                "rating": {"mu": row.mu, "sigma": row.sigma,
-                           "ordinal": row.mu - 3 * row.sigma},
-                "rated_games": row.rated_games,
-                "games": [{"id": g.game_id, "seat": g.seat, "total": g.total,
-                           "winner": g.winner, "rated": g.rated, "finished": g.finished,
-                           "ended": g.ended} for g in res],
-            }
-
-        result: dict[str, Any] | None = await self.store.read(q)
-        return result
+        """Player ``name``'s rating and newest games, as ``/api/players/{name}`` gives them."""
+        return await self.store.player_games(name)
 
 
 def game_json(data: dict[str, Any]) -> bytes:
@@ -1032,17 +960,6 @@ class AnalysisRefused(Exception):
         self.status = status
         self.message = message
         self.wait = wait
-
-
-def _finished_record(
-    game_id: int,
-) -> Callable[[AsyncConnection], Coroutine[Any, Any, tuple[bool, str] | None]]:
-    async def q(c: AsyncConnection) -> tuple[bool, str] | None:
-        row = (await c.execute(sa.select(games.c.finished, games.c.record)
-                               .where(games.c.id == game_id))).first()
-        return None if row is None else (bool(row.finished), str(row.record))
-
-    return q
 
 
 #: The statuses of a live table: it holds its seats (and its bots think, once started).
@@ -1086,13 +1003,6 @@ async def _disconnected(request: Request) -> None:
     """Return when the client of ``request`` has gone."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
-
-
-def _close_table(table_id: int) -> Callable[[AsyncConnection], Coroutine[Any, Any, None]]:
-    async def op(c: AsyncConnection) -> None:
-        await c.execute(tables.update().where(tables.c.id == table_id).values(status="closed"))
-
-    return op
 
 
 def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Starlette:

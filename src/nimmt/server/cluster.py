@@ -41,13 +41,12 @@ import itertools
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import redis.asyncio as aioredis
-import sqlalchemy as sa
 
 from . import protocol as P
-from .fanout import error_frame
+from .fanout import echo_ref, error_frame
 from .logs import event, set_context
 from .nodewire import (
     NODE_MAX,
@@ -67,13 +66,17 @@ from .nodewire import (
 )
 from .payloads import Sheet
 from .reads import ReadRefused, TableRead, answer
-from .store import StaleOwner, fence, tables
+from .store import StaleOwner, fence
 
 if TYPE_CHECKING:
-    from .app import Connection, Hub
-    from .table import TableActor
+    from .metrics import Metrics
+    from .settings import Settings
+    from .social import Social
+    from .store import LogEntry, Store
+    from .table import Peer, TableActor
 
-__all__ = ["Cluster", "RemotePeer", "RemoteTable", "TableMoving", "lobby_entry"]
+__all__ = ["Cluster", "ClusterHost", "EdgeConnection", "RemotePeer", "RemoteTable",
+           "TableMoving", "lobby_entry"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -111,6 +114,52 @@ local now = tonumber(redis.call('GET', KEYS[1]) or '0')
 if now < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
 return 1
 """
+
+
+class EdgeConnection(Protocol):
+    """A connection of this process as the cluster knows it: who it is, where its table
+    is when another process owns it, and how frames reach it (the hub's
+    :class:`~.app.Connection`)."""
+
+    id: int
+    player_id: int
+    name: str
+    lang: str
+    #: The newest stream position it was sent: a frame from the owner carries it.
+    seq: int
+    #: Its table, when another process owns it.
+    remote: RemoteTable | None
+
+    def send(self, text: str) -> None: ...
+
+    def drop(self, reason: str = ...) -> None:
+        """Close it so that it reconnects (its table moved)."""
+
+
+class ClusterHost(Protocol):
+    """What the cluster needs of the process it runs in (the :class:`~.app.Hub`): its
+    settings, store, metrics and social checks, the tables it holds, and how to bring a
+    table back, let one go and drop a connection. The cluster reaches nothing else of the
+    hub, so neither module needs the other's code."""
+
+    settings: Settings
+    store: Store
+    metrics: Metrics
+    social: Social
+    #: The tables this process holds, by code.
+    tables: dict[str, TableActor]
+    #: Whether this process is stopping (it takes no table over).
+    draining: bool
+
+    async def resume_table(self, row: Any, entries: list[LogEntry],
+                           token: int | None = None) -> TableActor | None:
+        """Table ``row`` running here again from its log, owned with fencing ``token``."""
+
+    def forget_table(self, actor: TableActor) -> None:
+        """``actor`` ended here (closed, or lost to another process)."""
+
+    def drop(self, peer: Peer) -> None:
+        """Close ``peer`` (a connection of this process) so that it reconnects."""
 
 
 class TableMoving(P.ProtocolError):
@@ -188,7 +237,7 @@ class RemoteTable:
         self.code = code
         self.owner = owner
 
-    def _to_owner(self, conn: Connection, kind: str, **fields: Any) -> None:
+    def _to_owner(self, conn: EdgeConnection, kind: str, **fields: Any) -> None:
         c = self.cluster
         body = {"k": kind, "t": self.code, "n": c.node, "c": conn.id, "p": conn.player_id,
                 "nm": conn.name, "l": conn.lang, **fields}
@@ -203,14 +252,14 @@ class RemoteTable:
 
         sent.add_done_callback(check)
 
-    def attach(self, conn: Connection, mode: str, last_seq: int | None, ref: P.Ref) -> None:
+    def attach(self, conn: EdgeConnection, mode: str, last_seq: int | None, ref: P.Ref) -> None:
         self.cluster.edges[conn.id] = conn
         self._to_owner(conn, "in", m=mode, s=last_seq, r=ref)
 
-    def message(self, conn: Connection, msg: P.ClientMessage) -> None:
+    def message(self, conn: EdgeConnection, msg: P.ClientMessage) -> None:
         self._to_owner(conn, "msg", x=msg.model_dump_json(exclude_unset=True))
 
-    def detach(self, conn: Connection) -> None:
+    def detach(self, conn: EdgeConnection) -> None:
         self.cluster.edges.pop(conn.id, None)
         self._to_owner(conn, "out")
 
@@ -218,7 +267,7 @@ class RemoteTable:
 class Cluster:
     """This process's part in a cluster of server processes sharing one Redis."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: ClusterHost) -> None:
         self.hub = hub
         s = hub.settings
         self.settings = s
@@ -232,7 +281,7 @@ class Cluster:
         #: Remote connections at the tables owned here, by their number at the tables.
         self.peers: dict[int, RemotePeer] = {}
         #: Connections of this process at tables owned elsewhere, by number.
-        self.edges: dict[int, Connection] = {}
+        self.edges: dict[int, EdgeConnection] = {}
         self._out: asyncio.Queue[tuple[str, bytes, asyncio.Future[int] | None]] = \
             asyncio.Queue()
         #: What goes to each edge at the end of this turn of the event loop (each entry as
@@ -289,11 +338,7 @@ class Cluster:
                        asyncio.create_task(self._send_loop(), name="nimmt-cluster-send"),
                        asyncio.create_task(self._heartbeat(), name="nimmt-cluster-heartbeat")]
 
-        async def live(c: Any) -> list[int]:
-            res = await c.execute(sa.select(tables.c.id).where(tables.c.status != "closed"))
-            return [int(r[0]) for r in res]
-
-        for table_id in await self.hub.store.read(live):
+        for table_id in await self.hub.store.live_table_ids():
             await self.take(table_id)
 
     async def close(self) -> None:
@@ -394,7 +439,7 @@ class Cluster:
                 # read next is the whole log.
                 await hub.store.run(lambda c: fence(c, table_id, token))
             except StaleOwner:
-                newest = await hub.store.read(lambda c: _fence_of(c, table_id))
+                newest = await hub.store.fence_of(table_id)
                 await self._raise(keys=[self.key("fence", table_id)], args=[newest])
                 raise
             row, entries = await hub.store.table_with_log(table_id)
@@ -426,7 +471,7 @@ class Cluster:
                 self.to_edge(peer.node, [peer.conn, "d" if actor.lost else "l", actor.code, 0])
                 self.peers.pop(peer.id, None)
             elif actor.lost:
-                self.hub.drop(peer)  # type: ignore[arg-type]
+                self.hub.drop(peer)
         self._lobby.pop(actor.code, None)
         with contextlib.suppress(Exception):
             await self.redis.hdel(self.key("lobby"), actor.code)
@@ -845,16 +890,10 @@ class Cluster:
             self._refuse(peer, exc, body.x)
 
     def _refuse(self, peer: RemotePeer, exc: P.ProtocolError, frame: str) -> None:
-        from .app import echo_ref  # the app imports this module
-
         peer.send(error_frame(peer.seq, exc.code, exc.message, echo_ref(frame), peer.lang))
 
-    def drop(self, conn: Connection) -> None:
+    def drop(self, conn: EdgeConnection) -> None:
+        """Close ``conn``, a connection of this process at a table owned elsewhere: the
+        table moved (or its owner is gone), so it reconnects."""
         self.edges.pop(conn.id, None)
-        self.hub.drop(conn)
-
-
-async def _fence_of(conn: Any, table_id: int) -> int:
-    res = await conn.execute(sa.select(tables.c.fence).where(tables.c.id == table_id))
-    return int(res.scalar() or 0)
-
+        conn.drop()

@@ -57,8 +57,8 @@ from .reducer import (
     speaker_of,
 )
 
-__all__ = ["STEP_STARTS", "Fanout", "Peer", "bounded", "error_frame", "history_frame",
-           "narration", "older", "seen", "since"]
+__all__ = ["STEP_STARTS", "Fanout", "Peer", "bounded", "echo_ref", "error_frame",
+           "history_frame", "narration", "older", "seen", "since"]
 
 #: Events that open a new resolution step: the narration says each step as one entry.
 STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
@@ -111,6 +111,21 @@ def error_frame(seq: int, code: P.ErrorCode, message: str, ref: P.Ref, lang: str
                                 "message": message,
                                 "text": speaker_of(lang).refusal_sentence(code), "ref": ref,
                                 "retry_after": retry_after}))
+
+
+def echo_ref(text: str) -> P.Ref:
+    """The ``ref`` of a refused frame, when it is a valid ref, so the client can match it.
+
+    Read with the parser's limits (at their ceiling, so whatever the settings let
+    through is read): a frame refused for its depth must not recurse here instead."""
+    try:
+        data = P.load_json(text, P.MAX_DEPTH_CEILING)
+    except P.ProtocolError:
+        return None
+    ref = data.get("ref") if isinstance(data, dict) else None
+    if (type(ref) is int and abs(ref) < 1 << 53) or (type(ref) is str and len(ref) <= 64):
+        return ref
+    return None
 
 
 def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any],

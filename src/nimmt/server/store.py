@@ -592,6 +592,130 @@ class Store:
         result: list[tuple[int, str, str]] = await self.read(q)
         return result
 
+    async def live_table_ids(self) -> list[int]:
+        """The ids of every table not closed (a cluster's first process takes each over)."""
+
+        async def q(conn: AsyncConnection) -> list[int]:
+            res = await conn.execute(sa.select(tables.c.id).where(tables.c.status != "closed"))
+            return [int(r[0]) for r in res]
+
+        result: list[int] = await self.read(q)
+        return result
+
+    async def fence_of(self, table_id: int) -> int:
+        """The newest fencing token that wrote table ``table_id``'s log (0: none)."""
+
+        async def q(conn: AsyncConnection) -> int:
+            res = await conn.execute(sa.select(tables.c.fence).where(tables.c.id == table_id))
+            return int(res.scalar() or 0)
+
+        result: int = await self.read(q)
+        return result
+
+    async def create_table(self, *, code: str, name: str, host_id: int, rules: str,
+                           preset: str | None, settings: str) -> int:
+        """A new open table (``rules`` and ``settings`` as JSON text): its id, once stored."""
+
+        async def op(c: AsyncConnection) -> int:
+            res = await c.execute(
+                tables.insert().values(code=code, name=name, host_id=host_id, rules=rules,
+                                       preset=preset, settings=settings, status="open",
+                                       created=time.time()))
+            return int(res.inserted_primary_key[0])  # type: ignore[index]
+
+        table_id: int = await self.run(op)
+        return table_id
+
+    async def close_table(self, table_id: int) -> None:
+        """Mark table ``table_id`` closed."""
+
+        async def op(c: AsyncConnection) -> None:
+            await c.execute(tables.update().where(tables.c.id == table_id)
+                            .values(status="closed"))
+
+        await self.run(op)
+
+    # -- the JSON API's reads of finished games and players ------------------------
+
+    async def table_games(self, code: str) -> list[dict[str, Any]] | None:
+        """The stored games (id, number, finished) of the newest table with ``code``, by
+        number, or None if no table ever had that code."""
+
+        async def q(c: AsyncConnection) -> list[dict[str, Any]] | None:
+            table_id = (await c.execute(sa.select(sa.func.max(tables.c.id)).where(
+                tables.c.code == code))).scalar()
+            if table_id is None:
+                return None
+            rows = await c.execute(sa.select(games.c.id, games.c.game_no, games.c.finished)
+                                   .where(games.c.table_id == table_id)
+                                   .order_by(games.c.game_no).limit(1000))
+            return [{"id": r.id, "game_no": r.game_no, "finished": r.finished} for r in rows]
+
+        result: list[dict[str, Any]] | None = await self.read(q)
+        return result
+
+    async def game(self, game_id: int) -> dict[str, Any] | None:
+        """Stored game ``game_id`` with its table's code and its players by seat; its
+        ``record`` the JSON text as stored (left for the caller to parse)."""
+
+        async def q(c: AsyncConnection) -> dict[str, Any] | None:
+            row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
+            if row is None:
+                return None
+            code = (await c.execute(sa.select(tables.c.code).where(
+                tables.c.id == row.table_id))).scalar()
+            seats = await c.execute(sa.select(game_players).where(
+                game_players.c.game_id == game_id).order_by(game_players.c.seat))
+            return {
+                "id": row.id, "table": code, "game_no": row.game_no, "rated": row.rated,
+                "finished": row.finished, "ended": row.ended,
+                "players": [{"seat": s.seat, "name": s.name, "total": s.total,
+                             "winner": s.winner, "human": s.player_id is not None,
+                             "mu_after": s.mu_after} for s in seats],
+                "record": str(row.record),
+            }
+
+        result: dict[str, Any] | None = await self.read(q)
+        return result
+
+    async def finished_record(self, game_id: int) -> tuple[bool, str] | None:
+        """Whether game ``game_id`` was finished, and its record (JSON text); None if there
+        is no such game."""
+
+        async def q(c: AsyncConnection) -> tuple[bool, str] | None:
+            row = (await c.execute(sa.select(games.c.finished, games.c.record)
+                                   .where(games.c.id == game_id))).first()
+            return None if row is None else (bool(row.finished), str(row.record))
+
+        result: tuple[bool, str] | None = await self.read(q)
+        return result
+
+    async def player_games(self, name: str) -> dict[str, Any] | None:
+        """Player ``name``'s rating and newest 200 games, or None for no such player."""
+
+        async def q(c: AsyncConnection) -> dict[str, Any] | None:
+            row = (await c.execute(sa.select(players).where(players.c.name == name))).first()
+            if row is None:
+                return None
+            res = await c.execute(
+                sa.select(game_players, games.c.rated, games.c.finished, games.c.ended)
+                .join(games, games.c.id == game_players.c.game_id)
+                .where(game_players.c.player_id == row.id)
+                .order_by(games.c.id.desc()).limit(200)
+            )
+            return {
+                "name": row.name,
+                "rating": {"mu": row.mu, "sigma": row.sigma,
+                           "ordinal": row.mu - 3 * row.sigma},
+                "rated_games": row.rated_games,
+                "games": [{"id": g.game_id, "seat": g.seat, "total": g.total,
+                           "winner": g.winner, "rated": g.rated, "finished": g.finished,
+                           "ended": g.ended} for g in res],
+            }
+
+        result: dict[str, Any] | None = await self.read(q)
+        return result
+
 
 async def _entries(conn: AsyncConnection, table_id: int) -> list[LogEntry]:
     res = await conn.execute(
