@@ -31,9 +31,23 @@ def test_every_message_and_code_is_documented() -> None:
     assert len(CLIENT_TYPES) == 38 and len(SERVER_TYPES) == 16
     for t in CLIENT_TYPES + SERVER_TYPES:
         assert f"`{t}`" in DOC, t
-    assert set(typing.get_args(P.ErrorCode)) == set(P.ERROR_CODES)
-    for code in P.ERROR_CODES:
+    for code in P.ErrorCode:
         assert f"`{code}`" in DOC, code
+
+
+def test_error_codes_are_declared_once_with_a_meaning() -> None:
+    """The schema lists the codes of the enum, each with its description, and the ``code``
+    field of ``error`` takes exactly them, as wire strings."""
+    schema = P.protocol_schema()
+    assert schema["error_codes"] == {c.value: c.description for c in P.ErrorCode}
+    assert all(c.description for c in P.ErrorCode)
+    assert schema["server"]["$defs"]["ErrorCode"]["enum"] == [c.value for c in P.ErrorCode]
+    err = P.parse_server('{"type": "error", "seq": 0, "code": "no_table", "message": "m"}')
+    assert isinstance(err, P.Error) and err.code is P.ErrorCode.NO_TABLE
+    assert err.model_dump(mode="json")["code"] == "no_table"
+    assert P.ProtocolError("no_table", "m").code is P.ErrorCode.NO_TABLE
+    with pytest.raises(ValueError):
+        P.ProtocolError("no_tabel", "m")
 
 
 def test_every_code_the_server_raises_is_known() -> None:
@@ -42,7 +56,7 @@ def test_every_code_the_server_raises_is_known() -> None:
         text = path.read_text()
         used |= set(re.findall(r'ProtocolError\(\s*"(\w+)"', text))
         used |= set(re.findall(r'\.(?:_error|error)\(\s*(?:\w+(?:\[\d\])?, )?"(\w+)"', text))
-    assert used and used <= set(P.ERROR_CODES), used - set(P.ERROR_CODES)
+    assert used and used <= set(P.ErrorCode), used - set(P.ErrorCode)
 
 
 def test_doc_examples_are_valid_messages() -> None:
@@ -269,13 +283,14 @@ def test_every_refusal_and_notice_is_said_in_every_language() -> None:
     from nimmt.narrate import REFUSALS, narrator
     from nimmt.server.payloads import NoticeName, NoticeReason
 
-    assert set(REFUSALS) == set(P.ERROR_CODES)
-    assert set(typing.get_args(P.ErrorCode)) == set(P.ERROR_CODES)
+    # Every code has its sentence, and no sentence is keyed by anything but a code.
+    assert set(REFUSALS) == set(P.ErrorCode)
+    assert all(type(code) is P.ErrorCode for code in REFUSALS)
     en = narrator("en")
     reasons: list[str | None] = [None, *typing.get_args(NoticeReason)]
     for lang in ("sr", "cs"):
         speak = narrator(lang)
-        for code in P.ERROR_CODES:
+        for code in P.ErrorCode:
             said = speak.refusal_sentence(code)
             assert said != en.refusal_sentence(code), (lang, code)
         for notice in typing.get_args(NoticeName):

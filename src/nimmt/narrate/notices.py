@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..error_codes import ErrorCode as E
 from ..errors import (
     CardNotInHand,
     GameOverError,
@@ -17,66 +18,66 @@ from ..errors import (
 from .base import N_, Vocabulary
 
 #: What a person hears when the server refuses a message, by the error's ``code``
-#: (``nimmt.server.protocol.ERROR_CODES`` lists the codes; a test pins the two together).
-REFUSALS: dict[str, str] = {
-    "bad_json": N_("The server could not read that message."),
-    "bad_message": N_("The server could not read that message."),
-    "frame_too_large": N_("That message is too long for the server."),
-    "rate_limited": N_("Too many messages; please wait a moment."),
-    "version": N_("This program and the server speak different versions; please update it."),
-    "not_authenticated": N_("The server does not know you yet; please connect again."),
-    "bad_token": N_("The server does not know you; please give your name again."),
-    "bad_name": N_(
+#: (:class:`~nimmt.error_codes.ErrorCode` declares the codes; a test pins the two together).
+REFUSALS: dict[E, str] = {
+    E.BAD_JSON: N_("The server could not read that message."),
+    E.BAD_MESSAGE: N_("The server could not read that message."),
+    E.FRAME_TOO_LARGE: N_("That message is too long for the server."),
+    E.RATE_LIMITED: N_("Too many messages; please wait a moment."),
+    E.VERSION: N_("This program and the server speak different versions; please update it."),
+    E.NOT_AUTHENTICATED: N_("The server does not know you yet; please connect again."),
+    E.BAD_TOKEN: N_("The server does not know you; please give your name again."),
+    E.BAD_NAME: N_(
         "That name cannot be used: choose a short name that shows letters, digits or signs."
     ),
-    "bad_language": N_("The server does not speak that language."),
-    "name_taken": N_("That name is taken. Choose another one."),
-    "no_table": N_("No open table has that code."),
-    "not_at_table": N_("Join or watch a table first."),
-    "table_full": N_("Every seat at that table is taken."),
-    "seat_taken": N_("That seat is taken."),
-    "no_seat": N_("There is no such seat, or it is empty."),
-    "not_seated": N_("Only a seated player may do that."),
-    "spectator": N_("You are watching; take a seat to play."),
-    "not_host": N_("Only the host may do that."),
-    "bad_rules": N_("Those rules cannot be played together."),
-    "bad_bot": N_("This server has no bot of that kind."),
-    "not_started": N_("The game has not started yet."),
-    "already_started": N_("The game has already started."),
-    "not_over": N_("The game is not over yet."),
-    "seats_empty": N_("A seat is still empty: add a bot or wait for a player."),
-    "not_your_turn": N_("That decision is not yours to make now."),
-    "card_not_in_hand": N_("You do not hold that card."),
-    "no_such_row": N_("Rows are numbered 1 to 4."),
-    "game_over": N_("The game is over."),
-    "chat_too_long": N_("That chat message is too long."),
-    "chat_empty": N_("That chat message is empty."),
-    "closed": N_("The table is closed."),
-    "kicked": N_("The host removed you from this table."),
-    "internal": N_("Something went wrong on the server; the game is unchanged. Please try again."),
-    "flooding": N_("Too many refused messages: the server closed the connection."),
-    "too_many_connections": N_("Too many connections come from your address."),
-    "server_full": N_("The server is full. Please try again later."),
-    "quota": N_("You have reached a limit of this server. Please try again later."),
-    "too_many_changes": N_("You have changed your card too often this turn."),
-    "hints_off": N_("Hints are off at this table."),
-    "hint_pending": N_("The expert is still thinking about your last question."),
-    "busy": N_("The expert is busy. Please try again in a moment."),
-    "sign_in_failed": N_("The name and password do not match."),
-    "sign_in_limited": N_("Too many failed sign-ins. Please wait a little and try again."),
-    "sign_in_busy": N_("The server is busy signing people in. Please try again in a moment."),
-    "weak_password": N_("That password is too short or too long."),
-    "no_password": N_("Add a password to your name first."),
-    "signed_out": N_("You were signed out: this session has ended."),
-    "no_session": N_("You have no such session."),
-    "banned": N_("The operator of this server has banned you."),
-    "muted": N_("The operator of this server has muted you: your messages are not sent."),
-    "server_busy": N_("The server is busy. Please try again in a moment."),
-    "no_player": N_("No player has that name."),
-    "no_invitation": N_("That invitation was already answered or has expired."),
-    "not_friends": N_("Private messages go only between friends who follow each other."),
-    "blocked": N_("Someone at this table has blocked you, so you cannot sit here."),
-    "restarting": N_("The server is restarting. You will be reconnected in a moment."),
+    E.BAD_LANGUAGE: N_("The server does not speak that language."),
+    E.NAME_TAKEN: N_("That name is taken. Choose another one."),
+    E.NO_TABLE: N_("No open table has that code."),
+    E.NOT_AT_TABLE: N_("Join or watch a table first."),
+    E.TABLE_FULL: N_("Every seat at that table is taken."),
+    E.SEAT_TAKEN: N_("That seat is taken."),
+    E.NO_SEAT: N_("There is no such seat, or it is empty."),
+    E.NOT_SEATED: N_("Only a seated player may do that."),
+    E.SPECTATOR: N_("You are watching; take a seat to play."),
+    E.NOT_HOST: N_("Only the host may do that."),
+    E.BAD_RULES: N_("Those rules cannot be played together."),
+    E.BAD_BOT: N_("This server has no bot of that kind."),
+    E.NOT_STARTED: N_("The game has not started yet."),
+    E.ALREADY_STARTED: N_("The game has already started."),
+    E.NOT_OVER: N_("The game is not over yet."),
+    E.SEATS_EMPTY: N_("A seat is still empty: add a bot or wait for a player."),
+    E.NOT_YOUR_TURN: N_("That decision is not yours to make now."),
+    E.CARD_NOT_IN_HAND: N_("You do not hold that card."),
+    E.NO_SUCH_ROW: N_("Rows are numbered 1 to 4."),
+    E.GAME_OVER: N_("The game is over."),
+    E.CHAT_TOO_LONG: N_("That chat message is too long."),
+    E.CHAT_EMPTY: N_("That chat message is empty."),
+    E.CLOSED: N_("The table is closed."),
+    E.KICKED: N_("The host removed you from this table."),
+    E.INTERNAL: N_("Something went wrong on the server; the game is unchanged. Please try again."),
+    E.FLOODING: N_("Too many refused messages: the server closed the connection."),
+    E.TOO_MANY_CONNECTIONS: N_("Too many connections come from your address."),
+    E.SERVER_FULL: N_("The server is full. Please try again later."),
+    E.QUOTA: N_("You have reached a limit of this server. Please try again later."),
+    E.TOO_MANY_CHANGES: N_("You have changed your card too often this turn."),
+    E.HINTS_OFF: N_("Hints are off at this table."),
+    E.HINT_PENDING: N_("The expert is still thinking about your last question."),
+    E.BUSY: N_("The expert is busy. Please try again in a moment."),
+    E.SIGN_IN_FAILED: N_("The name and password do not match."),
+    E.SIGN_IN_LIMITED: N_("Too many failed sign-ins. Please wait a little and try again."),
+    E.SIGN_IN_BUSY: N_("The server is busy signing people in. Please try again in a moment."),
+    E.WEAK_PASSWORD: N_("That password is too short or too long."),
+    E.NO_PASSWORD: N_("Add a password to your name first."),
+    E.SIGNED_OUT: N_("You were signed out: this session has ended."),
+    E.NO_SESSION: N_("You have no such session."),
+    E.BANNED: N_("The operator of this server has banned you."),
+    E.MUTED: N_("The operator of this server has muted you: your messages are not sent."),
+    E.SERVER_BUSY: N_("The server is busy. Please try again in a moment."),
+    E.NO_PLAYER: N_("No player has that name."),
+    E.NO_INVITATION: N_("That invitation was already answered or has expired."),
+    E.NOT_FRIENDS: N_("Private messages go only between friends who follow each other."),
+    E.BLOCKED: N_("Someone at this table has blocked you, so you cannot sit here."),
+    E.RESTARTING: N_("The server is restarting. You will be reconnected in a moment."),
 }
 
 
@@ -101,10 +102,10 @@ class NoticeSentences(Vocabulary):
         logs and may name what the person cannot see. An unknown code gets the general
         sentence, so a newer server never leaves a client silent.
         """
-        template = REFUSALS.get(code)
-        if template is None:
+        try:
+            return self._(REFUSALS[E(code)])
+        except ValueError:
             return self._("Something went wrong; please try again.")
-        return self._(template)
     def notice_sentence(
         self,
         notice: str,

@@ -575,14 +575,14 @@ class Accounts:
             return list(self.online.get(player_id, ()))
         return [c for conns in self.online.values() for c in conns]
 
-    def ended_session(self, session_id: int, code: P.ErrorCode) -> int:
+    def ended_session(self, session_id: int, code: P.CodeLike) -> int:
         """Close this process's connections of session ``session_id``; how many."""
         hit = [c for c in self._connections() if c.session_id == session_id]
         for c in hit:
             self._shut(c, code, "this session was ended")
         return len(hit)
 
-    def ended_player(self, player_id: int, keep: int | None, code: P.ErrorCode,
+    def ended_player(self, player_id: int, keep: int | None, code: P.CodeLike,
                      why: str = "this session was ended") -> int:
         """Close this process's connections of ``player_id`` but those of session
         ``keep``; how many."""
@@ -591,7 +591,7 @@ class Accounts:
             self._shut(c, code, why)
         return len(hit)
 
-    def _shut(self, conn: Connection, code: P.ErrorCode, why: str) -> None:
+    def _shut(self, conn: Connection, code: P.CodeLike, why: str) -> None:
         if conn.gone and conn.closing:
             return
         conn.cut_off(code, why)

@@ -205,11 +205,11 @@ class Connection:
     def _stalled(self) -> None:
         self.close_slow(f"nothing taken for {self.write_timeout:g} s (write_timeout)")
 
-    def error(self, code: P.ErrorCode, message: str, ref: P.Ref = None,
+    def error(self, code: P.CodeLike, message: str, ref: P.Ref = None,
               retry_after: float | None = None) -> None:
         self.send(error_frame(self.seq, code, message, ref, self.lang, retry_after))
 
-    def cut_off(self, code: P.ErrorCode, message: str) -> None:
+    def cut_off(self, code: P.CodeLike, message: str) -> None:
         """Send a last error and close (policy violation) once it has gone out."""
         self.error(code, message)
         self.close_reason = code
@@ -374,7 +374,7 @@ class Hub:
                  extra=event("server.draining", tables=len(self.tables),
                              connections=len(self.live)))
         for conn in list(self.live):
-            conn.error("restarting", P.ERROR_CODES["restarting"])
+            conn.error(P.ErrorCode.RESTARTING, P.ErrorCode.RESTARTING.description)
         actors = list(self.tables.values())
         settle = max(0.0, end - time.monotonic()) / 2
         await asyncio.gather(*(a.settle(settle) for a in actors))
@@ -780,7 +780,7 @@ class Hub:
         return (bool(sep) and scheme in ("http", "https") and host is not None
                 and netloc == host.strip().lower())
 
-    def count_in(self, conn: Connection) -> tuple[P.ErrorCode, str] | None:
+    def count_in(self, conn: Connection) -> tuple[P.CodeLike, str] | None:
         """Count a new connection in, or say why it may not stay."""
         s = self.settings
         if self.open_connections >= s.max_connections:

@@ -377,7 +377,7 @@ class Refuse:
     """Send connection ``conn`` an error: nothing changed (unless the table was halted)."""
 
     conn: int
-    code: P.ErrorCode
+    code: P.CodeLike
     message: str
     ref: P.Ref = None
 

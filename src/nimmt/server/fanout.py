@@ -102,12 +102,12 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
     return [text for text in out if text]
 
 
-def error_frame(seq: int, code: P.ErrorCode, message: str, ref: P.Ref, lang: str,
+def error_frame(seq: int, code: P.CodeLike, message: str, ref: P.Ref, lang: str,
                 retry_after: float | None = None) -> str:
     """An ``error`` frame: the code, the English details, and the refusal as the
     connection's reader hears it, in ``lang``; ``retry_after``: the seconds to wait before
     asking again, for a refusal that passes."""
-    return dump(build(P.Error, {"seq": seq, "type": "error", "code": code,
+    return dump(build(P.Error, {"seq": seq, "type": "error", "code": P.ErrorCode(code),
                                 "message": message,
                                 "text": speaker_of(lang).refusal_sentence(code), "ref": ref,
                                 "retry_after": retry_after}))
@@ -335,7 +335,7 @@ class Fanout:
         if peer is not None:
             peer.send(dump(build(P.Ack, {"seq": self.table.seq, "type": "ack", "ref": ref})))
 
-    def refuse(self, conn: int, code: P.ErrorCode, message: str, ref: P.Ref,
+    def refuse(self, conn: int, code: P.CodeLike, message: str, ref: P.Ref,
                retry_after: float | None = None) -> None:
         peer = self.peers.get(conn)
         if peer is not None:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .. import decisions as D
 from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
 from ..decisions import Decision
+from ..error_codes import CodeLike, ErrorCode, error_codes
 from .payloads import (
     AdvicePayload,
     ChatItem,
@@ -50,6 +51,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "ChatItem",
     "ClientMessage",
+    "CodeLike",
     "DecisionMessage",
     "ErrorCode",
     "EventItem",
@@ -74,142 +76,13 @@ __all__ = [
 #: Bumped whenever a message changes incompatibly; ``hello`` says which one a client speaks.
 PROTOCOL_VERSION = 1
 
-#: Every error code the server sends, with what it means (also in docs/protocol.md).
-ERROR_CODES: dict[str, str] = {
-    "bad_json": "the frame is not a JSON object",
-    "bad_message": "unknown message type, wrong or missing fields, or past a parser limit "
-                   "(nesting depth, number length, a lone surrogate)",
-    "frame_too_large": "the frame is larger than the server accepts",
-    "rate_limited": "too many messages; slow down",
-    "version": "the client speaks a protocol version the server does not",
-    "not_authenticated": "send hello first",
-    "bad_token": "the token is wrong",
-    "bad_name": "the display name is empty, too long, shows nothing, or holds control or "
-                "invisible characters",
-    "bad_language": "no narration in that language (en, sr, cs)",
-    "name_taken": "that name, or one that looks like it, belongs to another player or is "
-                  "used at this table",
-    "no_table": "no table has that code",
-    "not_at_table": "join or spectate a table first",
-    "table_full": "every seat is taken",
-    "seat_taken": "that seat is taken",
-    "no_seat": "there is no such seat, or it is empty",
-    "not_seated": "only a seated player may do that",
-    "spectator": "spectators watch; they do not act",
-    "not_host": "only the host may do that",
-    "bad_rules": "the rules are not valid",
-    "bad_bot": "this server offers no bot of that name (the message lists those it does)",
-    "not_started": "the game has not started",
-    "already_started": "the game has already started",
-    "not_over": "the game is not over yet",
-    "seats_empty": "a seat is still empty",
-    "not_your_turn": "that decision is not yours to make now",
-    "card_not_in_hand": "that card is not in your hand (or not in the pool)",
-    "no_such_row": "rows are numbered 1 to 4",
-    "game_over": "the game is over",
-    "chat_too_long": "the chat message is too long",
-    "chat_empty": "the chat message is empty",
-    "closed": "the table is closed",
-    "kicked": "the host removed you from this table",
-    "internal": "the server failed; the table's state is unchanged",
-    "flooding": "too many refused messages: the connection is closed",
-    "too_many_connections": "too many connections from one address",
-    "server_full": "the server holds as many tables or connections as it may",
-    "quota": "a limit per player or address is reached (tables, new names, chat, games)",
-    "too_many_changes": "the chosen card was changed too often this turn",
-    "hints_off": "hints are off at this table (always in rated games; the host may turn "
-                 "them off)",
-    "hint_pending": "a hint you asked for (on any connection, at any table) is still being "
-                    "computed",
-    "busy": "the server is computing as many hints and analyses as it may; ask again later",
-    "sign_in_failed": "the name and password (or recovery code) do not match an account",
-    "sign_in_limited": "too many failed sign-ins on that account or from that address: wait "
-                       "the seconds the message says",
-    "sign_in_busy": "the server is checking as many passwords as it may; ask again in a "
-                    "moment",
-    "weak_password": "a password is too short or too long (the message says the bounds)",
-    "no_password": "that needs an account: add a password to your player first",
-    "signed_out": "this session was ended (signed out); the connection is closed",
-    "no_session": "you have no session with that id",
-    "banned": "the operator banned this player or address; the connection is closed",
-    "muted": "the operator muted this player: chat is refused",
-    "server_busy": "the server rebuilds as many older items and game replays as it may; ask "
-                   "again in a moment",
-    "no_player": "no player has that name",
-    "no_invitation": "no invitation of yours has that id, or it was answered or expired",
-    "not_friends": "private messages go between friends (players who follow each other)",
-    "blocked": "someone at that table blocked you: you cannot sit there",
-    "restarting": "this server process is stopping (a restart or an upgrade): it takes no new "
-                  "table, and its connections close with code 1012; reconnect and carry on",
-}
-
-ErrorCode: TypeAlias = Literal[
-    "bad_json",
-    "bad_message",
-    "frame_too_large",
-    "rate_limited",
-    "version",
-    "not_authenticated",
-    "bad_token",
-    "bad_name",
-    "bad_language",
-    "name_taken",
-    "no_table",
-    "not_at_table",
-    "table_full",
-    "seat_taken",
-    "no_seat",
-    "not_seated",
-    "spectator",
-    "not_host",
-    "bad_rules",
-    "bad_bot",
-    "not_started",
-    "already_started",
-    "not_over",
-    "seats_empty",
-    "not_your_turn",
-    "card_not_in_hand",
-    "no_such_row",
-    "game_over",
-    "chat_too_long",
-    "chat_empty",
-    "closed",
-    "kicked",
-    "internal",
-    "flooding",
-    "too_many_connections",
-    "server_full",
-    "quota",
-    "too_many_changes",
-    "hints_off",
-    "hint_pending",
-    "busy",
-    "sign_in_failed",
-    "sign_in_limited",
-    "sign_in_busy",
-    "weak_password",
-    "no_password",
-    "signed_out",
-    "no_session",
-    "banned",
-    "muted",
-    "server_busy",
-    "no_player",
-    "no_invitation",
-    "not_friends",
-    "blocked",
-    "restarting",
-]
-
-
 class ProtocolError(Exception):
     """A refusal to send back as an :class:`Error` message."""
 
-    def __init__(self, code: ErrorCode, message: str,
+    def __init__(self, code: CodeLike, message: str,
                  retry_after: float | None = None) -> None:
         super().__init__(message)
-        self.code: ErrorCode = code
+        self.code = ErrorCode(code)
         self.message = message
         #: The seconds to wait before asking again, for a refusal that passes.
         self.retry_after = retry_after
@@ -1209,6 +1082,6 @@ def protocol_schema() -> dict[str, Any]:
         "version": PROTOCOL_VERSION,
         "client": _CLIENT.json_schema(),
         "server": _SERVER.json_schema(),
-        "error_codes": ERROR_CODES,
+        "error_codes": error_codes(),
         "http": {"analysis": TypeAdapter(GameAnalysis).json_schema()},
     }
