@@ -24,7 +24,8 @@ import numpy as np
 from ..cards import BULLHEADS
 from ..rules import ROW_CAPACITY, ROWS, VARIANTS
 from ..sim.kernel import IntArray, _jit
-from .spaces import CARD_SLOTS, N_ACTIONS, ROW_ACTION, field_slice
+from . import layout as L
+from .layout import CARD_SLOTS, N_ACTIONS, ROW_ACTION, field_slice, jit_slot, rel_seat
 
 NONE = -100  # no card
 
@@ -56,15 +57,6 @@ K_DRAFT = 2
 
 _BULL = np.array(BULLHEADS[:105], dtype=np.int64)
 _NV = len(VARIANTS)
-_HAND = field_slice("hand").start
-_SEEN = field_slice("seen").start
-_PLAYED = field_slice("played_by").start
-_HELD = field_slice("held_by").start
-_POOL = field_slice("pool").start
-_ROWSF = field_slice("rows").start
-_ENDS = field_slice("row_ends").start
-_RBULL = field_slice("row_bullheads").start
-_RLENF = field_slice("row_lengths").start
 # The observation's per-seat fields, in the order of the moment's seat blocks.
 _SEAT_FIELDS = np.array(
     [
@@ -82,35 +74,6 @@ _SEAT_FIELDS = np.array(
     ],
     dtype=np.int64,
 )
-_PHASEF = field_slice("phase").start
-_MYCHOICE = field_slice("my_choice").start
-_PCARDF = field_slice("pending_card").start
-_PREASONF = field_slice("pending_reason").start
-_ROUNDF = field_slice("round").start
-_TURNF = field_slice("turn").start
-_VARIANTSF = field_slice("variants").start
-_PLAYERSF = field_slice("players").start
-_LIMITF = field_slice("limit").start
-
-
-@_jit
-def _slot(c: int) -> int:
-    if c < 0:
-        return c + 10
-    return c + 9
-
-
-@_jit
-def _rel(p: int, me: int, n: int) -> int:
-    """Seat ``p`` as seen from seat ``me``: 0 for itself, k for the k-th seat to its left.
-
-    A branch rather than ``%``: an integer division per card costs more than the
-    rest of an observation.
-    """
-    r = p - me
-    if r < 0:
-        r += n
-    return r
 
 
 @_jit
@@ -134,7 +97,7 @@ def encode_moment(
         me = seats[i, 0]
         hlen = seats[i, 3]
         for k in range(hlen):
-            row[_HAND + _slot(seats[i, 4 + k])] = 1.0
+            row[L.AT_HAND + jit_slot(seats[i, 4 + k])] = 1.0
         # Seen: the rows, the taken cards, every revealed card, face-up choices.
         for r in range(ROWS):
             length = m[P_RLEN + r]
@@ -142,70 +105,70 @@ def encode_moment(
             bulls = 0
             for k in range(length):
                 c = m[P_ROWS + ROW_CAPACITY * r + k]
-                row[_ROWSF + ROW_CAPACITY * r + k] = c
-                row[_SEEN + _slot(c)] = 1.0
+                row[L.AT_ROWS + ROW_CAPACITY * r + k] = c
+                row[L.AT_SEEN + jit_slot(c)] = 1.0
                 if c < 0:
                     end = end + c + 10
                     bulls += 1
                 else:
                     end = c * 10
                     bulls += _BULL[c]
-            row[_ENDS + r] = end / 10.0
-            row[_RBULL + r] = bulls
-            row[_RLENF + r] = length
+            row[L.AT_ROW_ENDS + r] = end / 10.0
+            row[L.AT_ROW_BULLHEADS + r] = bulls
+            row[L.AT_ROW_LENGTHS + r] = length
         ntaken = m[P_NTAKEN]
         npool = m[P_NPOOL]
         for k in range(ntaken):
-            row[_SEEN + _slot(cards[k])] = 1.0
+            row[L.AT_SEEN + jit_slot(cards[k])] = 1.0
         for k in range(npool):
-            row[_POOL + _slot(cards[ntaken + k])] = 1.0
+            row[L.AT_POOL + jit_slot(cards[ntaken + k])] = 1.0
         base = ntaken + npool
         for k in range(m[P_NHELD]):
             p = cards[base + 2 * k]
-            row[_HELD + _slot(cards[base + 2 * k + 1])] = _rel(p, me, n) + 1
+            row[L.AT_HELD_BY + jit_slot(cards[base + 2 * k + 1])] = rel_seat(p, me, n) + 1
         for k in range(played.shape[0]):
-            s = _slot(played[k, 1])
-            row[_SEEN + s] = 1.0
-            row[_PLAYED + s] = _rel(played[k, 0], me, n) + 1
+            s = jit_slot(played[k, 1])
+            row[L.AT_SEEN + s] = 1.0
+            row[L.AT_PLAYED_BY + s] = rel_seat(played[k, 0], me, n) + 1
         for p in range(n):
-            rel = _rel(p, me, n)
+            rel = rel_seat(p, me, n)
             for f in range(7):
                 row[_SEAT_FIELDS[f] + rel] = m[P_SEATS + 10 * f + p]
             face = m[P_SEATS + 10 * S_FACE + p]
             if face != NONE:
                 row[_SEAT_FIELDS[S_FACE] + rel] = face
                 if p != me:
-                    s = _slot(face)
-                    row[_SEEN + s] = 1.0
-                    row[_PLAYED + s] = rel + 1
+                    s = jit_slot(face)
+                    row[L.AT_SEEN + s] = 1.0
+                    row[L.AT_PLAYED_BY + s] = rel + 1
         # A card in the observer's own hand is never "seen" elsewhere.
         for k in range(hlen):
-            row[_SEEN + _slot(seats[i, 4 + k])] = 0.0
+            row[L.AT_SEEN + jit_slot(seats[i, 4 + k])] = 0.0
         if m[P_PHASE] >= 0:
-            row[_PHASEF + m[P_PHASE]] = 1.0
+            row[L.AT_PHASE + m[P_PHASE]] = 1.0
         if seats[i, 1] != NONE:
-            row[_MYCHOICE] = seats[i, 1]
+            row[L.AT_MY_CHOICE] = seats[i, 1]
         kind = m[P_KIND]
         if kind == K_ROW and m[P_PCARD] != NONE:
-            row[_PCARDF] = m[P_PCARD]
-            row[_PREASONF + m[P_PREASON]] = 1.0
-        row[_ROUNDF] = m[P_ROUND]
-        row[_TURNF] = m[P_TURN]
+            row[L.AT_PENDING_CARD] = m[P_PCARD]
+            row[L.AT_PENDING_REASON + m[P_PREASON]] = 1.0
+        row[L.AT_ROUND] = m[P_ROUND]
+        row[L.AT_TURN] = m[P_TURN]
         for v in range(_NV):
             if (m[P_VARIANTS] >> v) & 1:
-                row[_VARIANTSF + v] = 1.0
-        row[_PLAYERSF] = n
-        row[_LIMITF] = m[P_LIMIT]
+                row[L.AT_VARIANTS + v] = 1.0
+        row[L.AT_PLAYERS] = n
+        row[L.AT_LIMIT] = m[P_LIMIT]
         if seats[i, 2] != 0:
             if kind == K_ROW:
                 for r in range(ROWS):
                     mask[ROW_ACTION + r] = 1
             elif kind == K_DRAFT:
                 for k in range(npool):
-                    mask[_slot(cards[ntaken + k])] = 1
+                    mask[jit_slot(cards[ntaken + k])] = 1
             elif kind == K_CARD:
                 for k in range(hlen):
-                    mask[_slot(seats[i, 4 + k])] = 1
+                    mask[jit_slot(seats[i, 4 + k])] = 1
 
 
 assert CARD_SLOTS == 114

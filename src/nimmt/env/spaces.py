@@ -79,11 +79,26 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import BULLHEADS, Card
+from ..cards import BULLHEADS
 from ..decisions import Decision, DecisionKind, TakeRow, make_decision
 from ..rows import end_value, row_bullheads
 from ..rules import HAND_SIZE, MAX_PLAYERS, ROW_CAPACITY, ROWS, VARIANTS, EndMode, Rules
-from ..views import Phase, View
+from ..views import View
+from . import layout as L
+from . import obskernel as O
+from .layout import (
+    CARD_SLOTS,
+    FIELDS,
+    FLAT_SIZE,
+    N_ACTIONS,
+    PHASES,
+    ROW_ACTION,
+    SEATS,
+    Field,
+    field_slice,
+    slot,
+    slot_card,
+)
 
 __all__ = [
     "CARD_SLOTS",
@@ -111,78 +126,6 @@ __all__ = [
 FloatArray = npt.NDArray[np.float32]
 Int8Array = npt.NDArray[np.int8]
 
-#: Card slots: ten jokers, then the number cards 1..104.
-CARD_SLOTS = 114
-#: Seats in every per-seat field, whatever the player count.
-SEATS = MAX_PLAYERS
-#: Action ``ROW_ACTION + r - 1`` takes row ``r``.
-ROW_ACTION = CARD_SLOTS
-N_ACTIONS = CARD_SLOTS + ROWS
-_PHASES = (Phase.DRAFT, Phase.CHOOSE, Phase.ROW, Phase.OVER)
-
-
-def slot(card: Card) -> int:
-    """The slot of a card: joker 0.d in slot d, number card c in slot c + 9."""
-    return card + 10 if card < 0 else card + 9
-
-
-def slot_card(s: int) -> Card:
-    """The card in slot ``s`` (inverse of :func:`slot`)."""
-    return s - 10 if s < 10 else s - 9
-
-
-class Field:
-    """One named part of the observation: its shape and where it sits in the flat vector.
-
-    Its bounds depend on the rules (the deck, the jokers, the limit, the end):
-    :func:`field_bounds` derives them.
-    """
-
-    __slots__ = ("integer", "name", "shape", "size", "start")
-
-    def __init__(self, name: str, shape: tuple[int, ...], integer: bool = True) -> None:
-        self.name = name
-        self.shape = shape
-        self.size = int(np.prod(shape))
-        self.integer = integer
-        self.start = 0
-
-
-FIELDS: tuple[Field, ...] = (
-    Field("hand", (CARD_SLOTS,)),
-    Field("seen", (CARD_SLOTS,)),
-    Field("played_by", (CARD_SLOTS,)),
-    Field("held_by", (CARD_SLOTS,)),
-    Field("pool", (CARD_SLOTS,)),
-    Field("rows", (ROWS, ROW_CAPACITY)),
-    Field("row_ends", (ROWS,), integer=False),
-    Field("row_bullheads", (ROWS,)),
-    Field("row_lengths", (ROWS,)),
-    Field("scores", (SEATS,)),
-    Field("penalties", (SEATS,)),
-    Field("hand_sizes", (SEATS,)),
-    Field("chosen", (SEATS,)),
-    Field("face_up", (SEATS,)),
-    Field("in_play", (SEATS,)),
-    Field("eliminated", (SEATS,)),
-    Field("marker", (SEATS,)),
-    Field("phase", (len(_PHASES),)),
-    Field("my_choice", (1,)),
-    Field("pending_card", (1,)),
-    Field("pending_reason", (2,)),
-    Field("round", (1,)),
-    Field("turn", (1,)),
-    Field("variants", (len(VARIANTS),)),
-    Field("players", (1,)),
-    Field("limit", (1,)),
-)
-_start = 0
-for _f in FIELDS:
-    _f.start = _start
-    _start += _f.size
-#: Length of the flat observation.
-FLAT_SIZE = _start
-_BY_NAME = {f.name: f for f in FIELDS}
 #: The largest whole number a ``float32`` holds exactly: no bound may pass it.
 EXACT = 2**24
 
@@ -273,40 +216,7 @@ def field_bounds(rules: Rules | None = None) -> Mapping[str, tuple[float, float]
     })
 
 
-def field_slice(name: str) -> slice:
-    """Where field ``name`` lies in the flat vector."""
-    f = _BY_NAME[name]
-    return slice(f.start, f.start + f.size)
-
-
-# Offsets read on the hot path.
-_HAND = _BY_NAME["hand"].start
-_SEEN = _BY_NAME["seen"].start
-_PLAYED = _BY_NAME["played_by"].start
-_HELD = _BY_NAME["held_by"].start
-_POOL = _BY_NAME["pool"].start
-_ROWS = _BY_NAME["rows"].start
-_ENDS = _BY_NAME["row_ends"].start
-_RBULL = _BY_NAME["row_bullheads"].start
-_RLEN = _BY_NAME["row_lengths"].start
-_SCORES = _BY_NAME["scores"].start
-_PEN = _BY_NAME["penalties"].start
-_HSIZE = _BY_NAME["hand_sizes"].start
-_CHOSEN = _BY_NAME["chosen"].start
-_FACE = _BY_NAME["face_up"].start
-_INPLAY = _BY_NAME["in_play"].start
-_ELIM = _BY_NAME["eliminated"].start
-_MARKER = _BY_NAME["marker"].start
-_PHASE = _BY_NAME["phase"].start
-_MYCHOICE = _BY_NAME["my_choice"].start
-_PCARD = _BY_NAME["pending_card"].start
-_PREASON = _BY_NAME["pending_reason"].start
-_ROUND = _BY_NAME["round"].start
-_TURN = _BY_NAME["turn"].start
-_VARIANTS = _BY_NAME["variants"].start
-_PLAYERS = _BY_NAME["players"].start
-_LIMIT = _BY_NAME["limit"].start
-_PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
+_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _SLOT = tuple(slot(c) if c else -1 for c in range(-10, 105))  # _SLOT[c + 10]
 
 def encode_reference(view: View) -> FloatArray:
@@ -324,57 +234,54 @@ def encode_reference(view: View) -> FloatArray:
     table = view.table
     out = np.zeros(FLAT_SIZE, dtype=np.float32)
     for c in view.hand:
-        out[_HAND + slot(c)] = 1
+        out[L.AT_HAND + slot(c)] = 1
     seen = view.seen_cards() - set(view.hand)
     for c in seen:
-        out[_SEEN + slot(c)] = 1
+        out[L.AT_SEEN + slot(c)] = 1
     for turn in table.revealed:
         for p, c in turn:
-            out[_PLAYED + slot(c)] = (p - me) % n + 1
+            out[L.AT_PLAYED_BY + slot(c)] = (p - me) % n + 1
     for p, face in enumerate(view.face_up):
         if face is not None and p != me:
-            out[_PLAYED + slot(face)] = (p - me) % n + 1
+            out[L.AT_PLAYED_BY + slot(face)] = (p - me) % n + 1
     if table.hands is not None:
         for p, hand in enumerate(table.hands):
             for c in hand:
-                out[_HELD + slot(c)] = (p - me) % n + 1
+                out[L.AT_HELD_BY + slot(c)] = (p - me) % n + 1
     for c in table.draft_pool:
-        out[_POOL + slot(c)] = 1
+        out[L.AT_POOL + slot(c)] = 1
     for r, row in enumerate(table.rows):
         for k, c in enumerate(row):
-            out[_ROWS + ROW_CAPACITY * r + k] = c
-        out[_ENDS + r] = end_value(row) / 10
-        out[_RBULL + r] = row_bullheads(row)
-        out[_RLEN + r] = len(row)
+            out[L.AT_ROWS + ROW_CAPACITY * r + k] = c
+        out[L.AT_ROW_ENDS + r] = end_value(row) / 10
+        out[L.AT_ROW_BULLHEADS + r] = row_bullheads(row)
+        out[L.AT_ROW_LENGTHS + r] = len(row)
     chosen = view.chosen
     for p in range(n):
         rel = (p - me) % n
-        out[_SCORES + rel] = table.scores[p]
-        out[_PEN + rel] = table.penalties[p]
-        out[_HSIZE + rel] = table.hand_sizes[p]
-        out[_CHOSEN + rel] = chosen[p]
-        out[_FACE + rel] = view.face_up[p] or 0
-        out[_INPLAY + rel] = p in table.active
-        out[_ELIM + rel] = table.eliminated[p]
-        out[_MARKER + rel] = table.marker == p
+        out[L.AT_SCORES + rel] = table.scores[p]
+        out[L.AT_PENALTIES + rel] = table.penalties[p]
+        out[L.AT_HAND_SIZES + rel] = table.hand_sizes[p]
+        out[L.AT_CHOSEN + rel] = chosen[p]
+        out[L.AT_FACE_UP + rel] = view.face_up[p] or 0
+        out[L.AT_IN_PLAY + rel] = p in table.active
+        out[L.AT_ELIMINATED + rel] = table.eliminated[p]
+        out[L.AT_MARKER + rel] = table.marker == p
     if table.phase in _PHASE_INDEX:
-        out[_PHASE + _PHASE_INDEX[table.phase]] = 1
-    out[_MYCHOICE] = view.my_choice or 0
+        out[L.AT_PHASE + _PHASE_INDEX[table.phase]] = 1
+    out[L.AT_MY_CHOICE] = view.my_choice or 0
     pending = view.pending
     if pending is not None and pending.kind is DecisionKind.ROW and pending.card is not None:
-        out[_PCARD] = pending.card
-        out[_PREASON + (1 if pending.reason == "joker" else 0)] = 1
-    out[_ROUND] = table.round
-    out[_TURN] = table.turn
+        out[L.AT_PENDING_CARD] = pending.card
+        out[L.AT_PENDING_REASON + (1 if pending.reason == "joker" else 0)] = 1
+    out[L.AT_ROUND] = table.round
+    out[L.AT_TURN] = table.turn
     for i, v in enumerate(VARIANTS):
-        out[_VARIANTS + i] = v in rules.variants
-    out[_PLAYERS] = n
-    out[_LIMIT] = rules.limit
+        out[L.AT_VARIANTS + i] = v in rules.variants
+    out[L.AT_PLAYERS] = n
+    out[L.AT_LIMIT] = rules.limit
     return out
 
-
-# The compiled writer reads the layout above, so it is imported once the layout exists.
-from . import obskernel as O  # noqa: E402
 
 
 class Encoder:

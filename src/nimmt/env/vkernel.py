@@ -36,7 +36,9 @@ from ..sim.kernel import (
     _jit,
 )
 from . import spaces as S
-from .obskernel import _rel, _slot
+from .layout import jit_slot as _slot
+from .layout import jit_slot_card as _slot_card
+from .layout import rel_seat as _rel
 
 # -- layout of one game's row, after the kernel's state ---------------------------------
 
@@ -113,13 +115,6 @@ _V_TACTICS = 0
 _V_PROF = 2
 _V_OPEN_HANDS = 4
 _V_JOKERS = 5
-
-
-@_jit
-def _slot_card(s: int) -> int:
-    if s < 10:
-        return s - 10
-    return s - 9
 
 
 @_jit
