@@ -112,8 +112,8 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
     spent = 0.0
     run(StartGame(people[0], None, seed))
     decisions = 0
-    while table.status == "playing":
-        game = table.game
+    while table.logged.status == "playing":
+        game = table.logged.game
         assert game is not None and game.pending is not None
         for seat in game.pending.players:
             options = game.legal(seat)

@@ -67,15 +67,15 @@ def _play(rules: Rules, seed: int, *, host_id: int = 1, table_id: int = 1,
     stored: list[Entry] = []
 
     def log(entry: Entry, shuffle: random.Random | None = None) -> None:
-        stored.append(apply(t, entry, shuffle))
-        t.n += 1
+        stored.append(apply(t.logged, rules, entry, shuffle))
+        t.logged.n += 1
 
     log(Sat(0, host_id, "Ana"))
     for seat in range(1, rules.players):
         log(BotSeated(seat, "random", bot_name("random", seat)))
     log(Started(1), random.Random(seed))
     log(AutoPlay(0, True, "left"))
-    game = t.game
+    game = t.logged.game
     assert game is not None
     decisions = 0
     while not game.is_over:
@@ -147,9 +147,9 @@ def long_record(seats: int = 10, limit: int = 10_000, seed: int = 2) -> str:
     before that limit."""
     rules = Rules.from_dict({"preset": "classic", "players": seats, "limit": limit})
     t, _ = _play(rules, seed, stop_round=None, chat_every=0)
-    assert t.game is not None
-    names = [s.name if s is not None else "?" for s in t.seats]
-    return records.to_json(records.record_from_game(t.game, names))
+    assert t.logged.game is not None
+    names = [s.name if s is not None else "?" for s in t.logged.seats]
+    return records.to_json(records.record_from_game(t.logged.game, names))
 
 
 async def store_game(db_url: str, record: str) -> int:

@@ -44,7 +44,7 @@ ROUNDS = 20
 def truth(long: LongTable, viewer: int | None, after: int) -> dict[int, dict[str, Any]]:
     """Every item after ``after`` as ``viewer`` may see it, from the table the log made."""
     t = long.table
-    models, _ = seen([it for it in t.items if it.seq > after], viewer, {},
+    models, _ = seen([it for it in t.logged.items if it.seq > after], viewer, {},
                      bot_names(t, "en"), "en")
     return {m.seq: plain(json.loads(dump(m))) for m in models}
 
@@ -83,7 +83,7 @@ async def test_a_late_spectator_and_a_rejoining_player_get_a_bounded_catch_up(
 ) -> None:
     long = await store_table(db_url, rounds=100)
     settings = make_settings(db_url, tmp_path)
-    assert len(long.table.items) > 25_000
+    assert len(long.table.logged.items) > 25_000
     async with running_hub(settings) as (url, hub):
         # A spectator who comes late asks for the game from its start.
         late = await Client.connect(url, name="Late", record=True)
@@ -93,13 +93,14 @@ async def test_a_late_spectator_and_a_rejoining_player_get_a_bounded_catch_up(
         catch = await late.expect(lambda m: isinstance(m, Events))
         assert isinstance(catch, Events) and late.frames is not None
         size = len(late.frames[-1].encode())
-        print(f"\ncatch-up of {long.table.seq} items: {len(catch.items)} items, {size} bytes")
+        print(f"\ncatch-up of {long.table.logged.seq} items: {len(catch.items)} items, "
+              f"{size} bytes")
         assert size <= settings.catchup_bytes
         assert 0 < len(catch.items) <= settings.catchup_items
-        assert catch.items[-1].seq == long.table.seq
+        assert catch.items[-1].seq == long.table.logged.seq
         assert catch.text and catch.view is not None and catch.sheet is not None
         older = catch.older
-        game_start = long.table.game_seq - 1
+        game_start = long.table.logged.game_seq - 1
         assert older is not None and older.after == game_start
         assert older.before == catch.items[0].seq
         got, pages = await page_back(late, older, settings)
@@ -152,7 +153,7 @@ async def test_pings_are_answered_while_ten_catch_ups_run(db_url: str, tmp_path:
         await pinger
         rtts.sort()
         p99 = rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))]
-        print(f"\n{10 * ROUNDS} catch-ups of {long.table.seq} items (largest frame "
+        print(f"\n{10 * ROUNDS} catch-ups of {long.table.logged.seq} items (largest frame "
               f"{max(sizes)} bytes) in {took:.2f} s; victim ping p99 {p99 * 1000:.1f} ms, "
               f"median {statistics.median(rtts) * 1000:.1f} ms over {len(rtts)} pings; load "
               f"{os.getloadavg()[0]:.1f}")

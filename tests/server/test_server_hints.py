@@ -47,7 +47,7 @@ def test_a_hint_is_asked_of_the_workers_with_the_askers_view_only() -> None:
     h = unrated()
     ana, bob = seated_table(h, bots=2)
     h.run(StartGame(ana, None, 4))
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     stored = len(h.store)
     effects = h.run(AskHint(bob, "h1"))
@@ -72,7 +72,7 @@ def test_hints_are_refused_with_a_code_that_says_why() -> None:
     refused(h, AskHint(cleo, None), "spectator")
     refused(h, AskHint(h.connect(4), None), "not_at_table")
     h.run(StartGame(ana, None, 4))
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     # Ana chose her card: nothing is asked of her until the next turn.
     h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[0])))
@@ -91,13 +91,13 @@ def test_not_your_turn_while_another_seat_chooses_a_row() -> None:
     ana, bob = seated_table(h, bots=2)
     h.run(StartGame(ana, None, 4))
     for _ in range(200):
-        game = h.table.game
+        game = h.table.logged.game
         assert game is not None
         pend = game.pending
         if pend is not None and pend.kind.value == "row" and pend.players != (0,):
             refused(h, AskHint(ana, None), "not_your_turn")
             return
-        if h.table.status != "playing":
+        if h.table.logged.status != "playing":
             break
         moved = h.answer_bots() + h.play_human(ana) + h.play_human(bob)
         assert moved
@@ -130,7 +130,7 @@ def test_the_hosts_setting_is_logged_shown_and_replayed() -> None:
     assert len(h.store) == before
     h.run(SetHints(ana, None, False))
     again = replayed(h)
-    assert again.hints is False and rebuilt(again) == rebuilt(h.table)
+    assert again.logged.hints is False and rebuilt(again) == rebuilt(h.table)
     assert json.loads(h.store[-1][2]) == {"on": False}
 
 
@@ -139,7 +139,7 @@ def test_a_hint_for_a_person_whose_seat_the_default_player_keeps() -> None:
     h = unrated()
     ana, bob = seated_table(h, bots=2)
     h.run(StartGame(ana, None, 4))
-    seat = h.table.seats[1]
+    seat = h.table.logged.seats[1]
     assert seat is not None
     seat.auto = True
     (advise,) = h.run(AskHint(Who(bob.conn, bob.player_id, bob.name), None))

@@ -15,9 +15,10 @@ replayed from scratch, give the same table and the same stream.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import pytest
@@ -80,7 +81,7 @@ from nimmt.server.commands import (
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
-from nimmt.server.reducer import Limits, Table, reduce, replay, trim
+from nimmt.server.reducer import Limits, Live, Table, reduce, replay, trim
 from nimmt.server.tablelog import Decided, Entry, entry_from_row, entry_to_row
 from profiles import examples
 
@@ -194,8 +195,8 @@ class Harness:
     def play_human(self, who: Who) -> bool:
         """The first legal option for ``who``'s seat, if it is asked something."""
         t = self.table
-        seat = t.watchers.get(who.conn)
-        game = t.game
+        seat = t.live.watchers.get(who.conn)
+        game = t.logged.game
         if seat is None or game is None or game.pending is None:
             return False
         if seat not in game.pending.players or not game.legal(seat):
@@ -213,38 +214,34 @@ def _message(kind: DecisionKind, value: int) -> P.DecisionMessage:
     return P.DraftCard(type="draft_card", card=value)
 
 
+def _copied(part: Any) -> Any:
+    """``part`` (a table's logged or live state) as it is now: its containers copied, the
+    seats whole (a seat changes in place)."""
+    return replace(part, **{f.name: copy.deepcopy(v) if f.name == "seats" else copy.copy(v)
+                            for f in fields(part) if (v := getattr(part, f.name)) is not None
+                            and f.name != "game"})
+
+
 def snapshot(t: Table) -> dict[str, Any]:
     """Everything a command could change, to see that a refused one changed nothing."""
-    game = t.game
+    game = t.logged.game
     return {
-        "status": t.status, "host": t.host_id, "game_no": t.game_no, "seq": t.seq, "n": t.n,
-        "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
-                  for s in t.seats],
-        "items": list(t.items), "kicked": set(t.kicked), "chats": t.chats,
-        "game_seq": t.game_seq, "decisions": t.decisions, "watchers": dict(t.watchers),
-        "timers": dict(t.timers), "asked": set(t.asked), "changes": dict(t.changes),
+        "logged": _copied(t.logged), "live": _copied(t.live),
         "events": None if game is None else len(game.events),
-        "pending": None if game is None else game.pending, "hints": t.hints,
+        "pending": None if game is None else game.pending,
     }
 
 
 def rebuilt(t: Table) -> dict[str, Any]:
-    """What the log must rebuild: the table, its game as every seat sees it, its stream."""
-    game = t.game
-    views = None if game is None else [game.view(v) for v in (None, *range(len(t.seats)))]
-    return {
-        "status": t.status, "host": t.host_id, "game_no": t.game_no, "seq": t.seq, "n": t.n,
-        "seats": [None if s is None else (s.kind, s.name, s.player_id, s.bot, s.auto, s.left)
-                  for s in t.seats],
-        "items": list(t.items), "kicked": t.kicked, "chats": t.chats, "game_seq": t.game_seq,
-        "decisions": t.decisions, "views": views, "hints": t.hints,
-        "events": None if game is None else game.events,
-    }
+    """What the log must rebuild: the logged state, its game as every seat sees it."""
+    game = t.logged.game
+    views = None if game is None else [game.view(v) for v in (None, *range(len(t.logged.seats)))]
+    return {"logged": t.logged, "views": views, "events": None if game is None else game.events}
 
 
 def replayed(h: Harness) -> Table:
     fresh = h.table.blank()
-    replay(fresh, h.stored(), random.Random(0))
+    replay(fresh.logged, fresh.rules, h.stored(), random.Random(0))
     return fresh
 
 
@@ -261,7 +258,7 @@ def seated_table(h: Harness, bots: int = 1) -> tuple[Who, Who]:
 
 def play_out(h: Harness, people: list[Who]) -> None:
     for _ in range(1000):
-        if h.table.status != "playing":
+        if h.table.logged.status != "playing":
             return
         moved = h.answer_bots()
         for who in people:
@@ -276,17 +273,34 @@ def play_out(h: Harness, people: list[Who]) -> None:
 def test_a_game_from_the_first_seat_to_its_record() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    assert h.table.seats[2] is not None and h.table.seats[2].name == "Easy Bot 1"
+    assert h.table.logged.seats[2] is not None and h.table.logged.seats[2].name == "Easy Bot 1"
     effects = h.run(StartGame(ana, "go", 42))
     assert isinstance(effects[0], Persist) and effects[0].status == "playing"
     assert Ack(ana.conn, "go") in effects
     assert any(isinstance(e, AskBot) and e.seat == 2 for e in effects)
     play_out(h, [ana, bob])
-    assert h.table.status == "over" and h.statuses == ["playing", "over"]
+    assert h.table.logged.status == "over" and h.statuses == ["playing", "over"]
     (result,) = h.results
     assert result.finished and result.rated and result.players == (1, 2, None)
-    assert result.totals == tuple(h.table.game.scores)  # type: ignore[union-attr]
+    assert result.totals == tuple(h.table.logged.game.scores)  # type: ignore[union-attr]
     assert rebuilt(replayed(h)) == rebuilt(h.table)
+
+
+def test_the_log_rebuilds_the_logged_state_and_nothing_live() -> None:
+    """A table played through a game, a timeout and a chat, rebuilt from its stored
+    entries: an equal logged state, and a live state as fresh as a restart makes it."""
+    h = Harness(turn_timer=30.0)
+    ana, bob = seated_table(h)
+    h.run(Say(bob, None, "good luck"))
+    h.run(StartGame(ana, None, 3))
+    h.run(TimerFired(TurnTimer(1, "1.1.1.card"), h.table.live.timers[TurnTimer(1, "1.1.1.card")]))
+    play_out(h, [ana, bob])
+    assert h.table.live.watchers and h.table.live.changes  # the live state was used
+    again = replayed(h)
+    assert again.logged == h.table.logged
+    assert again.logged.game is not None and h.table.logged.game is not None
+    assert again.logged.game.events == h.table.logged.game.events
+    assert again.live == Live()
 
 
 def test_every_decision_is_stored_typed() -> None:
@@ -326,7 +340,7 @@ def test_a_log_of_the_previous_version_replays() -> None:
         old.append((n, entry_from_row(kind, json.loads(json.dumps(data)))))
     assert "card" in kinds
     fresh = h.table.blank()
-    replay(fresh, old, random.Random(0))
+    replay(fresh.logged, fresh.rules, old, random.Random(0))
     assert rebuilt(fresh) == rebuilt(h.table)
     # The rebuilt table plays on.
     play_out(h, [ana, bob])
@@ -362,7 +376,7 @@ def test_refusals_change_nothing() -> None:
     h.run(StartGame(ana, None, 3))
     refused(AddBot(ana, None, "easy", None), "already_started")
     refused(TakeOver(cleo, None), "spectator")
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     hand = game.view(0).hand
     mine = game.view(1).hand
@@ -376,7 +390,7 @@ def test_refusals_change_nothing() -> None:
     refused(Rematch(ana, None, 1), "quota")
     h.run(Leave(ana, None))
     h.run(Leave(bob, None))
-    assert h.table.status == "closed"
+    assert h.table.logged.status == "closed"
     refused(Say(cleo, None, "anyone?"), "closed")
     refused(Attach(h.connect(2), None, False, None), "closed")
 
@@ -388,14 +402,14 @@ def test_a_bot_answer_that_is_stale_or_wrong_is_asked_again() -> None:
     (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
     h.asks.clear()
     wrong = PlayCard(2, 200)
-    before = h.table.decisions
+    before = h.table.logged.decisions
     effects = h.run(BotAnswered(2, key[1], wrong))
-    assert h.table.decisions == before
+    assert h.table.logged.decisions == before
     assert [e for e in effects if isinstance(e, AskBot)] == [ask]  # asked again
     effects = h.run(BotAnswered(2, "0.0.0.card", default_decision(ask.view)))
-    assert h.table.decisions == before
+    assert h.table.logged.decisions == before
     effects = h.run(BotAnswered(2, key[1], default_decision(ask.view)))
-    assert h.table.decisions == before + 1 and isinstance(effects[0], Persist)
+    assert h.table.logged.decisions == before + 1 and isinstance(effects[0], Persist)
     assert effects[0].entries[0].by == "bot"  # type: ignore[union-attr]
 
 
@@ -405,7 +419,7 @@ def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decisi
     h.run(StartGame(ana, None, 9))
     (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
     h.asks.clear()
-    mark = h.table.seq
+    mark = h.table.logged.seq
     effects = h.run(BotAnswered(2, key[1], default_decision(ask.view), timed_out=True))
     persisted = effects[0]
     assert isinstance(persisted, Persist)
@@ -413,7 +427,7 @@ def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decisi
             for e in persisted.entries] == [
         ("AutoPlay", None, "timeout"), ("Decided", "default", None),
         ("AutoPlay", None, "returned")]
-    seat = h.table.seats[2]
+    seat = h.table.logged.seats[2]
     assert seat is not None and seat.kind == "bot" and not seat.auto
     # Everyone hears it, in their language, from the stream (and so does a replay).
     frame = next(f for _, f in h.peers[bob.conn].frames[::-1] if f.get("items"))
@@ -421,7 +435,8 @@ def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decisi
     assert said == [
         "Easy Bot 1 ran out of time; the default bot makes this decision for them.",
         "Easy Bot 1 plays again after the default bot's decision."]
-    assert [i.seq for i in h.table.items if i.kind == "notice"][-2:] == [mark + 1, h.table.seq]
+    log = h.table.logged
+    assert [i.seq for i in log.items if i.kind == "notice"][-2:] == [mark + 1, log.seq]
     assert rebuilt(replayed(h)) == rebuilt(h.table)
     # Its next decision is the bot's own again.
     for _ in range(10):
@@ -437,7 +452,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     effects = h.run(StartGame(ana, None, 11))
     timers = [e for e in effects if isinstance(e, StartTimer)]
     assert {e.timer for e in timers} >= {TurnTimer(0, "1.1.1.card"), TurnTimer(1, "1.1.1.card")}
-    deadline = h.table.timers[TurnTimer(1, "1.1.1.card")]
+    deadline = h.table.live.timers[TurnTimer(1, "1.1.1.card")]
     assert deadline == h.now + 30.0
     # Bob's prompt says how long he has.
     h.now += 10.0
@@ -448,16 +463,16 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     h.now += 20.0
     effects = h.run(TimerFired(TurnTimer(1, "1.1.1.card"), deadline))
     assert isinstance(effects[0], Persist)
-    seat = h.table.seats[1]
+    seat = h.table.logged.seats[1]
     assert seat is not None and seat.auto
-    notice = h.table.items[-1].payload
+    notice = h.table.logged.items[-1].payload
     assert (notice.notice, notice.reason) == ("auto_on", "timeout")  # type: ignore[union-attr]
     assert any(isinstance(e, AskBot) and e.seat == 1 and e.bot == "default" for e in effects)
     assert any(isinstance(e, Broadcast) and e.state for e in effects)
     # Bob acts before the default player answers: his seat is his again, in the same
     # command as his decision.
     h.asks.clear()
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[0])))
     assert isinstance(effects[0], Persist)
@@ -474,21 +489,21 @@ def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
         ana, bob = seated_table(h)
         h.run(StartGame(ana, None, 11))
         h.answer_bots()
-        game = h.table.game
+        game = h.table.logged.game
         assert game is not None
         # Long after the start was heard (a listener hears one thing after another: told
         # at once, the reveal would wait for the start's narration).
         h.now += 100.0
-        mark = h.table.seq
+        mark = h.table.logged.seq
         h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
         effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
         # The bot plays at once; then the reveal, and the next turn's timers start.
         h.answer_bots()
         starts = [e for e in h.effects + effects if isinstance(e, StartTimer)
                   and isinstance(e.timer, TurnTimer) and e.timer.seat == 1]
-        events = [i.payload for i in h.table.items if i.seq > mark
+        events = [i.payload for i in h.table.logged.items if i.seq > mark
                   and isinstance(i.payload, Event) and not isinstance(i.payload, CardChosen)]
-        text = narrator("en").announce(events, h.table.names("en"))
+        text = narrator("en").announce(events, h.table.logged.names("en"))
         return starts[-1].seconds, text, h
 
     seconds, text, h = next_turn(Limits(listen_cps=20.0))
@@ -516,8 +531,8 @@ def test_a_timeout_hands_over_that_decision_only() -> None:
     h.answer_bots()
     h.play_human(ana)
     h.now += 30.0
-    h.run(TimerFired(TurnTimer(1, "1.1.1.card"), h.table.timers[TurnTimer(1, "1.1.1.card")]))
-    seat = h.table.seats[1]
+    h.run(TimerFired(TurnTimer(1, "1.1.1.card"), h.table.live.timers[TurnTimer(1, "1.1.1.card")]))
+    seat = h.table.logged.seats[1]
     assert seat is not None and seat.auto and seat.auto_reason == "timeout"
     (ask,) = h.asks.values()
     assert (ask.seat, ask.bot) == (1, "default")
@@ -526,16 +541,16 @@ def test_a_timeout_hands_over_that_decision_only() -> None:
     assert isinstance(persist, Persist)
     assert [type(e).__name__ for e in persist.entries] == ["Decided", "AutoPlay"]
     assert not seat.auto and seat.auto_reason is None
-    notices = [i.payload for i in h.table.items if i.kind == "notice"]
+    notices = [i.payload for i in h.table.logged.items if i.kind == "notice"]
     assert (notices[-1].notice, notices[-1].reason) == ("auto_off", "returned")  # type: ignore[union-attr]
     assert any(isinstance(e, Broadcast) and e.state for e in effects)
     # Bob is asked the next decision himself, with his own timer running.
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None and game.pending is not None and 1 in game.pending.players
-    assert any(isinstance(k, TurnTimer) and k.seat == 1 for k in h.table.timers)
+    assert any(isinstance(k, TurnTimer) and k.seat == 1 for k in h.table.live.timers)
     assert json.loads(h.fanout.state_frame(1, "en", None, h.now)[0])["prompt"] is not None
     # The log rebuilds the same seat.
-    again = replayed(h).seats[1]
+    again = replayed(h).logged.seats[1]
     assert again is not None and not again.auto
 
 
@@ -546,12 +561,12 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
     ana, bob = seated_table(h)
     h.run(StartGame(ana, None, 11))
     h.answer_bots()
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     # The highest cards: this deal asks nobody to choose a row on the first turn.
     h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
     effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
-    assert any(isinstance(i.payload, CardsRevealed) for i in h.table.items[-12:])
+    assert any(isinstance(i.payload, CardsRevealed) for i in h.table.logged.items[-12:])
     assert game is not None and game.pending is not None and 2 in game.pending.players
     assert not h.asks, "the bot is not asked before the pace has passed"
     starts = [e for e in effects if isinstance(e, StartTimer) and isinstance(e.timer, PaceTimer)]
@@ -567,7 +582,7 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
     h2.play_human(ana2)
     h2.run(Detach(ana2.conn))
     h2.run(Detach(bob2.conn))
-    h2.run(TimerFired(GraceTimer(1), h2.table.timers[GraceTimer(1)]))
+    h2.run(TimerFired(GraceTimer(1), h2.table.live.timers[GraceTimer(1)]))
     assert any(seat == 1 for seat, _ in h2.asks)
     h2.answer_bots()
     assert any(seat == 2 for seat, _ in h2.asks), "no pace without a person to hear it"
@@ -585,23 +600,24 @@ def test_disconnect_grace_and_idle_close() -> None:
     bob2 = h.connect(2)
     effects = h.run(Attach(bob2, None, False, 0))
     assert CancelTimer(GraceTimer(1)) in effects
-    assert any(isinstance(e, SendMissed) and e.after == h.table.game_seq - 1 for e in effects)
+    game_seq = h.table.logged.game_seq
+    assert any(isinstance(e, SendMissed) and e.after == game_seq - 1 for e in effects)
     h.run(Detach(bob2.conn))
-    deadline = h.table.timers[GraceTimer(1)]
+    deadline = h.table.live.timers[GraceTimer(1)]
     h.run(TimerFired(GraceTimer(1), deadline))
-    seat = h.table.seats[1]
+    seat = h.table.logged.seats[1]
     assert seat is not None and seat.auto
     # Nobody seated connected: the table closes once its game is over.
     h.run(Detach(ana.conn))
-    idle = h.table.timers[IdleTimer()]
+    idle = h.table.live.timers[IdleTimer()]
     assert idle == h.now + 50.0
     h.run(TimerFired(IdleTimer(), idle))
-    assert h.table.status == "playing"  # the default player finishes the game first
-    h.run(TimerFired(GraceTimer(0), h.table.timers[GraceTimer(0)]))
-    while h.table.status == "playing":
+    assert h.table.logged.status == "playing"  # the default player finishes the game first
+    h.run(TimerFired(GraceTimer(0), h.table.live.timers[GraceTimer(0)]))
+    while h.table.logged.status == "playing":
         assert h.answer_bots()
-    effects = h.run(TimerFired(IdleTimer(), h.table.timers[IdleTimer()]))
-    assert h.table.status == "closed" and isinstance(effects[0], Persist)
+    effects = h.run(TimerFired(IdleTimer(), h.table.live.timers[IdleTimer()]))
+    assert h.table.logged.status == "closed" and isinstance(effects[0], Persist)
     assert h.statuses[-1] == "closed"
 
 
@@ -615,7 +631,7 @@ def test_kick_tells_the_victim_after_the_table() -> None:
     (broadcast,) = [e for e in effects if isinstance(e, Broadcast)]
     assert (bob.conn, 1) in broadcast.audience  # Bob hears it, then that he was removed
     assert Refuse(bob.conn, "kicked", "the host removed you from this table") in effects
-    assert bob.conn not in h.table.watchers and 2 in h.table.kicked
+    assert bob.conn not in h.table.live.watchers and 2 in h.table.logged.kicked
     # Bob may come back to watch, never to play.
     effects = h.run(Attach(h.connect(2), None, False, None))
     assert isinstance(effects[0], SendState) and effects[0].viewer is None
@@ -626,11 +642,11 @@ def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
     ana, bob = seated_table(h)
     h.run(StartGame(ana, None, 8))
     h.run(Leave(ana, "bye"))
-    assert h.table.host_id == 2
-    assert [it.payload.notice for it in h.table.items[-2:]] == [  # type: ignore[union-attr]
+    assert h.table.logged.host_id == 2
+    assert [it.payload.notice for it in h.table.logged.items[-2:]] == [  # type: ignore[union-attr]
         "auto_on", "host"]
     effects = h.run(Leave(bob, None))
-    assert h.table.status == "closed" and effects[-1] == CloseTable()
+    assert h.table.logged.status == "closed" and effects[-1] == CloseTable()
     persist = effects[0]
     assert isinstance(persist, Persist) and persist.status == "closed"
     (result,) = persist.results
@@ -642,29 +658,30 @@ def test_the_operator_closes_a_table_during_a_game() -> None:
     ana, bob = seated_table(h)
     h.run(StartGame(ana, None, 5))
     effects = h.run(Shut())
-    assert h.table.status == "closed" and effects[-1] == CloseTable()
+    assert h.table.logged.status == "closed" and effects[-1] == CloseTable()
     persist = effects[0]
     assert isinstance(persist, Persist) and persist.status == "closed"
     (result,) = persist.results
     assert not result.finished and not result.rated
     (broadcast,) = [e for e in effects if isinstance(e, Broadcast)]
     assert {(ana.conn, 0), (bob.conn, 1)} <= set(broadcast.audience)
-    assert h.table.items[-1].payload.notice == "closed"  # type: ignore[union-attr]
-    assert not h.table.watchers
+    assert h.table.logged.items[-1].payload.notice == "closed"  # type: ignore[union-attr]
+    assert not h.table.live.watchers
     assert h.run(Shut()) == []  # closed already: nothing more
     again = replayed(h)  # the log holds it: a restart does not bring the table back
-    assert again.status == "closed" and again.seq == h.table.seq
+    assert again.logged.status == "closed" and again.logged.seq == h.table.logged.seq
 
 
 def test_rematch_starts_the_next_game_with_its_own_shuffle() -> None:
     h = Harness()
     ana, bob = seated_table(h)
     h.run(StartGame(ana, None, 1))
-    first = h.table.game
+    first = h.table.logged.game
     play_out(h, [ana, bob])
     h.run(Rematch(ana, None, 2))
-    assert h.table.game_no == 2 and h.table.status == "playing" and h.table.game is not first
-    assert h.table.game_seq == h.table.seq - len(h.table.game.events)  # type: ignore[union-attr]
+    log = h.table.logged
+    assert log.game_no == 2 and log.status == "playing" and log.game is not first
+    assert log.game_seq == log.seq - len(log.game.events)  # type: ignore[union-attr]
     play_out(h, [ana, bob])
     assert len(h.results) == 2
     assert rebuilt(replayed(h)) == rebuilt(h.table)
@@ -675,11 +692,11 @@ def test_trimmed_stream_is_rebuilt_from_the_log() -> None:
     ana, bob = seated_table(h)
     h.run(StartGame(ana, None, 6))
     play_out(h, [ana, bob])
-    whole = list(h.table.items)
+    whole = list(h.table.logged.items)
     trim(h.table, 16)
-    assert len(h.table.items) == 16
+    assert len(h.table.logged.items) == 16
     again = replayed(h)
-    assert again.items == whole
+    assert again.logged.items == whole
 
 
 def test_resume_after_replay_restarts_timers_and_bots() -> None:
@@ -810,9 +827,10 @@ class TableMachine(RuleBasedStateMachine):
             if isinstance(effect, Advise):
                 # Only the asker's own seat, its pending decision, and its view alone.
                 t = self.h.table
-                assert t.hints_on and t.watchers[who.conn] == effect.seat
-                assert t.game is not None and effect.view == t.game.view(effect.seat)
-                assert t.game.pending is not None and effect.seat in t.game.pending.players
+                assert t.hints_on and t.live.watchers[who.conn] == effect.seat
+                assert t.logged.game is not None and effect.view == t.logged.game.view(effect.seat)
+                pend = t.logged.game.pending
+                assert pend is not None and effect.seat in pend.players
                 assert self.h.effects == [effect]
 
     @rule(data=st.data(), on=st.booleans())
@@ -831,16 +849,17 @@ class TableMachine(RuleBasedStateMachine):
     def leave(self, data: st.DataObject) -> None:
         self.step(Leave(self.pick(data), "l"))
 
-    @precondition(lambda self: self.h.table.status == "open")
+    @precondition(lambda self: self.h.table.logged.status == "open")
     @rule(people=st.integers(0, 3), seed=st.integers(0, 2**32))
     def fill_and_start(self, people: int, seed: int) -> None:
         """People sit, the host fills the other seats with bots and starts (a game is
         otherwise a long way off for random commands)."""
         t = self.h.table
         host = next((w for w in self.conns
-                     if w.player_id == t.host_id and t.watchers.get(w.conn) is not None), None)
+                     if w.player_id == t.logged.host_id
+                     and t.live.watchers.get(w.conn) is not None), None)
         if host is None:
-            host = self.h.connect(t.host_id)
+            host = self.h.connect(t.logged.host_id)
             self.conns.append(host)
             self.step(Attach(host, "h", False, None))
         for person in range(2, 2 + people):
@@ -848,7 +867,7 @@ class TableMachine(RuleBasedStateMachine):
             self.conns.append(who)
             self.step(Attach(who, "p", False, None))
             self.step(SitDown(who, "s", None))
-        for _ in range(len(t.seats)):
+        for _ in range(len(t.logged.seats)):
             self.step(AddBot(host, "b", "easy", None))
         self.step(StartGame(host, "g", seed))
 
@@ -858,29 +877,29 @@ class TableMachine(RuleBasedStateMachine):
           value=st.integers(-10, 104))
     def decide(self, data: st.DataObject, legal: bool, kind: DecisionKind, value: int) -> None:
         who = self.pick(data)
-        game = self.h.table.game
-        seat = self.h.table.watchers.get(who.conn)
+        game = self.h.table.logged.game
+        seat = self.h.table.live.watchers.get(who.conn)
         if legal and game is not None and game.pending is not None and seat is not None:
             options = game.legal(seat)
             if options:
                 kind, value = game.pending.kind, data.draw(st.sampled_from(options))
         self.step(Decide(who, "d", _message(kind, value)))
 
-    @precondition(lambda self: self.h.table.status == "playing")
+    @precondition(lambda self: self.h.table.logged.status == "playing")
     @rule(decisions=st.integers(1, 60))
     def everyone_plays(self, decisions: int) -> None:
         """Every seat answers what it is asked, legally, until about ``decisions`` are made
         or the table waits for someone away (a game gets somewhere)."""
         h = self.h
-        goal = h.table.decisions + decisions
-        while h.table.decisions < goal and h.table.status == "playing":
+        goal = h.table.logged.decisions + decisions
+        while h.table.logged.decisions < goal and h.table.logged.status == "playing":
             moved = False
             for ask in list(h.asks.values()):
                 h.asks.pop((ask.seat, ask.key), None)
                 self.step(BotAnswered(ask.seat, ask.key, default_decision(ask.view)))
                 moved = True
             for who in list(self.conns):
-                if who.conn in h.table.watchers:
+                if who.conn in h.table.live.watchers:
                     self.before = snapshot(h.table)
                     moved |= h.play_human(who)
                     self.refused = False
@@ -898,10 +917,10 @@ class TableMachine(RuleBasedStateMachine):
         # ``late``: the bot ran past its deadline and the pool answered for it.
         self.step(BotAnswered(ask.seat, ask.key, decision, late))
 
-    @precondition(lambda self: bool(self.h.table.timers))
+    @precondition(lambda self: bool(self.h.table.live.timers))
     @rule(data=st.data(), stale=st.booleans())
     def timer_runs_out(self, data: st.DataObject, stale: bool) -> None:
-        timers = self.h.table.timers
+        timers = self.h.table.live.timers
         timer = data.draw(st.sampled_from(sorted(timers, key=repr)))
         self.h.now = max(self.h.now, timers[timer])
         self.step(TimerFired(timer, timers[timer] - (1.0 if stale else 0.0)))
@@ -916,19 +935,20 @@ class TableMachine(RuleBasedStateMachine):
     @invariant()
     def a_table_closes_once(self) -> None:
         closes = [e for e in self.h.effects if isinstance(e, CloseTable)]
-        assert len(closes) == (self.before.get("status") != "closed"
-                               and self.h.table.status == "closed")
+        before = self.before.get("logged")
+        assert len(closes) == ((before is None or before.status != "closed")
+                               and self.h.table.logged.status == "closed")
 
     @invariant()
     def the_store_hears_first(self) -> None:
         persists = [k for k, e in enumerate(self.h.effects) if isinstance(e, Persist)]
         assert persists in ([], [0])
-        assert self.h.table.n == len(self.h.store)
+        assert self.h.table.logged.n == len(self.h.store)
 
     @invariant()
     def no_frame_tells_a_secret(self) -> None:
         t = self.h.table
-        game = t.game
+        game = t.logged.game
         for peer in self.h.peers.values():
             for viewer, frame in peer.frames:
                 check_frame(frame, viewer, game)
@@ -938,21 +958,21 @@ class TableMachine(RuleBasedStateMachine):
         t = self.h.table
         for effect in self.h.effects:
             if isinstance(effect, AskBot):
-                s = t.seats[effect.seat]
+                s = t.logged.seats[effect.seat]
                 assert s is not None and (s.kind == "bot" or s.auto)
                 assert effect.view.player == effect.seat
         for peer in self.h.peers.values():
             for viewer, frame in peer.frames:
                 if frame.get("prompt") is not None:
                     assert viewer is not None
-                    s = t.seats[viewer]
+                    s = t.logged.seats[viewer]
                     assert s is not None and s.kind == "human" and not s.auto
 
     def teardown(self) -> None:
         h = self.h
         # What the example reached (--hypothesis-show-statistics shows the spread).
-        event(f"status {h.table.status}, game {h.table.game_no}")
-        event("decisions made" if h.table.decisions else "no decision")
+        event(f"status {h.table.logged.status}, game {h.table.logged.game_no}")
+        event("decisions made" if h.table.logged.decisions else "no decision")
         assert rebuilt(replayed(h)) == rebuilt(h.table)
 
 
@@ -1018,17 +1038,17 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
         assert sheet["decision"] is not None
     # Bob chooses: the events frame brings his view (his choice in it) and what of its
     # sheet changed: the hand and who has chosen, not the rows.
-    assert h.table.game is not None
-    card = h.table.game.view(1).hand[0]
+    assert h.table.logged.game is not None
+    card = h.table.logged.game.view(1).hand[0]
     h.run(Decide(bob, None, P.PlayCard(type="play_card", card=card)))
     events = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
     assert events["view"]["my_choice"] == card
     assert "rows" not in events["sheet"] and "timer" not in events["sheet"]
     assert events["sheet"]["hand"]
-    game = h.table.game
+    game = h.table.logged.game
     assert game is not None
     # Bots are named in the reader's language ("Bot Laki 1", not "Easy Bot 1").
-    said = narrator("sr").chosen_sentence(game.view(1), h.table.names("sr"))
+    said = narrator("sr").chosen_sentence(game.view(1), h.table.logged.names("sr"))
     assert events["sheet"]["chosen"] == said and "Bot Laki 1" in said
     # A frame without a game event (a chat line) carries no view.
     h.run(Say(ana, None, "hi"))

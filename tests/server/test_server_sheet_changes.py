@@ -135,14 +135,14 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
                 fanout.catch_up(conn, viewer, after, 1000.0, 300, 1 << 20)
 
     def check() -> None:
-        game = table.game
+        game = table.logged.game
         if game is None:
             return
         for reader in readers.values():
             if reader.held is None:
                 continue
             view = game.view(reader.viewer)
-            names = table.names(reader.lang)
+            names = table.logged.names(reader.lang)
             fresh = sheet_payload(view, names, reader.lang)
             assert reader.held == fresh, (reader.id, reader.viewer, reader.lang)
             assert reader.held.model_dump() == speech_sheet(narrator(reader.lang), view, names)
@@ -158,8 +158,8 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     run(Attach(connect(100, "cs"), None, True, None))
     run(StartGame(people[0], None, 5))
     decisions = 0
-    while table.status == "playing":
-        game = table.game
+    while table.logged.status == "playing":
+        game = table.logged.game
         assert game is not None and game.pending is not None
         seat = next(s for s in game.pending.players if game.legal(s))
         options = game.legal(seat)
@@ -173,7 +173,7 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
         if decisions == 5:
             # A spectator coming back with a catch-up: its frame holds the sheet whole.
             run(Attach(connect(101, "en"), None, True, 2))
-    assert table.status == "over" and decisions > 10
+    assert table.logged.status == "over" and decisions > 10
     changes = sum(r.changes for r in readers.values())
     partial = sum(r.partial for r in readers.values())
     # Most frames leave out what did not change (the rows, the timer, the rules...).

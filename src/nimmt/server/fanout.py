@@ -289,12 +289,13 @@ class Fanout:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
         bots named and its shortcuts' sentences said in ``lang``; and its sheet (whole)."""
         t = self.table
-        game = t.game
+        game = t.logged.game
         seen_view = None if game is None else game.view(viewer)
-        sheet = None if seen_view is None else self._sheet(seen_view, viewer, t.names(lang),
-                                                           lang)
+        sheet = None if seen_view is None else self._sheet(seen_view, viewer,
+                                                           t.logged.names(lang), lang)
         return dump(build(P.TableState, {
-            "seq": t.seq, "type": "table_state", "table": info(t, audience, lang), "you": viewer,
+            "seq": t.logged.seq, "type": "table_state", "table": info(t, audience, lang),
+            "you": viewer,
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "prompt": prompt(t, viewer, now),
             "sheet": sheet,
@@ -316,12 +317,12 @@ class Fanout:
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always) and left is None:
             return None, None
-        names = names if names is not None else t.names(lang)
+        names = names if names is not None else t.logged.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
-        seen_view = t.game.view(viewer) if events and t.game is not None else None
+        seen_view = t.logged.game.view(viewer) if events and t.logged.game is not None else None
         sheet = None if seen_view is None else self._sheet(seen_view, viewer, names, lang)
         return dump(build(P.Events, {
-            "seq": t.seq, "type": "events", "items": models, "prompt": asked,
+            "seq": t.logged.seq, "type": "events", "items": models, "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "sheet": None if sheet is None else sheet_change(sheet, before),
@@ -333,7 +334,7 @@ class Fanout:
     def ack(self, conn: int, ref: P.Ref) -> None:
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.send(dump(build(P.Ack, {"seq": self.table.seq, "type": "ack", "ref": ref})))
+            peer.send(dump(build(P.Ack, {"seq": self.table.logged.seq, "type": "ack", "ref": ref})))
 
     def refuse(self, conn: int, code: P.CodeLike, message: str, ref: P.Ref,
                retry_after: float | None = None) -> None:
@@ -344,7 +345,7 @@ class Fanout:
     def send_state(self, conn: int, viewer: int | None, ref: P.Ref, now: float) -> None:
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.seq = self.table.seq
+            peer.seq = self.table.logged.seq
             text, peer.sheet = self.state_frame(viewer, peer.lang, ref, now)
             peer.send(text)
 
@@ -358,8 +359,8 @@ class Fanout:
         if peer is None:
             return
         lang = peer.lang
-        names = self.table.names(lang)
-        missed = unmuted(since(self.table.items, after), silenced(peer))
+        names = self.table.logged.names(lang)
+        missed = unmuted(since(self.table.logged.items, after), silenced(peer))
         sent: list[tuple[str | None, Sheet | None]] = []
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
@@ -390,7 +391,7 @@ class Fanout:
         """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
         each connection's language; with ``state``, a fresh table_state first."""
         t = self.table
-        new = since(t.items, after)
+        new = since(t.logged.items, after)
         cache: dict[object, Any] = {}
         # Peers are grouped by what they are sent: their seat, language, the speakers of
         # these chat lines they muted (nearly always none) and the last sheet they were
@@ -402,7 +403,7 @@ class Fanout:
             if peer is not None:
                 quiet = silenced(peer) & talking if talking else _NOBODY
                 groups.setdefault((viewer, peer.lang, quiet, id(peer.sheet)), []).append(peer)
-        names = {lang: t.names(lang) for _, lang, _, _ in groups}
+        names = {lang: t.logged.names(lang) for _, lang, _, _ in groups}
         for (viewer, lang, quiet, _), peers in groups.items():
             text: str | None
             sheet: Sheet | None
@@ -415,7 +416,7 @@ class Fanout:
                 if text is None:
                     continue
             for peer in peers:
-                peer.seq = t.seq
+                peer.seq = t.logged.seq
                 if state or sheet is not None:
                     peer.sheet = sheet  # a table_state's sheet (or none) replaces the last
                 peer.send(text)
@@ -459,7 +460,7 @@ def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> boo
     """Whether the table waits for ``viewer``'s card alone: everyone else has chosen. The
     others' choices are said as that one fact (a spectator hears none of them: the reveal
     tells). ``view``: the viewer's view of the game now, when the caller has it."""
-    game = t.game
+    game = t.logged.game
     if game is None or viewer is None or game.pending is None:
         return False
     if game.pending.kind is not DecisionKind.CARD:
@@ -472,7 +473,7 @@ def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> boo
 
 def bot_names(t: Table, lang: str) -> dict[str, str]:
     """The table's bots, stored name → the name a reader of ``lang`` hears."""
-    return {s.name: seat_name(s, lang) for s in t.seats if s is not None and s.kind == "bot"}
+    return {s.name: seat_name(s, lang) for s in t.logged.seats if s is not None and s.kind == "bot"}
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:

@@ -11,7 +11,7 @@ rebuilt from the store's log, and only from its own *segment*: the entries of
 the game it belongs to (or those before the first game). A game's entries are
 replayed from its ``Started`` entry onto a table holding the same seats (seats
 change only before the first game starts), at the stream position the game
-started from (:attr:`.reducer.Table.starts`), so every item comes back with its
+started from (:attr:`.reducer.Logged.starts`), so every item comes back with its
 own ``seq``, as the table made it. The replay runs in a read thread
 (:mod:`.reads`), never on the event loop; the segment is kept (up to
 ``history_cache`` items over all tables) for the pages that follow, and a
@@ -64,10 +64,10 @@ class Page:
 def segment_of(t: Table, seq: int) -> Segment:
     """The segment that holds stream position ``seq``."""
     found = Segment(1, 0, None, False)
-    for i, (n, before) in enumerate(t.starts):
+    for i, (n, before) in enumerate(t.logged.starts):
         if before >= seq:
             return replace(found, next_n=n)
-        following = t.starts[i + 1][0] if i + 1 < len(t.starts) else None
+        following = t.logged.starts[i + 1][0] if i + 1 < len(t.logged.starts) else None
         found = Segment(n, before, following, True)
     return found
 
@@ -75,7 +75,7 @@ def segment_of(t: Table, seq: int) -> Segment:
 def page(t: Table, before: int, after: int, limit: int) -> Page:
     """The page of at most ``limit`` positions just before ``before`` (and after
     ``after``), within one segment."""
-    before = min(before, t.seq + 1)
+    before = min(before, t.logged.seq + 1)
     seg = segment_of(t, max(1, before - 1))
     lo = max(after + 1, before - limit, seg.seq_before + 1, 1)
     return Page(min(lo, before), before, seg)
@@ -84,7 +84,7 @@ def page(t: Table, before: int, after: int, limit: int) -> Page:
 def in_memory(t: Table, p: Page) -> list[StreamItem] | None:
     """The page's items from what the table holds, or None if it no longer holds them
     all."""
-    items = t.items
+    items = t.logged.items
     if p.lo >= p.before:
         return []
     if not items or items[0].seq > p.lo:
@@ -96,8 +96,8 @@ def rebuild(scratch: Table, rows: Sequence[tuple[int, str, str]]) -> list[Stream
     """The stream items of ``rows`` (one segment of the log), replayed onto ``scratch``
     (placed where the segment starts). Pure: run in a read thread."""
     entries = [(n, entry_from_row(kind, json.loads(data))) for n, kind, data in rows]
-    replay(scratch, entries, random.Random(0))
-    return scratch.items
+    replay(scratch.logged, scratch.rules, entries, random.Random(0))
+    return scratch.logged.items
 
 
 def scratch_for(t: Table, seg: Segment) -> Table:
@@ -106,10 +106,11 @@ def scratch_for(t: Table, seg: Segment) -> Table:
     the event loop: the live seats are copied, never shared with a thread."""
     scratch = t.blank()
     if seg.game:
-        scratch.seats = [None if s is None else Seat(s.kind, s.name, s.player_id, s.bot)
-                         for s in t.seats]
-        scratch.seq = seg.seq_before
-    scratch.n = seg.first_n - 1
+        scratch.logged.seats = [
+            None if s is None else Seat(s.kind, s.name, s.player_id, s.bot)
+            for s in t.logged.seats]
+        scratch.logged.seq = seg.seq_before
+    scratch.logged.n = seg.first_n - 1
     return scratch
 
 
@@ -150,7 +151,7 @@ class Pages:
         future: asyncio.Future[list[StreamItem]] = asyncio.get_running_loop().create_future()
         self._building[key] = future
         try:
-            last = seg.next_n - 1 if seg.next_n is not None else t.n
+            last = seg.next_n - 1 if seg.next_n is not None else t.logged.n
             scratch = scratch_for(t, seg)
             rows = await self.store.log_rows(t.id, seg.first_n, last)
             items = await self.reads.run(rebuild, scratch, rows)

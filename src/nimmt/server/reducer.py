@@ -18,9 +18,11 @@ refused command raises before it changes anything and comes back as one
 :class:`~.commands.Refuse`.
 
 :class:`Table` is changed in place (a game is too costly to copy per
-decision); ``reduce`` returns it with the effects. Its fields fall in two
-groups: what the log rebuilds, and what lives only while the server runs
-(connections, timers, bots asked, card changes).
+decision); ``reduce`` returns it with the effects. What it holds is kept in two
+parts: :class:`Logged`, what the log rebuilds (seats, game, stream, host,
+hints), changed only by :func:`apply`, so a replay gives an equal one; and
+:class:`Live`, what lives only while the server runs (connections, timers,
+bots asked, card changes), which a restart starts afresh.
 
 Hidden information: a view comes from :meth:`nimmt.Game.view` for its seat,
 and events are filtered by :func:`nimmt.events.for_viewer` (in :mod:`.fanout`)
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from .. import record as records
@@ -117,6 +119,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatLine",
     "Limits",
+    "Live",
+    "Logged",
     "Notice",
     "Seat",
     "StreamItem",
@@ -254,23 +258,20 @@ class StreamItem(NamedTuple):
     payload: Event | Notice | ChatLine
 
 
-@dataclass(eq=False)
-class Table:
-    """One table's state. The first fields say what the table is (its row in the store)."""
+@dataclass(slots=True)
+class Logged:
+    """What a table's log rebuilds: replaying its stored entries onto a fresh one
+    (:func:`replay`) gives an equal one, item for item and ``seq`` for ``seq``. Only
+    :func:`apply` changes it, live or replaying, so nothing here can hold what a replay
+    would not bring back."""
 
-    id: int
-    code: str
-    name: str
+    #: The host: the store's row has the first, the log each one after.
     host_id: int
-    rules: Rules
-    turn_timer: float | None
-    rated: bool
-    private: bool
-    limits: Limits = Limits()
-    # -- what the log rebuilds --
+    seats: list[Seat | None]
     status: Status = "open"
-    seats: list[Seat | None] = field(default_factory=list)
-    game: Game | None = None
+    #: The game under way (or the last one). Compared through its events, which are all in
+    #: ``items``: a game object has no equality of its own.
+    game: Game | None = field(default=None, compare=False)
     game_no: int = 0
     #: The stream (the newest items; older ones are rebuilt from the log when asked for).
     items: list[StreamItem] = field(default_factory=list)
@@ -286,36 +287,11 @@ class Table:
     game_seq: int = 0
     #: Decisions applied (for the benchmark and tests).
     decisions: int = 0
-    #: Whether the host allows hints (rated tables never give them: :attr:`hints_on`).
+    #: Whether the host allows hints (rated tables never give them: :attr:`Table.hints_on`).
     hints: bool = True
     #: Where each game starts: the log position of its ``Started`` entry and the stream
     #: position before it, so a page of old items is rebuilt from its own game's entries.
     starts: list[tuple[int, int]] = field(default_factory=list)
-    # -- what lives only while the server runs --
-    #: Connections at the table, each with the seat it sees as (None: a spectator).
-    watchers: dict[int, int | None] = field(default_factory=dict)
-    #: Timers running, with their deadlines on the commands' clock.
-    timers: dict[Timer, float] = field(default_factory=dict)
-    #: Decisions a bot (or the default player) has been asked for: ``(seat, key)``.
-    asked: set[tuple[int, str]] = field(default_factory=set)
-    #: Per seat, the decision key and how often its card was chosen for it.
-    changes: dict[int, tuple[str, int]] = field(default_factory=dict)
-    #: Bots wait until then (the commands' clock) after a reveal (``Limits.reveal_pace``).
-    paced_until: float = 0.0
-    #: Until then a listener is still hearing the narration of what was logged (at
-    #: ``Limits.listen_cps``): a person's turn timer starting earlier gets the difference.
-    heard_at: float = 0.0
-    #: During :func:`replay`: the stored deals of each game, in order.
-    replay_deals: dict[int, list[Deal]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.seats:
-            self.seats = [None] * self.rules.players
-
-    def blank(self) -> Table:
-        """The same table before anything happened at it (to replay its log into)."""
-        return Table(self.id, self.code, self.name, self.host_id, self.rules, self.turn_timer,
-                     self.rated, self.private, self.limits)
 
     def seat_of(self, player_id: int) -> int | None:
         """The seat of person ``player_id``, if they have one."""
@@ -329,11 +305,39 @@ class Table:
         return [seat_name(s, lang) if s is not None else f"{i + 1}"
                 for i, s in enumerate(self.seats)]
 
-    @property
-    def hints_on(self) -> bool:
-        """Whether a seated person may ask for a hint: the host allows it, and the table
-        is not rated (a hint in a rated game would be help from outside the game)."""
-        return self.hints and not self.rated
+    def notice(self, what: str, seat: int | None, name: str | None,
+               reason: AutoReason | None = None, game_no: int = 1) -> None:
+        """A notice, as the next stream item."""
+        self.seq += 1
+        self.items.append(StreamItem(self.seq, "notice",
+                                     Notice(what, reason, seat, name, game_no)))
+
+    def tell(self, events: Iterable[Event]) -> None:
+        """Game events, as the next stream items."""
+        for ev in events:
+            self.seq += 1
+            self.items.append(StreamItem(self.seq, "event", ev))
+
+
+@dataclass(slots=True)
+class Live:
+    """What a table holds only while the server runs: a restart starts it afresh (nobody
+    connected, no timer, no bot asked), and the reducer makes it again from the logged
+    state (:class:`~.commands.Resume`)."""
+
+    #: Connections at the table, each with the seat it sees as (None: a spectator).
+    watchers: dict[int, int | None] = field(default_factory=dict)
+    #: Timers running, with their deadlines on the commands' clock.
+    timers: dict[Timer, float] = field(default_factory=dict)
+    #: Decisions a bot (or the default player) has been asked for: ``(seat, key)``.
+    asked: set[tuple[int, str]] = field(default_factory=set)
+    #: Per seat, the decision key and how often its card was chosen for it.
+    changes: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: Bots wait until then (the commands' clock) after a reveal (``Limits.reveal_pace``).
+    paced_until: float = 0.0
+    #: Until then a listener is still hearing the narration of what was logged (at
+    #: ``Limits.listen_cps``): a person's turn timer starting earlier gets the difference.
+    heard_at: float = 0.0
 
     def audience(self, skip: int | None = None) -> Audience:
         """The connections at the table now (but ``skip``), with their seats."""
@@ -342,116 +346,139 @@ class Table:
         return tuple((c, v) for c, v in self.watchers.items() if c != skip)
 
 
+@dataclass(eq=False)
+class Table:
+    """One table: what it is (its row in the store), what its log rebuilds (``logged``)
+    and what lives only while the server runs (``live``)."""
+
+    id: int
+    code: str
+    name: str
+    #: The first host (the store's row); :attr:`Logged.host_id` is the host now.
+    host_id: InitVar[int]
+    rules: Rules
+    turn_timer: float | None
+    rated: bool
+    private: bool
+    limits: Limits = Limits()
+    logged: Logged = field(init=False)
+    live: Live = field(init=False, default_factory=Live)
+
+    def __post_init__(self, host_id: int) -> None:
+        self.logged = Logged(host_id, [None] * self.rules.players)
+
+    def blank(self) -> Table:
+        """The same table before anything happened at it (to replay its log into)."""
+        return Table(self.id, self.code, self.name, self.logged.host_id, self.rules,
+                     self.turn_timer, self.rated, self.private, self.limits)
+
+    @property
+    def hints_on(self) -> bool:
+        """Whether a seated person may ask for a hint: the host allows it, and the table
+        is not rated (a hint in a rated game would be help from outside the game)."""
+        return self.logged.hints and not self.rated
+
+
 # -- the log: applying entries ------------------------------------------------------------------
 
-def _notice(t: Table, what: str, seat: int | None, name: str | None,
-            reason: AutoReason | None = None, game_no: int = 1) -> None:
-    t.seq += 1
-    t.items.append(StreamItem(t.seq, "notice", Notice(what, reason, seat, name, game_no)))
 
-
-def _events(t: Table, events: Iterable[Event]) -> None:
-    for ev in events:
-        t.seq += 1
-        t.items.append(StreamItem(t.seq, "event", ev))
-
-
-def apply(t: Table, entry: Entry, rng: random.Random | None = None) -> Entry:
-    """Change ``t`` by one log entry, live or replaying; returns the entry as it is stored.
+def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = None,
+          deals: Sequence[Deal] = ()) -> Entry:
+    """Change ``log`` by one log entry, live or replaying; returns the entry as it is
+    stored. Only the logged state is given: what an entry changes, a replay rebuilds.
 
     A game starts with ``rng`` for its shuffles (only :class:`~.tablelog.Started`
-    needs one), but deals the log holds (while replaying) come first: a replay
-    never shuffles what was dealt before. The entry returned carries the deals
+    needs one), but ``deals`` the log holds for it (while replaying) come first: a
+    replay never shuffles what was dealt before. The entry returned carries the deals
     the entry made, so the store keeps them.
     """
     match entry:  # decisions first: the cases are tried in order
         case Decided(decision, by):
-            current = t.game
+            current = log.game
             assert current is not None
             round_before = current.round
             events = current.decide(decision)
-            t.decisions += 1
-            _events(t, events)
+            log.decisions += 1
+            log.tell(events)
             if current.is_over:
-                t.status = "over"
+                log.status = "over"
             if current.round == round_before:
                 return entry  # no round started: no deal to keep
-            deals = current.round_deals
-            return Decided(decision, by, deals[round_before:])
+            return Decided(decision, by, current.round_deals[round_before:])
         case Sat(seat, player_id, name):
-            t.seats[seat] = Seat("human", name, player_id=player_id)
-            _notice(t, "sat", seat, name)
+            log.seats[seat] = Seat("human", name, player_id=player_id)
+            log.notice("sat", seat, name)
         case BotSeated(seat, bot, name):
-            t.seats[seat] = Seat("bot", name, bot=bot)
-            _notice(t, "bot_added", seat, name)
+            log.seats[seat] = Seat("bot", name, bot=bot)
+            log.notice("bot_added", seat, name)
         case Unseated(seat, reason):
-            old = t.seats[seat]
+            old = log.seats[seat]
             assert old is not None
-            t.seats[seat] = None
+            log.seats[seat] = None
             if reason == "kicked" and old.player_id is not None:
-                t.kicked.add(old.player_id)
-            _notice(t, reason, seat, old.name)
+                log.kicked.add(old.player_id)
+            log.notice(reason, seat, old.name)
         case HostPassed(player_id, name):
-            t.host_id = player_id
-            _notice(t, "host", t.seat_of(player_id), name)  # the seat hears "You are …"
+            log.host_id = player_id
+            log.notice("host", log.seat_of(player_id), name)  # the seat hears "You are …"
         case Started(game_no):
-            t.starts.append((t.n + 1, t.seq))  # the entry being applied is number n + 1
-            t.game_no = game_no
-            game = Game(t.rules, rng, deals=t.replay_deals.get(game_no, ()))
-            t.game = game
-            t.status = "playing" if not game.is_over else "over"
-            t.asked.clear()
-            t.chats = 0
-            _notice(t, "started", None, None, game_no=game_no)
-            t.game_seq = t.seq
-            _events(t, game.events)
+            log.starts.append((log.n + 1, log.seq))  # the entry being applied is number n + 1
+            log.game_no = game_no
+            game = Game(rules, rng, deals=deals)
+            log.game = game
+            log.status = "playing" if not game.is_over else "over"
+            log.chats = 0
+            log.notice("started", None, None, game_no=game_no)
+            log.game_seq = log.seq
+            log.tell(game.events)
             return Started(game_no, game.round_deals)
         case AutoPlay(seat, on, reason):
-            s = t.seats[seat]
+            s = log.seats[seat]
             assert s is not None
             s.auto = on
             s.auto_reason = reason if on else None
             if reason in ("left", "kicked"):
                 s.left = True
             if reason == "kicked" and s.player_id is not None:
-                t.kicked.add(s.player_id)
+                log.kicked.add(s.player_id)
             if reason == "took_over":
                 s.left = False
-            _notice(t, "auto_on" if on else "auto_off", seat, s.name, reason)
+            log.notice("auto_on" if on else "auto_off", seat, s.name, reason)
         case Chatted(seat, name, text):
-            t.chats += 1
-            t.seq += 1
-            t.items.append(StreamItem(t.seq, "chat", ChatLine(seat, name, text)))
+            log.chats += 1
+            log.seq += 1
+            log.items.append(StreamItem(log.seq, "chat", ChatLine(seat, name, text)))
         case HintsSet(on):
             # The table's info says it (a fresh table_state): no stream item, so clients
             # that know no notice of it have nothing new to read.
-            t.hints = on
+            log.hints = on
         case Closed():
-            t.status = "closed"
-            _notice(t, "closed", None, None)
+            log.status = "closed"
+            log.notice("closed", None, None)
     return entry
 
 
-def replay(t: Table, entries: Sequence[tuple[int, Entry]], rng: random.Random) -> None:
-    """Rebuild ``t`` (a :meth:`~Table.blank` table) from its stored log: ``(n, entry)`` in
-    order. ``rng`` shuffles only the rounds the log has no deal for yet."""
+def replay(log: Logged, rules: Rules, entries: Sequence[tuple[int, Entry]],
+           rng: random.Random) -> None:
+    """Rebuild ``log`` (a fresh one, :meth:`Table.blank`'s) from its stored entries:
+    ``(n, entry)`` in order. ``rng`` shuffles only the rounds the log has no deal for yet."""
+    deals: dict[int, list[Deal]] = {}
     game_no = 0
     for _, e in entries:
         if isinstance(e, Started):
             game_no = e.game_no
         if isinstance(e, Started | Decided):
-            t.replay_deals.setdefault(game_no, []).extend(e.deals)
+            deals.setdefault(game_no, []).extend(e.deals)
     for n, e in entries:
-        apply(t, e, rng)
-        t.n = n
-    t.replay_deals.clear()
+        apply(log, rules, e, rng, deals.get(e.game_no, ()) if isinstance(e, Started) else ())
+        log.n = n
 
 
 def trim(t: Table, keep: int) -> None:
     """Keep the stream in memory bounded: past ``2 × keep`` items, the oldest go (the
     store still has them). Called between commands, never while items wait to be sent."""
-    if len(t.items) > 2 * keep:
-        del t.items[: len(t.items) - keep]
+    if len(t.logged.items) > 2 * keep:
+        del t.logged.items[: len(t.logged.items) - keep]
 
 
 # -- what a seat is asked, what everyone may see ---------------------------------------------------
@@ -460,11 +487,11 @@ def trim(t: Table, keep: int) -> None:
 def decision_key(t: Table, seat: int) -> str:
     """The name of the decision ``seat`` is asked for now: the same while that decision is
     pending (a card choice may be changed under one key), and never used again."""
-    game = t.game
+    game = t.logged.game
     assert game is not None
     pend = game.pending
     assert pend is not None
-    base = f"{t.game_no}.{game.round}"
+    base = f"{t.logged.game_no}.{game.round}"
     if pend.kind is DecisionKind.CARD:
         return f"{base}.{game.turn}.card"
     if pend.kind is DecisionKind.ROW:
@@ -475,17 +502,17 @@ def decision_key(t: Table, seat: int) -> str:
 def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
     """The decision asked of seat ``viewer`` now, if a person plays it (and the time left
     on its timer at ``now``)."""
-    game = t.game
-    if viewer is None or game is None or t.status != "playing":
+    game = t.logged.game
+    if viewer is None or game is None or t.logged.status != "playing":
         return None
     pend = game.pending
     if pend is None or viewer not in pend.players:
         return None
-    s = t.seats[viewer]
+    s = t.logged.seats[viewer]
     if s is None or s.kind != "human" or s.auto:
         return None
     key = decision_key(t, viewer)
-    deadline = t.timers.get(TurnTimer(viewer, key)) if t.turn_timer is not None else None
+    deadline = t.live.timers.get(TurnTimer(viewer, key)) if t.turn_timer is not None else None
     seconds = None if deadline is None else max(0.0, round(deadline - now, 3))
     return build(Prompt, {"kind": KIND_NAMES[pend.kind], "key": key, "options": game.legal(viewer),
                           "card": pend.card, "reason": pend.reason, "seconds": seconds})
@@ -493,8 +520,8 @@ def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
 
 def host_name(t: Table) -> str | None:
     """The host's display name, while the host has a seat."""
-    for s in t.seats:
-        if s is not None and s.player_id == t.host_id:
+    for s in t.logged.seats:
+        if s is not None and s.player_id == t.logged.host_id:
             return s.name
     return None
 
@@ -503,10 +530,10 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
     """The table's public facts, as the connections ``audience`` (default: those at the
     table now) see it: whose seats are connected, how many watch without a seat; bots
     named in ``lang``."""
-    watchers = t.audience() if audience is None else audience
+    watchers = t.live.audience() if audience is None else audience
     connected = {v for _, v in watchers if v is not None}
     seats = []
-    for i, s in enumerate(t.seats):
+    for i, s in enumerate(t.logged.seats):
         if s is None:
             seats.append(build(SeatInfo, {"seat": i, "name": None, "kind": "empty", "bot": None,
                                           "connected": False, "auto": False}))
@@ -517,8 +544,8 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
         "rules_name": t.rules.name if lang is None else speaker_of(lang).rules_name(t.rules),
-        "status": t.status, "turn_timer": t.turn_timer,
-        "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.game_no,
+        "status": t.logged.status, "turn_timer": t.turn_timer,
+        "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.logged.game_no,
         "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,
     })
 
@@ -527,11 +554,11 @@ def bot_priority(t: Table) -> int | None:
     """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
     is connected, last while they are all away, not at all with nobody seated (its bots
     wait until someone comes back)."""
-    people = {i for i, s in enumerate(t.seats)
+    people = {i for i, s in enumerate(t.logged.seats)
               if s is not None and s.kind == "human" and not s.left}
     if not people:
         return None
-    if any(v in people for v in t.watchers.values()):
+    if any(v in people for v in t.live.watchers.values()):
         return PEOPLE
     return AWAY
 
@@ -559,8 +586,8 @@ class _Step:
     def __init__(self, t: Table, now: float) -> None:
         self.t = t
         self.now = now
-        self.status = t.status
-        self.first_n = t.n + 1
+        self.status = t.logged.status
+        self.first_n = t.logged.n + 1
         self.entries: list[Entry] = []
         self.results: list[GameResult] = []
         self.out: list[Effect] = []
@@ -569,21 +596,23 @@ class _Step:
         """The effects, the store's first: nobody hears of a change before it is stored;
         the table's closing last, once everything about it was said."""
         t = self.t
-        if t.status == "closed" and self.status != "closed":
+        if t.logged.status == "closed" and self.status != "closed":
             self.out.append(CloseTable())
         if not self.entries:
             return self.out
-        status = t.status if t.status != self.status else None
+        status = t.logged.status if t.logged.status != self.status else None
         return [Persist(self.first_n, tuple(self.entries), status, tuple(self.results)),
                 *self.out]
 
     def log(self, entry: Entry, rng: random.Random | None = None) -> None:
         """Apply ``entry`` and keep it for the store (with the game it ends, if any)."""
         t = self.t
-        stored = apply(t, entry, rng)
-        t.n += 1
+        stored = apply(t.logged, t.rules, entry, rng)
+        t.logged.n += 1
+        if isinstance(entry, Started):
+            t.live.asked.clear()  # a new game: no question asked of the last one stands
         self.entries.append(stored)
-        game = t.game
+        game = t.logged.game
         if isinstance(entry, Decided) and game is not None and game.is_over:
             self.results.append(_result(t, finished=True))
         if isinstance(entry, Closed) and game is not None and not game.is_over:
@@ -593,7 +622,7 @@ class _Step:
 
     def run(self, command: Command) -> None:
         t = self.t
-        if t.status == "closed" and isinstance(command, Message | Attach):
+        if t.logged.status == "closed" and isinstance(command, Message | Attach):
             raise P.ProtocolError("closed", f"table {t.code} is closed")
         # The commands of a game under way first: ``match`` tries the cases in order.
         match command:
@@ -615,15 +644,15 @@ class _Step:
                 self.log(Sat(0, who.player_id, who.name))
                 if not hints:
                     self.log(HintsSet(False))
-                t.watchers[who.conn] = 0
+                t.live.watchers[who.conn] = 0
                 self.out.append(SendState(who.conn, 0, ref))
             case Attach(who, ref, spectate, last_seq):
                 self.attach(who, ref, spectate, last_seq)
             case Detach(conn):
                 self.detach(conn)
             case Resume():
-                if t.status == "playing":
-                    for i, s in enumerate(t.seats):
+                if t.logged.status == "playing":
+                    for i, s in enumerate(t.logged.seats):
                         if s is not None and s.kind == "human" and not s.auto:
                             self.start(GraceTimer(i), t.limits.disconnect_grace)
                 self.check_idle()
@@ -633,9 +662,9 @@ class _Step:
             case Shut():
                 self.shut()
             case TimerFired(timer, deadline):
-                if t.timers.get(timer) != deadline:
+                if t.live.timers.get(timer) != deadline:
                     return  # cancelled, or started again since
-                del t.timers[timer]
+                del t.live.timers[timer]
                 match timer:
                     case TurnTimer(seat, key):
                         self.timed_out(seat, key)
@@ -647,7 +676,7 @@ class _Step:
                         self.schedule()
             case TakeOver(who, ref):
                 seat = self.seated(who)
-                s = t.seats[seat]
+                s = t.logged.seats[seat]
                 assert s is not None
                 if s.auto:
                     self.change(AutoPlay(seat, False, "took_over"), who, ref)
@@ -668,27 +697,27 @@ class _Step:
             case StartGame(who, ref, seed):
                 self.host(who)
                 self.before_start()
-                empty = [i + 1 for i, s in enumerate(t.seats) if s is None]
+                empty = [i + 1 for i, s in enumerate(t.logged.seats) if s is None]
                 if empty:
                     raise P.ProtocolError("seats_empty", f"seat {empty[0]} is empty: add a bot "
                                           "or wait for a player")
                 self.change(Started(1), who, ref, random.Random(seed))
             case Rematch(who, ref, seed, quota):
                 self.host(who)
-                if t.status != "over":
+                if t.logged.status != "over":
                     raise P.ProtocolError("not_over", "a rematch starts when the game is over")
-                if t.game_no >= t.limits.games_per_table:
+                if t.logged.game_no >= t.limits.games_per_table:
                     raise P.ProtocolError(
                         "quota", f"a table plays at most {t.limits.games_per_table} games; "
                         "open a new one")
                 if quota is not None:
                     raise P.ProtocolError("quota", quota)
-                self.change(Started(t.game_no + 1), who, ref, random.Random(seed))
+                self.change(Started(t.logged.game_no + 1), who, ref, random.Random(seed))
             case SetHints(who, ref, on):
                 self.host(who)
                 if on and t.rated:
                     raise P.ProtocolError("hints_off", "a rated table gives no hints")
-                if on == t.hints:
+                if on == t.logged.hints:
                     self.out.append(Ack(who.conn, ref))
                 else:
                     self.change(HintsSet(on), who, ref)
@@ -700,36 +729,36 @@ class _Step:
     # -- checks (each raises before anything changes) ---------------------------------------------
 
     def viewer(self, who: Who) -> int | None:
-        if who.conn not in self.t.watchers:
+        if who.conn not in self.t.live.watchers:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
-        return self.t.watchers[who.conn]
+        return self.t.live.watchers[who.conn]
 
     def seated(self, who: Who) -> int:
         viewer = self.viewer(who)
         if viewer is None:
-            if self.t.seat_of(who.player_id) is not None:
+            if self.t.logged.seat_of(who.player_id) is not None:
                 raise P.ProtocolError("spectator", "you are spectating; join to play your seat")
             raise P.ProtocolError("spectator", "spectators watch; they do not act")
         return viewer
 
     def host(self, who: Who) -> None:
         self.viewer(who)
-        if who.player_id != self.t.host_id:
+        if who.player_id != self.t.logged.host_id:
             raise P.ProtocolError("not_host", "only the host may do that")
 
     def before_start(self) -> None:
-        if self.t.status != "open":
+        if self.t.logged.status != "open":
             raise P.ProtocolError("already_started", "the game has already started")
 
     def occupant(self, seat: int) -> Seat:
-        seats = self.t.seats
+        seats = self.t.logged.seats
         s = seats[seat] if 0 <= seat < len(seats) else None
         if s is None:
             raise P.ProtocolError("no_seat", f"there is nobody in seat {seat + 1}")
         return s
 
     def free_seat(self, seat: int | None) -> int:
-        seats = self.t.seats
+        seats = self.t.logged.seats
         if seat is None:
             free = [i for i, s in enumerate(seats) if s is None]
             if not free:
@@ -743,8 +772,8 @@ class _Step:
 
     def check_decision(self, decision: Decision) -> None:
         t = self.t
-        game = t.game
-        if game is None or t.status == "open":
+        game = t.logged.game
+        if game is None or t.logged.status == "open":
             raise P.ProtocolError("not_started", "the game has not started")
         if game.is_over:
             raise P.ProtocolError("game_over", "the game is over")
@@ -770,37 +799,37 @@ class _Step:
         is stored and sent to every seat."""
         t = self.t
         key = decision_key(t, seat)
-        last, n = t.changes.get(seat, (key, 0))
+        last, n = t.live.changes.get(seat, (key, 0))
         if last != key:
             n = 0
         if n > t.limits.card_changes:
             raise P.ProtocolError(
                 "too_many_changes", f"your card may change at most {t.limits.card_changes}"
                 " times a turn; it stays as it is")
-        t.changes[seat] = (key, n + 1)
+        t.live.changes[seat] = (key, n + 1)
 
     # -- changes ------------------------------------------------------------------------------
 
     def change(self, entry: Entry, who: Who, ref: P.Ref,
                rng: random.Random | None = None) -> None:
         """A change everyone sees in full: logged, acknowledged, a new table_state to all."""
-        mark = self.t.seq
+        mark = self.t.logged.seq
         self.log(entry, rng)
         self.listen(mark)
         self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.audience()))
+        self.out.append(Broadcast(mark, True, self.t.live.audience()))
 
     def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref,
                mark: int | None = None) -> None:
         """Apply ``decision`` and tell it; ``mark``: the stream number from which items
         are new (given when items were logged just before, in the same step)."""
         t = self.t
-        s = t.seats[decision.player]
+        s = t.logged.seats[decision.player]
         assert s is not None
         state = mark is not None
         if mark is None:
-            mark = t.seq
+            mark = t.logged.seq
         if by == "player" and s.auto:
             self.log(AutoPlay(decision.player, False, "took_over"))
             state = True
@@ -809,14 +838,14 @@ class _Step:
             # A timeout hands the seat over for that one decision: the next is theirs.
             self.log(AutoPlay(decision.player, False, "returned"))
             state = True
-        new = t.items[len(t.items) - (t.seq - mark):]
+        new = t.logged.items[len(t.logged.items) - (t.logged.seq - mark):]
         if any(isinstance(item.payload, CardsRevealed) for item in new) and self.person_here():
-            t.paced_until = self.now + t.limits.reveal_pace
+            t.live.paced_until = self.now + t.limits.reveal_pace
         self.listen(mark)
         if who is not None:
             self.out.append(Ack(who.conn, ref))
         self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, state, t.audience()))
+        self.out.append(Broadcast(mark, state, t.live.audience()))
 
     def hint(self, who: Who, ref: P.Ref) -> None:
         """A hint on the asker's own pending decision, made from their seat's view only:
@@ -825,12 +854,12 @@ class _Step:
         seat = self.seated(who)
         if t.rated:
             raise P.ProtocolError("hints_off", "a rated game gives no hints")
-        if not t.hints:
+        if not t.logged.hints:
             raise P.ProtocolError("hints_off", "the host turned hints off at this table")
-        game = t.game
-        if game is None or t.status == "open":
+        game = t.logged.game
+        if game is None or t.logged.status == "open":
             raise P.ProtocolError("not_started", "the game has not started")
-        if t.status != "playing" or game.is_over:
+        if t.logged.status != "playing" or game.is_over:
             raise P.ProtocolError("game_over", "the game is over")
         pend = game.pending
         if pend is None or seat not in pend.players or not game.legal(seat):
@@ -848,33 +877,33 @@ class _Step:
             raise P.ProtocolError(
                 "chat_too_long",
                 f"chat messages hold at most {t.limits.chat_max} characters, not {len(text)}")
-        if t.chats >= t.limits.chat_per_game:
+        if t.logged.chats >= t.limits.chat_per_game:
             raise P.ProtocolError(
                 "quota", f"this table has had {t.limits.chat_per_game} chat messages "
                 "this game, as many as it keeps")
-        mark = t.seq
+        mark = t.logged.seq
         self.log(Chatted(viewer, who.name, text))
         self.out.append(Ack(who.conn, ref))
-        self.out.append(Broadcast(mark, False, t.audience()))
+        self.out.append(Broadcast(mark, False, t.live.audience()))
 
     def sit(self, who: Who, ref: P.Ref, seat: int | None) -> None:
         t = self.t
         viewer = self.viewer(who)
-        if viewer is not None or t.seat_of(who.player_id) is not None:
+        if viewer is not None or t.logged.seat_of(who.player_id) is not None:
             raise P.ProtocolError("seat_taken", "you already have a seat at this table")
-        if who.player_id in t.kicked:
+        if who.player_id in t.logged.kicked:
             raise P.ProtocolError("kicked", "the host removed you from this table")
         self.before_start()
         seat = self.free_seat(seat)
         # Alike is the same here too (server/text.py): "Аna" may not sit beside "Ana".
         key = name_key(who.name)
-        if any(s is not None and name_key(s.name) == key for s in t.seats):
+        if any(s is not None and name_key(s.name) == key for s in t.logged.seats):
             raise P.ProtocolError("name_taken", f"the name {who.name!r} is used at this table")
-        mark = t.seq
+        mark = t.logged.seq
         self.log(Sat(seat, who.player_id, who.name))
-        t.watchers[who.conn] = seat
+        t.live.watchers[who.conn] = seat
         self.out.append(Ack(who.conn, ref))
-        self.out.append(Broadcast(mark, True, t.audience()))
+        self.out.append(Broadcast(mark, True, t.live.audience()))
 
     def add_bot(self, who: Who, ref: P.Ref, bot: str, seat: int | None,
                 refusal: str | None, quota: str | None = None) -> None:
@@ -886,7 +915,7 @@ class _Step:
         if quota is not None:
             raise P.ProtocolError("quota", quota)
         seat = self.free_seat(seat)
-        names = {name_key(s.name) for s in t.seats if s is not None}
+        names = {name_key(s.name) for s in t.logged.seats if s is not None}
         k = 1
         while name_key(bot_name(bot, k)) in names:
             k += 1
@@ -898,119 +927,119 @@ class _Step:
         s = self.occupant(seat)
         if s.kind != "human":
             raise P.ProtocolError("no_seat", f"seat {seat + 1} holds a bot: use remove_bot")
-        if s.player_id == t.host_id:
+        if s.player_id == t.logged.host_id:
             raise P.ProtocolError("no_seat", "the host cannot remove themselves; leave instead")
-        victims = [c for c, v in t.watchers.items() if v == seat]
-        if t.status == "open":
+        victims = [c for c, v in t.live.watchers.items() if v == seat]
+        if t.logged.status == "open":
             self.change(Unseated(seat, "kicked"), who, ref)
         else:
             self.change(AutoPlay(seat, True, "kicked"), who, ref)
         for conn in victims:
-            del t.watchers[conn]
+            del t.live.watchers[conn]
             self.out.append(Refuse(conn, "kicked", "the host removed you from this table"))
         self.check_idle()
 
     def leave(self, who: Who, ref: P.Ref) -> None:
         t = self.t
         self.viewer(who)
-        mark = t.seq
-        seat = t.seat_of(who.player_id)
-        if seat is not None and t.status == "open":
+        mark = t.logged.seq
+        seat = t.logged.seat_of(who.player_id)
+        if seat is not None and t.logged.status == "open":
             self.log(Unseated(seat, "left"))
         elif seat is not None:
-            s = t.seats[seat]
+            s = t.logged.seats[seat]
             assert s is not None
             if not s.left:
                 self.log(AutoPlay(seat, True, "left"))
-        if seat is not None and who.player_id == t.host_id:
-            for s in t.seats:
+        if seat is not None and who.player_id == t.logged.host_id:
+            for s in t.logged.seats:
                 if s is not None and s.kind == "human" and not s.left and s.player_id is not None:
                     self.log(HostPassed(s.player_id, s.name))
                     break
-        for conn in [c for c, v in t.watchers.items()
+        for conn in [c for c, v in t.live.watchers.items()
                      if c == who.conn or (seat is not None and v == seat)]:
-            del t.watchers[conn]
+            del t.live.watchers[conn]
         self.out.append(Ack(who.conn, ref))
-        present = [s for s in t.seats if s is not None and s.kind == "human" and not s.left]
-        if not present and t.status != "closed":
+        present = [s for s in t.logged.seats if s is not None and s.kind == "human" and not s.left]
+        if not present and t.logged.status != "closed":
             self.log(Closed())
         self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, t.audience()))
+        self.out.append(Broadcast(mark, True, t.live.audience()))
         self.check_idle()
 
     def halt(self, who: Who | None, ref: P.Ref) -> None:
         t = self.t
         if self.status == "closed":  # closed by the very command that failed to be stored
             self.out.append(CloseTable())
-        t.status = "closed"
-        for conn in t.watchers:
+        t.logged.status = "closed"
+        for conn in t.live.watchers:
             self.out.append(Refuse(conn, "internal", "the server could not store that; the "
                                    "table stops until the server restarts"))
-        if who is not None and who.conn not in t.watchers:
+        if who is not None and who.conn not in t.live.watchers:
             self.out.append(Refuse(who.conn, "internal", "the server could not store that", ref))
-        t.watchers.clear()
+        t.live.watchers.clear()
 
     # -- connections --------------------------------------------------------------------------
 
     def attach(self, who: Who, ref: P.Ref, spectate: bool, last_seq: int | None) -> None:
         t = self.t
-        viewer = None if spectate else t.seat_of(who.player_id)
+        viewer = None if spectate else t.logged.seat_of(who.player_id)
         if viewer is not None:
-            s = t.seats[viewer]
+            s = t.logged.seats[viewer]
             assert s is not None
-            if s.left and who.player_id in t.kicked:
+            if s.left and who.player_id in t.logged.kicked:
                 viewer = None
-        t.watchers[who.conn] = viewer
+        t.live.watchers[who.conn] = viewer
         if viewer is not None:
             self.cancel(GraceTimer(viewer))
         self.out.append(SendState(who.conn, viewer, ref))
         if last_seq is not None:
             # A reconnect needs nothing older than the current game: its snapshot has it.
             # What it gets is bounded (the newest items); ``history`` pages back the rest.
-            self.out.append(SendMissed(who.conn, viewer, max(last_seq, t.game_seq - 1)))
+            self.out.append(SendMissed(who.conn, viewer, max(last_seq, t.logged.game_seq - 1)))
         if viewer is not None:
-            self.out.append(Presence(t.audience(skip=who.conn)))
+            self.out.append(Presence(t.live.audience(skip=who.conn)))
             self.out.append(WakeBots())  # a person is back: this table's bots come first
         self.check_idle()
 
     def detach(self, conn: int) -> None:
         t = self.t
-        if conn not in t.watchers:
+        if conn not in t.live.watchers:
             return
-        viewer = t.watchers.pop(conn)
+        viewer = t.live.watchers.pop(conn)
         if viewer is None:
             return
-        if viewer not in t.watchers.values():
-            s = t.seats[viewer]
-            if t.status == "playing" and s is not None and s.kind == "human" and not s.auto:
+        if viewer not in t.live.watchers.values():
+            s = t.logged.seats[viewer]
+            if t.logged.status == "playing" and s is not None and s.kind == "human" and not s.auto:
                 self.start(GraceTimer(viewer), t.limits.disconnect_grace)
-            self.out.append(Presence(t.audience()))
+            self.out.append(Presence(t.live.audience()))
         self.check_idle()
 
     # -- bots and timers ------------------------------------------------------------------------
 
     def start(self, timer: Timer, seconds: float) -> None:
-        if timer in self.t.timers:
+        if timer in self.t.live.timers:
             return
         deadline = self.now + seconds
-        self.t.timers[timer] = deadline
+        self.t.live.timers[timer] = deadline
         self.out.append(StartTimer(timer, seconds, deadline))
 
     def cancel(self, timer: Timer) -> None:
-        if self.t.timers.pop(timer, None) is not None:
+        if self.t.live.timers.pop(timer, None) is not None:
             self.out.append(CancelTimer(timer))
 
     def schedule(self) -> None:
         """Ask bots (and the default player for absent people); start turn timers."""
         t = self.t
-        game = t.game
-        turns = [k for k in t.timers if isinstance(k, TurnTimer)]
-        if game is None or t.status != "playing":
+        game = t.logged.game
+        turns = [k for k in t.live.timers if isinstance(k, TurnTimer)]
+        if game is None or t.logged.status != "playing":
             for k in turns:
                 self.cancel(k)
             return
-        present = set(t.watchers.values())
-        for i, s in enumerate(t.seats):
+        present = set(t.live.watchers.values())
+        for i, s in enumerate(t.logged.seats):
             # A person who went away before the game started is waited for only so long.
             if s is not None and s.kind == "human" and not s.auto and i not in present:
                 self.start(GraceTimer(i), t.limits.disconnect_grace)
@@ -1020,7 +1049,7 @@ class _Step:
         # The turn timers of decisions no longer pending go (``live``: those that are).
         live: set[Timer] | None = set() if turns else None
         for p in pend.players:
-            s = t.seats[p]
+            s = t.logged.seats[p]
             if s is None:
                 continue
             robot = s.kind == "bot" or s.auto
@@ -1030,19 +1059,19 @@ class _Step:
             if live is not None:
                 live.add(TurnTimer(p, key))
             if robot:
-                if (p, key) in t.asked:
+                if (p, key) in t.live.asked:
                     continue
-                if t.paced_until > self.now:
+                if t.live.paced_until > self.now:
                     # After a reveal the bots wait, so a person hears it before more
                     # plays are told; the pace timer asks them.
-                    self.start(PaceTimer(), t.paced_until - self.now)
+                    self.start(PaceTimer(), t.live.paced_until - self.now)
                     continue
-                t.asked.add((p, key))
+                t.live.asked.add((p, key))
                 bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
                 self.out.append(AskBot(p, key, bot, game.view(p)))
             elif t.turn_timer is not None:
                 # The clock is fair to a listener: the time to hear what led here comes on top.
-                heard = min(t.limits.listen_max, max(0.0, t.heard_at - self.now))
+                heard = min(t.limits.listen_max, max(0.0, t.live.heard_at - self.now))
                 self.start(TurnTimer(p, key), t.turn_timer + heard)
         for k in turns:
             if live is not None and k not in live:
@@ -1055,46 +1084,46 @@ class _Step:
         count."""
         t = self.t
         cps = t.limits.listen_cps
-        if t.turn_timer is None or cps <= 0 or t.game is None:
+        if t.turn_timer is None or cps <= 0 or t.logged.game is None:
             return
-        fresh = t.items[max(0, len(t.items) - (t.seq - mark)):]
+        fresh = t.logged.items[max(0, len(t.logged.items) - (t.logged.seq - mark)):]
         # Another seat's face-down choice is not told one by one (the web client says once
         # that all others have chosen).
         events = [i.payload for i in fresh if isinstance(i.payload, Event)
                   and not (isinstance(i.payload, CardChosen) and not i.payload.face_up)]
         if not events:
             return
-        text = narrator(SOURCE_LANGUAGE).announce(events, t.names(SOURCE_LANGUAGE))
-        t.heard_at = max(t.heard_at, self.now) + len(text) / cps
+        text = narrator(SOURCE_LANGUAGE).announce(events, t.logged.names(SOURCE_LANGUAGE))
+        t.live.heard_at = max(t.live.heard_at, self.now) + len(text) / cps
 
     def person_here(self) -> bool:
         """Whether a seated person (not one the default player replaced for good) is
         connected: only then do the bots keep a pace."""
         t = self.t
-        return any(v is not None and (s := t.seats[v]) is not None and s.kind == "human"
-                   and not s.left for v in t.watchers.values())
+        return any(v is not None and (s := t.logged.seats[v]) is not None and s.kind == "human"
+                   and not s.left for v in t.live.watchers.values())
 
     def check_idle(self) -> None:
         """With no seated person connected, the table closes after ``idle_close`` seconds
         (``open_idle_close`` before its first game), once any game on it is over, so
         forgotten tables do not pile up."""
         t = self.t
-        if any(v is not None for v in t.watchers.values()):
+        if any(v is not None for v in t.live.watchers.values()):
             self.cancel(IdleTimer())
             return
-        if t.status != "closed":
+        if t.logged.status != "closed":
             # An unstarted table nobody sits at is cheap to open: it goes within minutes.
-            self.start(IdleTimer(), t.limits.open_idle_close if t.status == "open"
+            self.start(IdleTimer(), t.limits.open_idle_close if t.logged.status == "open"
                        else t.limits.idle_close)
 
     def bot_answered(self, seat: int, key: str, decision: Decision, timed_out: bool) -> None:
         t = self.t
-        t.asked.discard((seat, key))
-        game = t.game
-        if game is None or t.status != "playing":
+        t.live.asked.discard((seat, key))
+        game = t.logged.game
+        if game is None or t.logged.status != "playing":
             return
         pend = game.pending
-        s = t.seats[seat]
+        s = t.logged.seats[seat]
         if (pend is None or seat not in pend.players or s is None
                 or not (s.kind == "bot" or s.auto) or decision_key(t, seat) != key
                 or decision.player != seat or decision.kind is not pend.kind
@@ -1105,7 +1134,7 @@ class _Step:
             # The bot ran past its deadline: the log says so as it says it of a person whose
             # turn timer ran out (the default player makes this one decision, and the
             # replay tells it), and the seat is the bot's again at once.
-            mark = t.seq
+            mark = t.logged.seq
             self.log(AutoPlay(seat, True, "timeout"))
             self.decide(decision, "default", None, None, mark)
             return
@@ -1113,11 +1142,11 @@ class _Step:
 
     def timed_out(self, seat: int, key: str) -> None:
         t = self.t
-        game = t.game
-        if game is None or t.status != "playing":
+        game = t.logged.game
+        if game is None or t.logged.status != "playing":
             return
         pend = game.pending
-        s = t.seats[seat]
+        s = t.logged.seats[seat]
         if (pend is None or seat not in pend.players or s is None or s.auto
                 or decision_key(t, seat) != key):
             return
@@ -1125,55 +1154,56 @@ class _Step:
 
     def grace_over(self, seat: int) -> None:
         t = self.t
-        s = t.seats[seat]
-        if t.status != "playing" or s is None or s.kind != "human" or s.auto:
+        s = t.logged.seats[seat]
+        if t.logged.status != "playing" or s is None or s.kind != "human" or s.auto:
             return
-        if seat in t.watchers.values():
+        if seat in t.live.watchers.values():
             return
         self.auto(seat, "disconnected")
 
     def auto(self, seat: int, reason: AutoReason) -> None:
         """The default player takes ``seat`` over, and everyone is told."""
-        mark = self.t.seq
+        mark = self.t.logged.seq
         self.log(AutoPlay(seat, True, reason))
         self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.audience()))
+        self.out.append(Broadcast(mark, True, self.t.live.audience()))
 
     def shut(self) -> None:
         """The operator closes the table, game or not."""
         t = self.t
-        if t.status == "closed":
+        if t.logged.status == "closed":
             return
-        mark = t.seq
+        mark = t.logged.seq
         self.log(Closed())
-        self.out.append(Broadcast(mark, True, t.audience()))
-        t.watchers.clear()
+        self.out.append(Broadcast(mark, True, t.live.audience()))
+        t.live.watchers.clear()
 
     def idle_over(self) -> None:
         t = self.t
-        if t.status == "closed" or any(v is not None for v in t.watchers.values()):
+        if t.logged.status == "closed" or any(v is not None for v in t.live.watchers.values()):
             return
-        if t.status == "playing":
+        if t.logged.status == "playing":
             self.check_idle()  # the default player finishes the game first
             return
-        mark = t.seq
+        mark = t.logged.seq
         self.log(Closed())
-        self.out.append(Broadcast(mark, True, t.audience()))
-        t.watchers.clear()
+        self.out.append(Broadcast(mark, True, t.live.audience()))
+        t.live.watchers.clear()
 
 
 def _result(t: Table, *, finished: bool) -> GameResult:
     """The current game as ``games`` keeps it."""
-    game = t.game
+    game = t.logged.game
     assert game is not None
-    names = tuple(s.name if s is not None else f"Seat {i + 1}" for i, s in enumerate(t.seats))
+    names = tuple(s.name if s is not None else f"Seat {i + 1}"
+                  for i, s in enumerate(t.logged.seats))
     return GameResult(
-        game_no=t.game_no,
+        game_no=t.logged.game_no,
         finished=finished,
         rated=t.rated and finished,
         record=records.to_json(records.record_from_game(game, list(names))),
         players=tuple(s.player_id if s is not None and s.kind == "human" else None
-                      for s in t.seats),
+                      for s in t.logged.seats),
         names=names,
         totals=tuple(game.scores),
         winners=frozenset(game.winners),

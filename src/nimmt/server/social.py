@@ -435,7 +435,7 @@ class Social:
         if actor is None:
             return
         there = {s.player_id for s in actor.seats if s is not None and s.player_id}
-        there.add(actor.table.host_id)
+        there.add(actor.host_id)
         there.discard(conn.player_id)
         if there and await self.store.read(_blocked_by(conn.player_id, there)):
             raise P.ProtocolError("blocked", "someone at this table has blocked you: you "

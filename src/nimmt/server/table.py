@@ -180,7 +180,7 @@ class TableActor:
 
     @property
     def host_id(self) -> int:
-        return self.table.host_id
+        return self.table.logged.host_id
 
     @property
     def rules(self) -> Rules:
@@ -192,35 +192,35 @@ class TableActor:
 
     @property
     def status(self) -> Status:
-        return self.table.status
+        return self.table.logged.status
 
     @property
     def seats(self) -> list[Seat | None]:
-        return self.table.seats
+        return self.table.logged.seats
 
     @property
     def game(self) -> Game | None:
-        return self.table.game
+        return self.table.logged.game
 
     @property
     def items(self) -> list[StreamItem]:
-        return self.table.items
+        return self.table.logged.items
 
     @property
     def seq(self) -> int:
-        return self.table.seq
+        return self.table.logged.seq
 
     @property
     def kicked(self) -> set[int]:
-        return self.table.kicked
+        return self.table.logged.kicked
 
     @property
     def decisions(self) -> int:
         """Decisions applied (for the benchmark and tests)."""
-        return self.table.decisions
+        return self.table.logged.decisions
 
     def seat_of(self, player_id: int) -> int | None:
-        return self.table.seat_of(player_id)
+        return self.table.logged.seat_of(player_id)
 
     def info(self) -> TableInfo:
         """The table's public facts now."""
@@ -332,7 +332,7 @@ class TableActor:
         """Reduce one command and run its effects, in order: the store's first (the reducer
         puts it first), and nothing else until the store has it."""
         loop = asyncio.get_running_loop()
-        logged = self.table.n
+        logged = self.table.logged.n
         if isinstance(command, AddBot) and command.refusal is None:
             # Counted here, with nothing awaited before the reducer seats the bot: two
             # tables' add_bot cannot both pass on the same count.
@@ -343,7 +343,7 @@ class TableActor:
         try:
             _, effects = reduce(self.table, command, loop.time())
         except Exception:
-            if self.table.n == logged:
+            if self.table.logged.n == logged:
                 raise  # nothing was applied: the table is still what the store has
             log.exception("table %s failed on %s after changing; the table stops",
                           self.code, type(command).__name__,
@@ -505,7 +505,7 @@ class TableActor:
         is read now, so a read thread may run it."""
         t = self.table
         viewer, lang, seq, ref = effect.viewer, peer.lang, peer.seq, effect.ref
-        names, shown = t.names(lang), bot_names(t, lang)
+        names, shown = t.logged.names(lang), bot_names(t, lang)
         limit, after = self.settings.history_bytes, effect.after
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
@@ -536,7 +536,7 @@ class TableActor:
     def _release(self) -> None:
         """Forget the connections no longer at the table (and with nothing on its queue);
         they no longer point at it."""
-        watchers = self.table.watchers
+        watchers = self.table.live.watchers
         if len(self.peers) == len(watchers):
             return  # every connection known is at the table
         for conn in [c for c in self.peers if c not in watchers and c not in self._queued]:
@@ -549,7 +549,8 @@ class TableActor:
     def replay(self, entries: list[LogEntry]) -> None:
         """Rebuild the table from its stored log (after a restart). Rounds the log holds no
         deal for yet are shuffled afresh."""
-        replay(self.table, _entries(entries), random.Random(secrets.randbits(64)))
+        t = self.table
+        replay(t.logged, t.rules, _entries(entries), random.Random(secrets.randbits(64)))
 
     def resume(self) -> None:
         """After :meth:`replay`: everyone is disconnected; bots and timers start again."""
