@@ -6,6 +6,7 @@ Random games checking that no view ever leaks a card are in
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -192,6 +193,25 @@ def test_winners_in_the_view() -> None:
     view = game.view(None)
     assert view.phase is Phase.OVER and view.pending is None
     assert view.winners == game.winners == (0, 3)
+    # Tied winners share the first place; the next place is skipped.
+    totals = view.totals
+    assert view.places[0] == view.places[3] == 1
+    assert all(view.places[p] == 1 + sum(t < totals[p] for t in totals) for p in (1, 2))
+
+
+def test_places_put_the_last_one_in_first() -> None:
+    """Elimination, all out together (docs/rules.md §3): 66 went out a round before, 69
+    wins among 71, 69, 71. The winner is placed first, the others by their points, the
+    two at 71 sharing the third place."""
+    table = copy.copy(Game(Rules.preset("classic", players=4, end="elimination"),
+                           seed=2).view(None).table)
+    table.phase, table.scores, table.winners = Phase.OVER, (71, 69, 71, 66), (1,)
+    assert table.totals == table.scores
+    assert table.places == (3, 1, 3, 2)
+    # Before the end, this round's penalties count and nobody has won yet.
+    table.phase, table.scores, table.penalties, table.winners = (
+        Phase.CHOOSE, (10, 20, 30, 0), (5, 0, 0, 30), ())
+    assert table.totals == (15, 20, 30, 30) and table.places == (1, 2, 3, 3)
 
 
 # -- sample_world -----------------------------------------------------------------

@@ -106,6 +106,24 @@ class Table(Value):
         self.winners = winners
         self.first_picker = first_picker
 
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Per seat: its points now, this round's penalties counted (once the game is over,
+        ``scores`` hold the last round already)."""
+        if self.phase is Phase.OVER:
+            return self.scores
+        return tuple(s + p for s, p in zip(self.scores, self.penalties, strict=True))
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Per seat: its place in the standings, from 1. The winners come first (with the
+        elimination end, the last one in may have more points than one out before,
+        docs/rules.md §3), then the fewest points; seats that tie share a place and the
+        next place is skipped (1, 1, 3). Both clients' results show these places."""
+        won = set(self.winners)
+        keys = [(p not in won, total) for p, total in enumerate(self.totals)]
+        return tuple(1 + sum(other < key for other in keys) for key in keys)
+
 
 @dataclass(slots=True, init=False)
 class View(Value):
@@ -270,6 +288,16 @@ class View(Value):
     def winners(self) -> tuple[int, ...]:
         """The winners once the game is over; empty before."""
         return self.table.winners
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Per seat: its points now (:attr:`Table.totals`)."""
+        return self.table.totals
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Per seat: its place in the standings (:attr:`Table.places`)."""
+        return self.table.places
 
     # -- row arithmetic, for bots ---------------------------------------------------
 

@@ -45,14 +45,17 @@ def last_record(url: str, player: str) -> Any:
 
 
 def in_order(expected: list[str], lines: list[str]) -> list[str]:
-    """The expected lines missing from ``lines`` (each looked for after the previous one)."""
+    """The expected sentences missing from ``lines`` (each looked for after the previous
+    one). A line is a step of the game as the frames tell it: one or more sentences."""
+    text = "\n".join(lines)
     missing = []
     at = 0
-    for line in expected:
-        try:
-            at = lines.index(line, at) + 1
-        except ValueError:
-            missing.append(line)
+    for sentence in expected:
+        found = text.find(sentence, at)
+        if found < 0:
+            missing.append(sentence)
+        else:
+            at = found + len(sentence)
     return missing
 
 

@@ -33,9 +33,14 @@ def test_keymaps() -> None:
     assert moved.action("v") is None and moved.action("s") is None
     off = Keymap.parse("off")
     assert not off.on and off.action("v") is None
-    assert Keymap.parse(None).action("?") == "keys" and Keymap.parse(None).action("h") == "hint"
-    assert Keymap.parse("keys=k,hint=?").action("?") == "hint"
-    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s", "rows=?"):
+    # K lists the keys, ? too (an alias, as in the web client), R repeats the last reveal.
+    default = Keymap.parse(None)
+    assert default.action("k") == "keys" and default.action("?") == "keys"
+    assert default.action("h") == "hint" and default.action("r") == "reveal"
+    assert default.action("a") == "hand"
+    # A key moved onto the alias takes it.
+    assert Keymap.parse("hint=?").action("?") == "hint"
+    for bad in ("rows", "nothing=x", "rows=ab", "rows=!", "rows=s", "rows=k"):
         with pytest.raises(KeymapError):
             Keymap.parse(bad)
 

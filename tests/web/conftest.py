@@ -61,13 +61,13 @@ def _nimmt() -> list[str]:
     return [sys.executable, "-c", "from nimmt.cli import main; main()"]
 
 
-def _serve(data: Path, env: dict[str, str]) -> Iterator[str]:
+def _serve(data: Path, env: dict[str, str], nimmt: list[str] | None = None) -> Iterator[str]:
     """``nimmt serve`` on a free loopback port with a SQLite file in ``data``, with
-    ``env``; yields its address and stops it."""
+    ``env``; yields its address and stops it. ``nimmt``: the command that runs nimmt."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/setup (it installs chromium)")
     proc = subprocess.Popen(
-        [*_nimmt(), "serve", "--port", "0", "--db",
+        [*(nimmt or _nimmt()), "serve", "--port", "0", "--db",
          f"sqlite+aiosqlite:///{data / 'nimmt.db'}", "--data-dir", str(data)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )

@@ -224,6 +224,9 @@ class ViewPayload(_Payload):
     """``logic``: the face-up cards still to draft."""
     winners: tuple[int, ...]
     """The winning seats once the game is over; empty before."""
+    places: tuple[int, ...]
+    """Per seat: its place in the standings, from 1: the winners first, then the fewest
+    points; a tie shares a place (1, 1, 3). The results pages of every client show it."""
 
 
 class Sheet(_Payload):
@@ -244,7 +247,8 @@ class Sheet(_Payload):
     scores: str
     """Key S: the scores."""
     hand: str | None
-    """The hand, and the card chosen this turn; null for a spectator."""
+    """Key A: the hand, and the card chosen this turn (a spectator's says they have none;
+    null from servers before it did)."""
     decision: str | None
     """The decision asked of this seat, with what each answer costs; null if none. A card
     choice does not list the hand (``hand`` says it, on demand)."""
@@ -884,6 +888,7 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
         "marker": view.marker,
         "draft_pool": view.draft_pool,
         "winners": view.winners,
+        "places": view.places,
     })
 
 
@@ -968,7 +973,7 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
             ("scores", seat), (names, phase is Phase.OVER, view.scores, view.eliminated,
                                view.penalties, view.active),
             lambda: speak.scores_sentence(view, names)),
-        "hand": None if player is None else memo.get(
+        "hand": memo.get(
             ("hand", seat), (view.hand, view.my_choice), lambda: speak.hand_sentence(view)),
         "decision": decision,
         "decision_with_hand": decision_with_hand,

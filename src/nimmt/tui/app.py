@@ -7,9 +7,11 @@ session says), a status line with the decision asked and the last shortcut's
 sentence, and a command line that takes everything the plain mode takes. A row
 choice opens a dialog; the end of the game opens the results with a rematch.
 
-Keyboard first: the Playroom's single keys (V, 1–4, C, T, S) plus R, H (hint) and ? act
-while the focus is in the game area and never while typing in the command
-line; a :class:`~nimmt.tui.commands.Keymap` may move them or turn them off.
+Keyboard first: the Playroom's single keys (V, 1–4, C, T, S) plus A (hand), R (the last
+reveal), H (hint) and K or ? (the keys) act while the focus is in the game area and
+never while typing in the command line; a :class:`~nimmt.tui.commands.Keymap` may
+move them or turn them off. They and the screen's own keys (Ctrl+Q, Escape, F6) are
+declared in :mod:`nimmt.keymap` with the web client's.
 The mouse works too. Nothing relies on colour alone: the focus and the
 highlighted option are reversed and bold, and states are written in words, so
 the screen reads the same on a monochrome terminal.
@@ -33,6 +35,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from ..keymap import actions_of, help_texts
 from .commands import Interpreter, Keymap
 from .session import Changed, Ended, Refused, Said, Session, Update
 
@@ -137,10 +140,12 @@ class NimmtApp(App[int]):
 
     CSS = CSS
     TITLE = "6 nimmt!"
+    # The screen's own keys (nimmt.keymap): described in the catalogs' English, as Textual's
+    # footer is read before a session (and its language) exists.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit_game", "Quit", priority=True),
-        Binding("escape", "focus_hand", "Hand", show=False),
-        Binding("f6", "focus_command", "Command"),
+        Binding(a.key, a.action, help_texts("en")[a.action], show=a.key != "escape",
+                priority=a.key == "ctrl+q")
+        for a in actions_of("terminal") if a.fixed
     ]
 
     def __init__(self, session: Session, keymap: Keymap | None = None) -> None:
@@ -318,8 +323,10 @@ class NimmtApp(App[int]):
         ask = snap.ask
         assert ask is not None
         card = self.session.narrator.card(ask.card) if ask.card is not None else "?"
-        key = "rowdlg.joker" if ask.reason == "joker" else "rowdlg.title"
-        dialog = RowDialog(self.labels(key, card=card), list(snap.sheet.row), list(ask.options))
+        # Why a row is asked (a card too low, one that fits at neither end, a joker) is the
+        # server's decision sentence, said as the dialog opens; the title only names the card.
+        dialog = RowDialog(self.labels("rowdlg.choose", card=card), list(snap.sheet.row),
+                           list(ask.options))
 
         def chosen(row: int | None) -> None:
             if row is not None:
@@ -437,8 +444,13 @@ class NimmtApp(App[int]):
             if rows.highlighted is None and rows.option_count:
                 rows.highlighted = 0
         if action == "keys":
-            self.query_one("#log", RichLog).write(self.interpreter.help())
-            self.query_one("#log", RichLog).write(self.labels("help.textual"))
+            log = self.query_one("#log", RichLog)
+            log.write(self.interpreter.help())
+            texts = help_texts(self.session.lang)
+            for a in actions_of("terminal"):
+                if a.fixed:
+                    log.write(f"{a.key.upper()}: {texts[a.action]}")
+            log.write(self.labels("help.textual"))
         if action == "hint":
             # A search (or the server) takes up to a second: a worker waits for it.
             def work() -> None:

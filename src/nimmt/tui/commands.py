@@ -1,14 +1,16 @@
 """Keys and typed commands, read the same way by both faces.
 
 The Playroom's shortcuts (docs/rules.md §9) — V rows, 1–4 one row, C bullheads, T who
-has chosen, S scores — plus R (repeat the last announcement), H (a hint: the
-expert's advice on the decision asked) and ? (help) are *actions*. The Textual
-app binds them to single keys; the plain mode reads them as a letter typed and
-Enter. Either way :class:`Interpreter` turns an action
-into its sentence, taken from the session's sheet, so the two faces say the
-same thing for the same key. A :class:`Keymap` can move a shortcut to another
-key or turn the single keys off (``--keys``); the commands ``/rows``,
-``/scores`` … always work.
+has chosen, S scores — plus A (the hand), R (the last reveal again), H (a hint: the
+expert's advice on the decision asked) and K or ? (the keys) are *actions*, declared
+with the web client's in :mod:`nimmt.keymap`, so a key means the same in both
+clients. The Textual app binds them to single keys; the plain mode reads them as a
+letter typed and Enter. Either way :class:`Interpreter` turns an action into its
+sentence, taken from the session's sheet (the server's, online), so the faces and
+the web client say the same thing for the same key. A :class:`Keymap` can move a
+shortcut to another key or turn the single keys off (``--keys``); the commands
+``/rows``, ``/scores`` … always work, and ``/repeat`` says the last announcement
+again.
 
 A line typed in the plain mode (or in the Textual command line) is one of: a
 number (a card to play, or the row to take), a shortcut letter (``v``, ``v2``,
@@ -22,22 +24,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..cards import parse_card
+from ..keymap import actions_of, client_text, help_texts
 from .session import Refused, Session
 
-__all__ = ["ACTIONS", "DEFAULT_KEYS", "Interpreter", "Keymap", "KeymapError", "Outcome"]
+__all__ = ["ACTIONS", "ALIASES", "DEFAULT_KEYS", "Interpreter", "Keymap", "KeymapError",
+           "Outcome"]
 
-#: The shortcut actions, in the order help lists them.
-ACTIONS = ("rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores", "repeat",
-           "hint", "keys")
+#: The single-key actions a keymap may move (nimmt.keymap), in the order help lists them.
+_MOVABLE = tuple(a for a in actions_of("terminal") if not a.fixed)
+ACTIONS = tuple(a.action for a in _MOVABLE)
 
-DEFAULT_KEYS: Mapping[str, str] = {
-    "rows": "v", "row1": "1", "row2": "2", "row3": "3", "row4": "4", "bullheads": "c",
-    "chosen": "t", "scores": "s", "repeat": "r", "hint": "h", "keys": "?",
-}
+DEFAULT_KEYS: Mapping[str, str] = {a.action: a.key for a in _MOVABLE}
+
+#: Other keys that do an action (``?`` lists the keys), unless a keymap gives them another.
+ALIASES: Mapping[str, str] = {k: a.action for a in _MOVABLE for k in a.aliases}
 
 #: Commands by name (``/scores``) for every action, whatever the keymap says.
 _ACTION_COMMANDS = {"rows": "rows", "bullheads": "bullheads", "chosen": "chosen",
-                    "scores": "scores", "repeat": "repeat", "help": "keys", "keys": "keys",
+                    "scores": "scores", "reveal": "reveal", "help": "keys", "keys": "keys",
                     "hint": "hint"}
 _TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say", "invite", "accept",
                    "decline")
@@ -80,11 +84,12 @@ class Keymap:
         return cls(keys)
 
     def action(self, key: str) -> str | None:
-        """The action of a single key, when shortcuts are on."""
+        """The action of a single key (or of an alias no action was moved to), when
+        shortcuts are on."""
         if not self.on:
             return None
         key = key.lower()
-        return next((a for a, k in self.keys.items() if k == key), None)
+        return next((a for a, k in self.keys.items() if k == key), None) or ALIASES.get(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +123,8 @@ class Interpreter:
         labels = s.labels
         if action == "keys":
             return self.help()
-        if action == "repeat":
-            return s.last_said
+        if action == "reveal":
+            return s.last_reveal or client_text(s.lang, "reveal.none")
         if action == "hint":
             return s.hint()
         if not snap.playing:
@@ -138,7 +143,7 @@ class Interpreter:
         if action == "scores":
             return sheet.scores
         if action == "hand":
-            return sheet.hand or ""
+            return sheet.hand or sheet.idle
         raise ValueError(f"unknown action {action!r}")
 
     def bullheads(self, card: int | None = None) -> str:
@@ -155,24 +160,21 @@ class Interpreter:
     def help(self) -> str:
         """Every key and command, one sentence each (the plain mode prints them as lines)."""
         labels = self.session.labels
-        k = {a: key.upper() for a, key in self.keymap.keys.items()}
         lines = [labels("help.title"), labels("help.number"), labels("help.enter")]
         if self.keymap.on:
-            lines += [
-                labels("help.rows", key=k["rows"]),
-                labels("help.digits"),
-                labels("help.bullheads", key=k["bullheads"]),
-                labels("help.chosen", key=k["chosen"]),
-                labels("help.scores", key=k["scores"]),
-                labels("help.repeat", key=k["repeat"]),
-                labels("help.hint", key=k["hint"]),
-                labels("help.keys", key=k["keys"]),
-            ]
+            lines += self.key_lines()
+            lines.append(labels("help.typed", rows=self.keymap.keys["rows"].upper(),
+                                bullheads=self.keymap.keys["bullheads"].upper()))
         else:
             lines.append(labels("keys_off"))
         lines += [labels("help.hand"), labels("help.say"), labels("help.table"),
                   labels("help.quit")]
         return "\n".join(lines)
+
+    def key_lines(self) -> list[str]:
+        """``KEY: what it does`` for each shortcut, in the words the web client lists them."""
+        texts = help_texts(self.session.lang)
+        return [f"{self.keymap.keys[a].upper()}: {texts[a]}" for a in ACTIONS]
 
     def question(self) -> str:
         """Enter alone: the decision asked again, or who the table waits for."""
@@ -257,6 +259,8 @@ class Interpreter:
                 raise Refused(s.labels("not_a_card", text=arg))
             self.card, self.row = card, None
             return Outcome(self.bullheads(card))
+        if word == "repeat":
+            return Outcome(s.last_said)
         if word == "hand":
             return Outcome(self.speak("hand") or s.labels("no_game"))
         if word in _ACTION_COMMANDS:

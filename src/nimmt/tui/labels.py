@@ -40,15 +40,9 @@ _EN: dict[str, str] = {
     "help.number": "a card number: play that card (you may change it until the reveal); "
                    "for a row choice, the row number",
     "help.enter": "Enter alone: the question again",
-    "help.rows": "{key}: all rows; {key} and a number (say {key}2): that row",
-    "help.digits": "1 to 4 while nothing is asked of you: speak that row",
-    "help.bullheads": "{key}: the bullheads of the current row; {key} and a card (say {key} 55): "
-                      "of that card",
-    "help.chosen": "{key}: who has chosen this turn and who has not",
-    "help.scores": "{key}: the scores",
-    "help.repeat": "{key}: repeat the last announcement",
-    "help.keys": "{key}: this help",
-    "help.hint": "{key}: a hint, the expert's advice on the decision asked of you",
+    "help.typed": "{rows} and a row's number (for example {rows}2): that row; "
+                  "{bullheads} and a card (for example {bullheads} 55): its bullheads; "
+                  "/repeat: the last announcement again",
     "help.hand": "/hand: your hand",
     "help.say": "/say TEXT, or ' and TEXT: chat with the table",
     "help.table": "/start, /bot STRENGTH, /sit, /rematch, /leave: the table "
@@ -77,8 +71,7 @@ _EN: dict[str, str] = {
     "status.open": "Waiting for players.",
     "status.over": "The game is over.",
     "status.spectating": "You are watching.",
-    "rowdlg.title": "Your {card} is lower than every row. Choose the row you take.",
-    "rowdlg.joker": "Choose the row for your joker {card}.",
+    "rowdlg.choose": "Choose the row for your {card}.",
     "results.title": "Results",
     "results.line": "{place}. {name}: {points}",
     "results.winners": "Winners: {names}.",
@@ -143,15 +136,9 @@ _SR: dict[str, str] = {
     "help.number": "broj karte: igra tu kartu (možete je promeniti do otkrivanja); "
                    "kada birate skup, broj skupa",
     "help.enter": "samo Enter: ponovo pitanje",
-    "help.rows": "{key}: svi skupovi; {key} i broj (na primer {key}2): taj skup",
-    "help.digits": "1 do 4 dok se od vas ništa ne traži: izgovara taj skup",
-    "help.bullheads": "{key}: bodovi trenutnog skupa; {key} i karta (na primer {key} 55): "
-                      "bodovi te karte",
-    "help.chosen": "{key}: ko je već izabrao u ovom potezu, a ko još nije",
-    "help.scores": "{key}: rezultat",
-    "help.repeat": "{key}: ponavlja poslednje obaveštenje",
-    "help.keys": "{key}: ova pomoć",
-    "help.hint": "{key}: savet, šta ekspert preporučuje za odluku koja se od vas traži",
+    "help.typed": "{rows} i broj skupa (na primer {rows}2): taj skup; "
+                  "{bullheads} i karta (na primer {bullheads} 55): bodovi te karte; "
+                  "/repeat: ponavlja poslednje obaveštenje",
     "help.hand": "/hand: vaša ruka",
     "help.say": "/say TEKST, ili ' i TEKST: ćaskanje sa stolom",
     "help.table": "/start, /bot JAČINA, /sit, /rematch, /leave: sto "
@@ -179,8 +166,7 @@ _SR: dict[str, str] = {
     "status.open": "Čeka se na igrače.",
     "status.over": "Igra je završena.",
     "status.spectating": "Posmatrate igru.",
-    "rowdlg.title": "Vaša karta {card} je manja od svih skupova. Izaberite skup koji uzimate.",
-    "rowdlg.joker": "Izaberite skup za svog džokera {card}.",
+    "rowdlg.choose": "Izaberite skup za svoju kartu {card}.",
     "results.title": "Rezultati",
     "results.line": "{place}. {name}: {points}",
     "results.winners": "Pobednici: {names}.",
@@ -244,15 +230,9 @@ _CS: dict[str, str] = {
     "help.number": "číslo karty: zahraje tu kartu (do odkrytí ji můžete změnit); "
                    "při výběru řady číslo řady",
     "help.enter": "samotný Enter: otázka znovu",
-    "help.rows": "{key}: všechny řady; {key} a číslo (například {key}2): ta řada",
-    "help.digits": "1 až 4, když se od vás nic nežádá: přečte tu řadu",
-    "help.bullheads": "{key}: body aktuální řady; {key} a karta (například {key} 55): body "
-                      "té karty",
-    "help.chosen": "{key}: kdo už v tomto tahu vybral a kdo ještě ne",
-    "help.scores": "{key}: skóre",
-    "help.repeat": "{key}: zopakuje poslední oznámení",
-    "help.keys": "{key}: tato nápověda",
-    "help.hint": "{key}: rada, co expert doporučuje pro rozhodnutí, které je na vás",
+    "help.typed": "{rows} a číslo řady (například {rows}2): ta řada; "
+                  "{bullheads} a karta (například {bullheads} 55): body té karty; "
+                  "/repeat: zopakuje poslední oznámení",
     "help.hand": "/hand: vaše karty",
     "help.say": "/say TEXT, nebo ' a TEXT: chat se stolem",
     "help.table": "/start, /bot SÍLA, /sit, /rematch, /leave: stůl "
@@ -280,8 +260,7 @@ _CS: dict[str, str] = {
     "status.open": "Čeká se na hráče.",
     "status.over": "Hra skončila.",
     "status.spectating": "Díváte se.",
-    "rowdlg.title": "Vaše karta {card} je nižší než všechny řady. Vyberte řadu, kterou berete.",
-    "rowdlg.joker": "Vyberte řadu pro svého žolíka {card}.",
+    "rowdlg.choose": "Vyberte řadu pro svou kartu {card}.",
     "results.title": "Výsledky",
     "results.line": "{place}. {name}: {points}",
     "results.winners": "Vítězové: {names}.",

@@ -21,7 +21,7 @@ from ..bots import Budget, make_bot
 from ..bots.base import Bot
 from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..engine import Game
-from ..events import Event
+from ..events import CardsRevealed, Event
 from ..record import record_from_game, save_record
 from ..rules import Rules
 from .session import (
@@ -123,6 +123,10 @@ class LocalSession(Session):
         """Narrate ``events`` for seat 0, one line each, then show the table as it is."""
         for sentence in self.narrator.narrate(events, self.names, 0):
             self.say(sentence)
+        reveals = [i for i, e in enumerate(events) if isinstance(e, CardsRevealed)]
+        if reveals:
+            # Key R: the last reveal and what followed it, as the narration told them.
+            self.last_reveal = " ".join(self.narrator.narrate(events[reveals[-1]:], self.names, 0))
         self._refresh()
         game = self.game
         assert game is not None

@@ -2,12 +2,13 @@
 
 The session speaks the WebSocket protocol through :class:`nimmt.client_sync.SyncClient`
 (which reconnects by itself with backoff, and rejoins the table with the token
-and the last ``seq``). Every sentence about the game is the server's: after
-each batch of events the session asks ``GET /api/speech`` for the narration of
-exactly those events for this seat (one sentence per event), the view as it is
-now and the sentences of the shortcuts, as the web client does, so the terminal
-and the browser say the same words. Notices, chat lines and refusals come said too
-(their ``text``, ``said`` and ``text``), in the language of the ``hello``.
+and the last ``seq``). Every sentence about the game is the server's, and it comes
+in the frames, as the web client takes it: an ``events`` frame's ``text`` is the
+narration of its events for this seat, and each frame with a view carries the
+sentences of the shortcuts (a ``table_state`` the whole sheet, an ``events`` frame
+what changed in it), so the terminal and the browser say the same words. Notices,
+chat lines and refusals come said too (their ``text``, ``said`` and ``text``), in
+the language of the ``hello``.
 
 The player's token is kept per server and name in ``client.json`` in the data
 directory (``NIMMT_DATA_DIR``, else ``~/.local/share/nimmt``), so ``nimmt play
@@ -35,6 +36,8 @@ from ..client_sync import (
     http_url,
     is_game_over,
 )
+from ..server.payloads import Sheet as SheetPayload
+from ..server.payloads import SheetChange, merge_sheet
 from ..server.protocol import (
     ChatItem,
     Error,
@@ -150,9 +153,10 @@ class RemoteSession(Session):
         #: The newest invitation to a table, until answered (``/accept``, ``/decline``).
         self._invitation: Invitation | None = None
         self._view: ViewPayload | None = None
+        #: The sheet as the server holds it for this connection (each change merged in).
+        self._sheet_payload: SheetPayload | None = None
         self._sheet = Sheet()
         self._prompt: Prompt | None = None
-        self._narrated: int | None = None
 
     # -- connecting ------------------------------------------------------------------
 
@@ -257,9 +261,7 @@ class RemoteSession(Session):
             self._prompt = msg.prompt
             if msg.view is not None:
                 self._view = msg.view
-            if self._narrated is None:
-                self._narrated = msg.seq
-            self._speech(None)
+                self._take_sheet(msg.sheet)
             self._refresh()
         elif isinstance(msg, Events):
             self._events(msg)
@@ -304,20 +306,16 @@ class RemoteSession(Session):
         if msg.older is not None:
             # A catch-up carries the newest items only: said from where it starts.
             self.say(self.labels("online.older"), "status")
-            self._narrated = max(self._narrated or 0, msg.older.before - 1)
         for text in before:
             self.say(text, "notice")
-        if events:
-            upto = events[-1].seq
-            after_seq = self._narrated if self._narrated is not None else events[0].seq - 1
-            sentences = self._speech((after_seq, upto))
-            if sentences is None:  # the speech endpoint did not answer: the frame's own text
-                sentences = list(msg.text)
-            for sentence in sentences:
-                self.say(sentence)
-            self._narrated = max(upto, self._narrated or 0)
-        else:
-            self._speech(None)
+        for sentence in msg.text:
+            self.say(sentence)
+        if any(it.event.type == "cards_revealed" for it in events):
+            # As the web client keeps it: the narration of the frame that revealed cards.
+            self.last_reveal = " ".join(msg.text)
+        if msg.view is not None:
+            self._view = msg.view
+            self._take_sheet(msg.sheet)
         for text in after:
             self.say(text, "notice")
         self._refresh()
@@ -327,24 +325,15 @@ class RemoteSession(Session):
             self.say(self.labels("results.again" if self.snapshot.host
                                  else "results.again_guest"), "info")
 
-    def _speech(self, span: tuple[int, int] | None) -> list[str] | None:
-        """Ask the server for the sentences of ``span`` (after, upto) and the view and sheet
-        now (the caller refreshes the snapshot once it has said them, so the decision asked
-        comes after the events that led to it). ``None`` when the server could not be asked."""
-        client = self.client
-        assert client is not None
-        sentences: list[str] | None = None
-        if self._state is not None and (self._view is not None or span is not None):
-            try:
-                data = client.speech() if span is None else client.speech(*span)
-            except ConnectionLost:
-                data = None
-            if data is not None:
-                if data.get("view") is not None:
-                    self._view = ViewPayload.model_validate(data["view"])
-                self._sheet = Sheet.from_dict(data.get("sheet") or {})
-                sentences = list(data.get("events") or [])
-        return sentences
+    def _take_sheet(self, sheet: SheetPayload | SheetChange | None) -> None:
+        """The sheet a frame carries: a ``table_state``'s whole, or an ``events`` frame's
+        change merged into the one held (docs/protocol.md)."""
+        if sheet is None:
+            return
+        if isinstance(sheet, SheetChange):
+            sheet = merge_sheet(self._sheet_payload, sheet)
+        self._sheet_payload = sheet
+        self._sheet = Sheet.from_dict(sheet.model_dump())
 
     def _item_text(self, item: NoticeItem | ChatItem) -> str:
         """A notice or a chat line as the server says it in the player's language."""

@@ -94,11 +94,12 @@ class Sheet:
     scores: str = ""
     hand: str | None = None
     decision: str | None = None
+    idle: str = ""
     rules: str = ""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
-        """The speech sheet the server sends (``GET /api/speech``; ``cards`` as pairs)."""
+        """The sheet the server sends (a frame's, as JSON; ``cards`` as pairs)."""
         return cls(
             rows=data.get("rows") or "",
             row=tuple(data.get("row") or ()),
@@ -110,6 +111,7 @@ class Sheet:
             # A line-mode reader types the card's number from the sentence: the one that
             # lists the hand.
             decision=data.get("decision_with_hand") or data.get("decision"),
+            idle=data.get("idle") or "",
             rules=data.get("rules") or "",
         )
 
@@ -124,8 +126,9 @@ def sheet_from_view(speak: Narrator, view: View, names: Sequence[str]) -> Sheet:
         cards={c: speak.bullheads_sentence(c) for c in (*view.hand, *view.draft_pool)},
         chosen=speak.chosen_sentence(view, names),
         scores=speak.scores_sentence(view, names),
-        hand=speak.hand_sentence(view) if view.player is not None else None,
+        hand=speak.hand_sentence(view),
         decision=speak.your_decision_sentence(view, hand=True),
+        idle=speak.idle_sentence(view, names),
         rules=speak.rules_sentence(view.rules),
     )
 
@@ -155,6 +158,7 @@ class Snapshot:
     chosen: tuple[bool, ...] = ()
     eliminated: tuple[bool, ...] = ()
     winners: tuple[int, ...] = ()
+    places: tuple[int, ...] = ()
     ask: Ask | None = None
     sheet: Sheet = field(default_factory=Sheet)
 
@@ -182,6 +186,7 @@ class Snapshot:
             my_choice=get("my_choice"), scores=tup(get("scores")),
             penalties=tup(get("penalties")), chosen=tup(get("chosen")),
             eliminated=tup(get("eliminated")), winners=tup(get("winners")),
+            places=tup(get("places")),
         )
 
 
@@ -231,8 +236,10 @@ class Session(ABC):
         self._announced: str | None = None
         #: True while a batch of messages is being told: the decision waits for its end.
         self.holding = False
-        #: The last thing said to the player (R repeats it).
+        #: The last thing said to the player (``/repeat`` says it again).
         self.last_said = ""
+        #: The narration of the last reveal of cards (key R says it again).
+        self.last_reveal = ""
 
     # -- listeners ------------------------------------------------------------------
 
@@ -323,19 +330,17 @@ class Session(ABC):
         return ask
 
     def results(self) -> list[str]:
-        """The final scores, fewest bullheads first, and the winners: lines for the end."""
+        """The final scores in the order of the standings, each with its place as the view
+        gives it (the web client's results show the same), and the winners: lines for the
+        end."""
         snap = self.snapshot
         n = self.narrator
         names = [self.labels("seat.you", name=s.name) if p == snap.you else s.name
                  for p, s in enumerate(snap.seats)]
-        order = sorted(range(len(snap.scores)), key=lambda p: (snap.scores[p], p))
+        order = sorted(range(len(snap.places)), key=lambda p: (snap.places[p], p))
         lines = [self.labels("results.title")]
-        place = 0
-        last: int | None = None
-        for i, p in enumerate(order, 1):
-            if snap.scores[p] != last:
-                place, last = i, snap.scores[p]
-            lines.append(self.labels("results.line", place=place, name=names[p],
+        for p in order:
+            lines.append(self.labels("results.line", place=snap.places[p], name=names[p],
                                      points=n.count_bullheads(snap.scores[p])))
         winners = [names[p] for p in snap.winners]
         if winners:

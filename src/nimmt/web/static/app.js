@@ -86,6 +86,7 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
     S.code = msg.table.code;
     local.set("table", S.code);
     S.reveal = { plays: [], out: {}, take: null, taken: null };
+    S.lastReveal = "";
   }
   revealFromView();
   if (!location.hash.startsWith("#/table/") && !location.hash.startsWith("#/results")) {
@@ -152,7 +153,8 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   const quiet = events.length > 0 && events.every(othersChoice);
   if (quiet) (msg.text || []).forEach((/** @type {string} */ s) => addLog(s, "event"));
   S.step.texts.push(...before, ...(quiet ? [] : msg.text || []), ...after);
-  if (events.some((i) => i.event.type === "cards_revealed")) S.step.reveal = true;
+  // Key R says it again: the narration of the frame that revealed cards (as the terminal).
+  if (events.some((i) => i.event.type === "cards_revealed")) S.lastReveal = (msg.text || []).join(" ");
   renderTable();
   settle();
 }
@@ -176,8 +178,6 @@ function othersAllChosen() {
 function afterUpdate() {
   const p = S.prompt;
   const texts = S.step.texts.splice(0);
-  const reveal = S.step.reveal ? texts.join(" ") : "";
-  S.step.reveal = false;
   texts.forEach((text) => addLog(text, "event"));
   const turnKey = S.view ? `${S.code}.${S.view.round}.${S.view.turn}` : null;
   const asked = Boolean(p && p.key !== S.announcedKey);
@@ -189,20 +189,20 @@ function afterUpdate() {
   }
   if (p && asked) {
     S.announcedKey = p.key;
-    const decision = S.sheet.decision || t(`decision.${p.kind}`);
+    const decision = S.sheet.decision || "";
     addLog(decision, "urgent");
     cue(p.kind === "row" ? "row" : "turn");
     yourTurn(decision);
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row
       // costs, from a live region inside it (see voice.js).
-      if (texts.length) say(texts.join(" "), { reveal, before: regainFocus });
+      if (texts.length) say(texts.join(" "), { before: regainFocus });
       say(decision, { level: "assertive", before: () => openRowDialog(p) });
     } else {
-      say([...texts, decision].join(" "), { level: "assertive", reveal, before: focusHand });
+      say([...texts, decision].join(" "), { level: "assertive", before: focusHand });
     }
     texts.length = 0;
-  } else if (texts.length) say(texts.join(" "), { reveal, before: regainFocus });
+  } else if (texts.length) say(texts.join(" "), { before: regainFocus });
   if (!p || p.kind !== "row") closeRowDialog();
   if (isOver() && S.table && S.shownOver !== `${S.code}.${S.table.game_no}`) {
     S.shownOver = `${S.code}.${S.table.game_no}`;

@@ -1,17 +1,24 @@
 // @ts-check
 // The game area's single-key shortcuts (docs/rules.md §9, the history keys and the
-// hint), remappable in Settings and kept in localStorage as `nimmt.keys`.
+// hint), remappable in Settings and kept in localStorage as `nimmt.keys`. They are
+// declared in keymap.json with the terminal's (nimmt.keymap reads the same file), so a
+// key means the same in both clients.
 import { t } from "./i18n.js";
 import { local } from "./state.js";
+import SPEC from "./keymap.json" with { type: "json" };
 
-export const ACTIONS = ["rows", "row1", "row2", "row3", "row4", "bullheads", "chosen", "scores",
-  "hand", "time", "who", "reveal", "older", "newer", "channel", "chatlast", "chat", "chatmute",
-  "hint", "sound", "quieter", "louder", "keys", "accept", "decline"];
+/** @typedef {{action: string, key: string, help: string, clients: string[],
+ *   aliases?: string[], fixed?: boolean}} KeyAction */
+const WEB = /** @type {KeyAction[]} */ (SPEC.actions).filter((a) => a.clients.includes("web"));
+export const ACTIONS = WEB.map((a) => a.action);
 /** @type {Record<string, string>} */
-const DEFAULT_KEYS = { rows: "v", row1: "1", row2: "2", row3: "3", row4: "4",
-  bullheads: "c", chosen: "t", scores: "s", hand: "a", time: "l", who: "w", reveal: "r",
-  older: "[", newer: "]", channel: "\\", chatlast: ".", chat: "/", chatmute: "shift+m",
-  hint: "h", sound: "m", quieter: "-", louder: "=", keys: "k", accept: "j", decline: "shift+j" };
+const DEFAULT_KEYS = Object.fromEntries(WEB.map((a) => [a.action, a.key]));
+/** Other keys (as the key types them: "?") that do an action no key was moved to. */
+/** @type {Record<string, string>} */
+const ALIASES = Object.fromEntries(WEB.flatMap((a) => (a.aliases || []).map((k) => [k, a.action])));
+/** Each action's help text id in the catalogs. */
+/** @type {Record<string, string>} */
+const HELP = Object.fromEntries(WEB.map((a) => [a.action, a.help]));
 
 /** @returns {{on: boolean, map: Record<string, string>}} */
 function load() {
@@ -61,7 +68,11 @@ function eventSpec(/** @type {KeyboardEvent} */ e) {
 export function actionFor(/** @type {KeyboardEvent} */ e) {
   if (!KEYS.on) return null;
   const spec = eventSpec(e);
-  return ACTIONS.find((a) => KEYS.map[a] && normSpec(KEYS.map[a]) === spec) || null;
+  const mapped = ACTIONS.find((a) => KEYS.map[a] && normSpec(KEYS.map[a]) === spec);
+  if (mapped) return mapped;
+  const alias = !e.ctrlKey && !e.altKey && !e.metaKey ? ALIASES[e.key] : undefined;
+  return alias && !ACTIONS.some((a) => KEYS.map[a] && normSpec(KEYS.map[a]) === normSpec(e.key))
+    ? alias : null;
 }
 
 /** The digit `e` types by its physical key (digit row or keypad), or null. */
@@ -78,9 +89,9 @@ export function isTyping(/** @type {Element | null} */ el) {
   return /** @type {HTMLElement} */ (el).isContentEditable || ["TEXTAREA", "SELECT"].includes(el.tagName);
 }
 
-/** Key K: every shortcut with its key. */
+/** Key K: every shortcut with its key (the terminal's K lists its keys in these words). */
 export function keysSummary() {
   if (!KEYS.on) return t("keys.off");
   return ACTIONS.filter((a) => KEYS.map[a])
-    .map((a) => `${KEYS.map[a].toUpperCase()}: ${t(`action.${a}`)}`).join(". ");
+    .map((a) => `${KEYS.map[a].toUpperCase()}: ${t(HELP[a])}`).join(". ");
 }

@@ -23,9 +23,9 @@ export function renderResults() {
   const winners = (v.winners || []).map((i) => isolate(ns[i]));
   $("results-summary").replaceChildren(...(winners.length
     ? tn("results.winners", { names: joined(winners), count: winners.length }) : []));
-  $("results-body").replaceChildren(...order.map((i, k) => {
+  $("results-body").replaceChildren(...order.map((i) => {
     const tr = document.createElement("tr");
-    for (const cell of [[String(k + 1)],
+    for (const cell of [[String(v.places[i])],
       i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])],
       [String(total(v, i))]]) {
       const td = document.createElement("td");

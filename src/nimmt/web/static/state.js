@@ -12,7 +12,7 @@
  * @typedef {{player: number | null, phase: string, pending: Pending | null, round: number,
  *   turn: number, options: number[], hand: number[], my_choice: number | null,
  *   rows: number[][], scores: number[], penalties: number[], chosen: boolean[],
- *   eliminated: boolean[], active: number[], draft_pool: number[], winners: number[],
+ *   eliminated: boolean[], active: number[], draft_pool: number[], winners: number[], places: number[],
  *   revealed: [number, number][][], to_resolve: [number, number][], marker: number | null}} View
  * @typedef {{kind: string, key: string, options: number[], card?: number | null,
  *   reason?: string | null, seconds?: number | null}} Prompt
@@ -99,7 +99,9 @@ export const S = {
   /** @type {Set<unknown>} */ own: new Set(),
   /** @type {((refusal: any) => void)[]} */ onWelcome: [],
   /** What the current game step says, gathered until the frames that came together are in. */
-  step: { texts: /** @type {string[]} */ ([]), reveal: false },
+  step: { texts: /** @type {string[]} */ ([]) },
+  /** The narration of the last frame that revealed cards (key R). */
+  lastReveal: "",
   cursor: 0, rowCursor: 0, typed: "", typedAt: 0,
   /** @type {HTMLElement | null} */ returnFocus: null,
   /** Where the chat key (/) came from: focus goes back there once the line is sent. */

@@ -7,7 +7,7 @@ import { $, S, button, cardSentence, dialog, items } from "./state.js";
 import { bullheadsOf, cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping, keysSummary } from "./keys.js";
 import {
-  answer, atOldest, chatMuted, clearLive, heard, historyStep, lastRevealText, latest, nextChannel,
+  answer, atOldest, chatMuted, clearLive, heard, historyStep, latest, nextChannel,
   olderLines, setChatMuted, urgent,
 } from "./voice.js";
 import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
@@ -88,7 +88,7 @@ function renderGame() {
   /** @type {(string | Node)[]} */
   let status;
   if (isOver()) status = [t("status.over"), " ", ...winnersLine(v, ns)];
-  else if (p) status = [t(`decision.${p.kind}`)];
+  else if (p) status = [S.sheet.decision || ""];
   else if (v.pending) {
     const who = joined(v.pending.players.map((i) => isolate(ns[i])));
     status = tn("status.waiting", { who });
@@ -108,9 +108,10 @@ function winnersLine(/** @type {import("./state.js").View} */ v, /** @type {stri
   return winners.length ? tn("results.winners", { names: joined(winners), count: winners.length }) : [];
 }
 
-/** The seats from fewest bullheads to most: the order of the final standings. */
+/** The seats in the order of the standings: by the place the server gives each (the
+ * winners first, then the fewest bullheads; docs/protocol.md), then by seat. */
 export function standings(/** @type {import("./state.js").View} */ v) {
-  return v.scores.map((_, i) => i).sort((a, b) => total(v, a) - total(v, b) || a - b);
+  return v.scores.map((_, i) => i).sort((a, b) => v.places[a] - v.places[b] || a - b);
 }
 
 /** A seat's total now: before this round, and what it has taken this round (once the
@@ -664,7 +665,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     }
     case "chosen": answer(sh.chosen); break;
     case "scores": answer(sh.scores); break;
-    case "hand": answer(sh.hand || t("hand.none")); break;
+    case "hand": answer(sh.hand || sh.idle || ""); break;
     case "time": answer($("timer").hidden ? t("time.none") : $("timer").textContent); break;
     case "who": answer(whoIsHere()); break;
     case "channel": answer(t(`channel.${nextChannel()}`)); break;
@@ -679,7 +680,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
       cue("chosen");
       answer(t("sound.volume", { n: volume }));
       break;
-    case "reveal": answer(lastRevealText() || t("reveal.none")); break;
+    case "reveal": answer(S.lastReveal || t("reveal.none")); break;
     case "older":
       if (atOldest() && S.older) olderPage();
       else answer(historyStep(-1) || t("history.empty"));
@@ -723,8 +724,9 @@ export function openRowDialog(/** @type {import("./state.js").Prompt} */ p) {
   if (!choosingRow() || !S.prompt || S.prompt.key !== p.key) return false;
   const dlg = dialog("row-dialog");
   const v = /** @type {import("./state.js").View} */ (S.view);
-  $("row-dialog-h").textContent = t(p.reason === "joker" ? "rowdlg.joker" : "rowdlg.title",
-    { card: cardLabel(/** @type {number} */ (p.card)) });
+  // Why a row is asked (a card too low, one that fits at neither end, a joker) is the
+  // server's decision sentence, said as the dialog opens; the heading only names the card.
+  $("row-dialog-h").textContent = t("rowdlg.choose", { card: cardLabel(/** @type {number} */ (p.card)) });
   const box = $("row-choices");
   const best = defaultRow(v.rows, p.options);
   box.replaceChildren(...p.options.map((r) => {

@@ -22,7 +22,7 @@ const AFTER_FOCUS = 250;
  * for a message is its speaking time and this. */
 const START = 250;
 
-/** @typedef {{text: string, level: string, reveal: string, channel: string,
+/** @typedef {{text: string, level: string, channel: string,
  *   before: (() => boolean | void) | null}} Message */
 
 /** @type {Message[]} */
@@ -37,7 +37,6 @@ export const CHANNELS = ["game", "chat", "lobby", "private", "all"];
 let channel = "game";
 /** How far back the history keys are: -1 before the first press, 0 the newest message. */
 let back = -1;
-let lastReveal = "";
 let busyUntil = 0;
 /** @type {number | undefined} */
 let pumpId;
@@ -132,7 +131,6 @@ function pump() {
     if (msg.text) {
       write(msg.text, msg.level);
       remember(msg.text, msg.channel);
-      if (msg.reveal) lastReveal = msg.reveal;
     }
     if (pending.length) pump();
   };
@@ -145,16 +143,16 @@ function pump() {
  * Say a game message in its turn. `before` runs just before it is said (to open a
  * dialog or move focus, which would cut the message before); it returns true when it
  * moved focus. An empty message with a `before` only waits for its turn to run it.
- * `reveal`: the part of the message that tells a reveal, for key R. `channel`: where
+ * `channel`: where
  * the history keeps it ("game", or "chat" for a chat line).
  * @param {string} text
- * @param {{level?: string, reveal?: string, channel?: string,
+ * @param {{level?: string, channel?: string,
  *   before?: (() => boolean | void) | null}} [how]
  */
 export function say(text, how = {}) {
   if (!text && !how.before) return;
-  pending.push({ text, level: how.level || "polite", reveal: how.reveal || "",
-    channel: how.channel || "game", before: how.before || null });
+  pending.push({ text, level: how.level || "polite", channel: how.channel || "game",
+    before: how.before || null });
   pump();
 }
 
@@ -191,9 +189,6 @@ export function heard(/** @type {KeyboardEvent} */ e) {
     pump();
   }
 }
-
-/** The last reveal said (key R). */
-export function lastRevealText() { return lastReveal; }
 
 /** Step through the history: -1 an older message, +1 a newer one (keys [ and ]); the
  * first press says the newest. */
