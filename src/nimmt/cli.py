@@ -37,6 +37,7 @@ from .record import (
     to_json,
 )
 from .rules import EndMode, Rules
+from .walk import GameVisitor, walk
 
 app = typer.Typer(
     name="nimmt",
@@ -142,18 +143,29 @@ def replay_command(
 
 
 def _turns(events: list[Event]) -> list[list[Event]]:
-    """Events grouped by turn (a round's opening is a group of its own).
+    """Events grouped by turn (a round's opening is a group of its own): the steps of
+    :func:`nimmt.walk.walk`, a round's scores and the game's end told with the turn
+    before them.
 
     A card chosen face down is left out: the reveal that follows tells it.
     """
-    blocks: list[list[Event]] = [[]]
-    for event in events:
-        if type(event) in (RoundStarted, TurnStarted) and blocks[-1]:
-            blocks.append([])
-        if type(event) is CardChosen and not event.face_up:
-            continue
-        blocks[-1].append(event)
-    return [b for b in blocks if b]
+    return walk(events, _Turns())
+
+
+class _Turns(GameVisitor[list[list[Event]]]):
+    def __init__(self) -> None:
+        self._blocks: list[list[Event]] = [[]]
+
+    def begin_step(self, event: Event, index: int) -> None:
+        if type(event) in (RoundStarted, TurnStarted) and self._blocks[-1]:
+            self._blocks.append([])
+
+    def visit_event(self, event: Event, index: int) -> None:
+        if type(event) is not CardChosen or event.face_up:
+            self._blocks[-1].append(event)
+
+    def result(self) -> list[list[Event]]:
+        return [b for b in self._blocks if b]
 
 
 @app.command("simulate")

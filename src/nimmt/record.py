@@ -31,7 +31,6 @@ nimmt.errors.RecordError: events_sha256: the events hash to ..., not to 000...
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -43,9 +42,10 @@ from .deals import Deal
 from .decisions import Decision, DecisionKind, make_decision
 from .engine import Game
 from .errors import IllegalMove, RecordError, RulesError, seat_of, seats_of
-from .events import Event, RoundScored, event_to_dict
+from .events import Event, RoundScored
 from .rules import PRESETS, VARIANTS, EndMode, Rules
 from .views import Phase
+from .walk import Checksum, walk
 
 __all__ = [
     "FORMAT",
@@ -186,18 +186,9 @@ class Record(BaseModel):
 
 
 def events_sha256(events: Iterable[Event]) -> str:
-    """SHA-256 (hex) of the events, each as canonical JSON followed by a newline.
-
-    Canonical means keys sorted and no spaces, so the digest does not depend on
-    how a file was formatted. One line per event lets a live table keep a
-    running digest instead of rehashing the whole game.
-    """
-    digest = hashlib.sha256()
-    for event in events:
-        line = json.dumps(event_to_dict(event), sort_keys=True, separators=(",", ":"))
-        digest.update(line.encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
+    """SHA-256 (hex) of the events, each as canonical JSON followed by a newline: the walk
+    of the game with :class:`nimmt.walk.Checksum`, which says why."""
+    return walk(events, Checksum())
 
 
 def record_from_game(game: Game, players: Sequence[str] | None = None) -> Record:

@@ -24,9 +24,10 @@ from dataclasses import replace
 from typing import Any, Protocol, cast
 
 from ..decisions import DecisionKind
-from ..events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, for_viewer
+from ..events import Event, for_viewer
 from ..narrate import Narrator, narrator
 from ..views import View
+from ..walk import STEP_STARTS, StepVisitor, starts_step, walk
 from . import protocol as P
 from .commands import Audience
 from .payloads import (
@@ -60,10 +61,6 @@ from .reducer import (
 __all__ = ["STEP_STARTS", "Fanout", "Peer", "bounded", "echo_ref", "error_frame",
            "history_frame", "narration", "older", "seen", "since"]
 
-#: Events that open a new resolution step: the narration says each step as one entry.
-STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
-
-
 class Peer(Protocol):
     """A connection as a table sends to it."""
 
@@ -86,20 +83,34 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
               lang: str, others_chosen: bool | None = None) -> list[str]:
     """The sentences of ``events`` (already filtered for ``viewer``: a spectator gets the
     public events, so no sentence tells what the viewer may not know), one entry per
-    resolution step, in ``lang``; ``others_chosen`` as :meth:`nimmt.Narrator.narrate`."""
+    resolution step (:func:`nimmt.walk.walk`), in ``lang``; ``others_chosen`` as
+    :meth:`nimmt.Narrator.narrate`."""
     if not events:
         return []
-    speak = narrator(lang)
-    out: list[str] = []
-    step: list[Event] = []
-    for ev in events:
-        if step and isinstance(ev, STEP_STARTS):
-            out.append(speak.announce(step, names, viewer, others_chosen))
-            step = []
-        step.append(ev)
-    if step:
-        out.append(speak.announce(step, names, viewer, others_chosen))
-    return [text for text in out if text]
+    told = _Told(narrator(lang), names, viewer, others_chosen)
+    return [text for _, text in walk(events, told)]
+
+
+class _Told(StepVisitor[list[tuple[int, str]]]):
+    """Each resolution step said as one announcement, with the position of its first
+    event; a step with nothing to tell this reader is left out."""
+
+    def __init__(self, speak: Narrator, names: Sequence[str], viewer: int | None,
+                 others_chosen: bool | None = None) -> None:
+        super().__init__()
+        self._speak = speak
+        self._names = names
+        self._viewer = viewer
+        self._others_chosen = others_chosen
+        self._told: list[tuple[int, str]] = []
+
+    def step(self, events: list[Event], first: int) -> None:
+        text = self._speak.announce(events, self._names, self._viewer, self._others_chosen)
+        if text:
+            self._told.append((first, text))
+
+    def result(self) -> list[tuple[int, str]]:
+        return self._told
 
 
 def error_frame(seq: int, code: P.CodeLike, message: str, ref: P.Ref, lang: str,
@@ -183,7 +194,7 @@ def _other_item(seq: int, payload: Notice | ChatLine, speak: Narrator,
 
 
 def _step_start(item: StreamItem) -> bool:
-    return item.kind == "event" and isinstance(item.payload, STEP_STARTS)
+    return item.kind == "event" and starts_step(cast(Event, item.payload))
 
 
 def bounded(items: Sequence[StreamItem], after: int, max_items: int, max_bytes: int,
@@ -224,35 +235,12 @@ def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
     """A ``history`` page: ``items`` as ``viewer`` may see them, and the page said line by
     line in ``lang`` (one line per resolution step, notice and chat line, in stream
     order); ``left``: what is still older. Pure, so a read thread may build it."""
-    models, _ = seen(items, viewer, {}, shown, lang)
-    said = {m.seq: (m.kind, m.text if m.kind == "notice" else m.said)
-            for m in models if m.kind != "event"}
-    speak = narrator(lang)
-    lines: list[tuple[int, str, str]] = []
-    step: list[Event] = []
-    step_seq = 0
-
-    def flush() -> None:
-        if step:
-            text = speak.announce(step, names, viewer)
-            if text:
-                lines.append((step_seq, "event", text))
-            step.clear()
-
-    for item in items:
-        if item.kind != "event":
-            if item.seq in said:
-                lines.append((item.seq, *said[item.seq]))
-            continue
-        ev = for_viewer(cast(Event, item.payload), viewer)
-        if ev is None:
-            continue
-        if step and isinstance(ev, STEP_STARTS):
-            flush()
-        if not step:
-            step_seq = item.seq
-        step.append(ev)
-    flush()
+    models, events = seen(items, viewer, {}, shown, lang)
+    lines = [(m.seq, m.kind, m.text if m.kind == "notice" else m.said)
+             for m in models if m.kind != "event"]
+    seqs = [m.seq for m in models if m.kind == "event"]  # the seq of each of ``events``
+    told = walk(events, _Told(narrator(lang), names, viewer))
+    lines += [(seqs[first], "event", text) for first, text in told]
     lines.sort(key=lambda line: line[0])
     return dump(build(P.History, {
         "seq": seq, "type": "history", "items": models,

@@ -11,9 +11,10 @@ milliseconds, where the table is, :mod:`nimmt.server.reads`), within its own lim
 per player and per address.
 
 ``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
-(one per turn, round start and round end), each with its sentences and the rows
-and scores after it, for the replay viewer: built in a read process, kept, and
-rate limited per address (:mod:`nimmt.server.heavyreads`).
+(one per turn, round start and round end: the steps of :func:`nimmt.walk.walk`),
+each with its sentences and the rows and scores after it, for the replay viewer:
+built in a read process, kept, and rate limited per address
+(:mod:`nimmt.server.heavyreads`).
 """
 
 from __future__ import annotations
@@ -29,17 +30,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import RecordError
-from ..events import (
-    CardPlaced,
-    Event,
-    GameOver,
-    RoundScored,
-    RoundStarted,
-    RowsDealt,
-    RowTaken,
-    TurnStarted,
-    for_viewer,
-)
+from ..events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_viewer
+from ..narrate import Narrator
 from ..record import record_from_dict, replay
 from ..server.heavyreads import (
     ReadRefused,
@@ -50,6 +42,7 @@ from ..server.heavyreads import (
 from ..server.limits import address_key
 from ..server.params import BadParam, refusal, row_id, table_code, whole_number
 from ..server.reads import TableRead, table_answer
+from ..walk import StepVisitor, walk
 from .speech import speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
@@ -73,41 +66,46 @@ def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
     rec = record_from_dict(record)
     game = replay(rec)
     names = list(rec.players)
-    speak = speaker(lang)
-    events: list[Event] = []
-    for ev in game.events:
-        public = for_viewer(ev, None)
-        if public is not None:
-            events.append(public)
-    rows: list[list[int]] = []
-    scores = list(rec.start_scores)
-    steps: list[dict[str, Any]] = []
-    chunk: list[Event] = []
-
-    def flush() -> None:
-        if chunk:
-            steps.append({"sentences": speak.narrate(chunk, names, None),
-                          "rows": [list(r) for r in rows], "scores": list(scores)})
-            chunk.clear()
-
-    for ev in events:
-        if isinstance(ev, TurnStarted | RoundStarted | RoundScored | GameOver):
-            flush()
-        chunk.append(ev)
-        if isinstance(ev, RowsDealt):
-            rows = [list(r) for r in ev.rows]
-        elif isinstance(ev, RowTaken):
-            rows[ev.row - 1] = []
-        elif isinstance(ev, CardPlaced):
-            if ev.end == "left":
-                rows[ev.row - 1].insert(0, ev.card)
-            else:
-                rows[ev.row - 1].append(ev.card)
-        elif isinstance(ev, RoundScored):
-            scores = list(ev.totals)
-    flush()
+    events = [e for e in (for_viewer(ev, None) for ev in game.events) if e is not None]
+    steps = walk(events, _ReplaySteps(speaker(lang), names, list(rec.start_scores)))
     return {"players": names, "rules": rec.rules.model_dump(), "steps": steps,
             "winners": list(game.winners), "totals": list(game.scores)}
+
+
+class _ReplaySteps(StepVisitor[list[dict[str, Any]]]):
+    """Each resolution step of a game's public events: its sentences, and the rows and
+    scores as they are after it (kept up to date event by event)."""
+
+    def __init__(self, speak: Narrator, names: list[str], scores: list[int]) -> None:
+        super().__init__()
+        self._speak = speak
+        self._names = names
+        self._rows: list[list[int]] = []
+        self._scores = scores
+        self._steps: list[dict[str, Any]] = []
+
+    def visit_event(self, event: Event, index: int) -> None:
+        super().visit_event(event, index)
+        rows = self._rows
+        if isinstance(event, RowsDealt):
+            self._rows = [list(r) for r in event.rows]
+        elif isinstance(event, RowTaken):
+            rows[event.row - 1] = []
+        elif isinstance(event, CardPlaced):
+            if event.end == "left":
+                rows[event.row - 1].insert(0, event.card)
+            else:
+                rows[event.row - 1].append(event.card)
+        elif isinstance(event, RoundScored):
+            self._scores = list(event.totals)
+
+    def step(self, events: list[Event], first: int) -> None:
+        self._steps.append({"sentences": self._speak.narrate(events, self._names, None),
+                            "rows": [list(r) for r in self._rows],
+                            "scores": list(self._scores)})
+
+    def result(self) -> list[dict[str, Any]]:
+        return self._steps
 
 
 async def _reader(hub: Any, token: str | None) -> int | None:
