@@ -31,6 +31,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from .decisions import decision_message
 from .server.payloads import Sheet, merge_sheet
 from .server.protocol import (
     Ack,
@@ -406,9 +407,8 @@ class Client:
     async def answer(self, prompt: Prompt, rng: random.Random | None = None) -> None:
         """Answer ``prompt``: a random option (``rng``) or the first one."""
         value = rng.choice(prompt.options) if rng is not None else prompt.options[0]
-        kind = {"card": "play_card", "row": "take_row", "draft": "draft_card"}[prompt.kind]
-        field = "row" if prompt.kind == "row" else "card"
-        await self.act(kind, **{field: value})
+        message = decision_message(prompt.kind, value)
+        await self.act(message.pop("type"), **message)
 
     async def play_until_over(
         self, rng: random.Random | None = None, timeout: float = 120

@@ -49,7 +49,7 @@ from typing import Any, Literal, TypeVar
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from .client import Client, ServerError
-from .decisions import DecisionKind, Pending
+from .decisions import DecisionKind, Pending, decision_message
 from .rules import Rules
 from .server.payloads import GameOver, Sheet, ViewPayload
 from .server.protocol import (
@@ -486,9 +486,8 @@ class SyncClient:
     def answer(self, value: int, kind: str | None = None) -> None:
         """Answer the decision asked (``kind`` card, row or draft; the prompt's by default)."""
         kind = kind or (self.prompt.kind if self.prompt is not None else "card")
-        message = {"card": "play_card", "row": "take_row", "draft": "draft_card"}[kind]
-        field = "row" if kind == "row" else "card"
-        self.act(message, **{field: value})
+        message = decision_message(kind, value)
+        self.act(message.pop("type"), **message)
 
     # -- the speech endpoint ------------------------------------------------------
 

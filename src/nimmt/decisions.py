@@ -21,21 +21,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from .cards import Card
 from .rows import RowReason
 from .value import Value
 
 __all__ = [
+    "BY_MESSAGE",
+    "CODECS",
     "DECISION_TYPES",
     "Decision",
+    "DecisionCodec",
     "DecisionKind",
     "DraftCard",
     "Pending",
     "PlayCard",
     "TakeRow",
     "decision_from_dict",
+    "decision_message",
     "decision_to_dict",
     "make_decision",
 ]
@@ -112,20 +116,43 @@ class TakeRow(Value):
 
 Decision: TypeAlias = PlayCard | TakeRow | DraftCard
 
+class DecisionCodec(NamedTuple):
+    """How one kind of decision is written, on every channel.
+
+    The kind's value (``"card"``, ``"row"``, ``"draft"``) is its name in a prompt, a
+    view's pending decision, an advice and a record; ``message`` is the client message
+    that makes it (and the ``type`` of :func:`decision_to_dict`'s form); ``field`` names
+    its value there (a card or a row).
+    """
+
+    kind: DecisionKind
+    message: str
+    field: str
+    type: type[Decision]
+
+
+#: Each kind of decision's codec: the one table of its names (see :class:`DecisionCodec`).
+#: Keyed by the kind, which is a string, so a prompt's ``"row"`` finds its codec too.
+CODECS: dict[str, DecisionCodec] = {
+    DecisionKind.CARD: DecisionCodec(DecisionKind.CARD, "play_card", "card", PlayCard),
+    DecisionKind.ROW: DecisionCodec(DecisionKind.ROW, "take_row", "row", TakeRow),
+    DecisionKind.DRAFT: DecisionCodec(DecisionKind.DRAFT, "draft_card", "card", DraftCard),
+}
+#: The codecs by their client message's name (``"take_row"``).
+BY_MESSAGE: dict[str, DecisionCodec] = {codec.message: codec for codec in CODECS.values()}
 #: The class of each kind of decision.
 DECISION_TYPES: dict[DecisionKind, type[Decision]] = {
-    DecisionKind.CARD: PlayCard,
-    DecisionKind.ROW: TakeRow,
-    DecisionKind.DRAFT: DraftCard,
-}
-# The JSON name of each decision, the ``type`` key of its dict form (the names
-# of the server's client messages), and the name of its value field.
-_WIRE: dict[DecisionKind, tuple[str, str]] = {
-    DecisionKind.CARD: ("play_card", "card"),
-    DecisionKind.ROW: ("take_row", "row"),
-    DecisionKind.DRAFT: ("draft_card", "card"),
-}
-_BY_WIRE: dict[str, DecisionKind] = {name: kind for kind, (name, _) in _WIRE.items()}
+    codec.kind: codec.type for codec in CODECS.values()}
+
+
+def decision_message(kind: str, value: int) -> dict[str, Any]:
+    """The client message that answers a prompt of ``kind`` with ``value`` (a card or a row).
+
+    >>> decision_message("row", 2)
+    {'type': 'take_row', 'row': 2}
+    """
+    codec = CODECS[kind]
+    return {"type": codec.message, codec.field: value}
 
 
 def make_decision(kind: DecisionKind, player: int, value: int) -> Decision:
@@ -139,23 +166,23 @@ def make_decision(kind: DecisionKind, player: int, value: int) -> Decision:
 
 def decision_to_dict(decision: Decision) -> dict[str, Any]:
     """A JSON-ready dict with a ``type`` key; :func:`decision_from_dict` reads it back."""
-    name, field = _WIRE[decision.kind]
-    return {"type": name, "player": decision.player, field: decision.value}
+    codec = CODECS[decision.kind]
+    return {"type": codec.message, "player": decision.player, codec.field: decision.value}
 
 
 def decision_from_dict(data: dict[str, Any]) -> Decision:
     """Inverse of :func:`decision_to_dict`; a :class:`ValueError` names what is wrong."""
     name = data.get("type")
-    kind = _BY_WIRE.get(name) if isinstance(name, str) else None
-    if kind is None:
-        raise ValueError(f"unknown decision type {name!r}; known: {', '.join(_BY_WIRE)}")
-    field = _WIRE[kind][1]
+    codec = BY_MESSAGE.get(name) if isinstance(name, str) else None
+    if codec is None:
+        raise ValueError(f"unknown decision type {name!r}; known: {', '.join(BY_MESSAGE)}")
+    field = codec.field
     if set(data) != {"type", "player", field}:
         raise ValueError(f"a {name} decision has the fields type, player and {field}: {data!r}")
     player, value = data["player"], data[field]
     if type(player) is not int or type(value) is not int:
         raise ValueError(f"player and {field} of a decision are whole numbers: {data!r}")
-    return make_decision(kind, player, value)
+    return make_decision(codec.kind, player, value)
 
 
 @dataclass(slots=True, init=False)

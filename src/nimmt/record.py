@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from .deals import Deal
 from .decisions import Decision, DecisionKind, make_decision
@@ -86,26 +86,29 @@ CardInt: TypeAlias = Annotated[
 ]
 Seat: TypeAlias = Annotated[int, Field(strict=True, ge=0)]
 Points: TypeAlias = Annotated[int, Field(strict=True, ge=0)]
+#: A kind of decision as JSON: its value. The schema lists the values in place, as for a
+#: literal: the compiled engine leaves :class:`~nimmt.decisions.DecisionKind` no docstring
+#: to describe a definition of its own with.
+DecisionKindName: TypeAlias = Annotated[
+    DecisionKind,
+    WithJsonSchema({"enum": [kind.value for kind in DecisionKind], "type": "string"}),
+]
 #: ``[kind, seat, value]``: value is a card for "card" and "draft", a row 1..4 for "row".
 #: The JSON form of a :data:`~nimmt.decisions.Decision` (see :func:`decision_to_record`).
 DecisionRecord: TypeAlias = tuple[
-    Literal["card", "row", "draft"], Seat, Annotated[int, Field(strict=True, ge=-10, le=104)]
+    DecisionKindName, Seat, Annotated[int, Field(strict=True, ge=-10, le=104)]
 ]
 
 
 def decision_to_record(decision: Decision) -> DecisionRecord:
-    """A decision as a record writes it: ``("card", 2, 55)``."""
-    kind = decision.kind
-    name: Literal["card", "row", "draft"] = (
-        "card" if kind is DecisionKind.CARD else "row" if kind is DecisionKind.ROW else "draft"
-    )
-    return (name, decision.player, decision.value)
+    """A decision as a record writes it: ``("card", 2, 55)`` (the kind is a string)."""
+    return (decision.kind, decision.player, decision.value)
 
 
 def decision_from_record(entry: DecisionRecord) -> Decision:
     """Inverse of :func:`decision_to_record`."""
     kind, seat, value = entry
-    return make_decision(DecisionKind(kind), seat, value)
+    return make_decision(kind, seat, value)
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True)
 

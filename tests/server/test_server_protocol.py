@@ -300,3 +300,22 @@ def test_every_refusal_and_notice_is_said_in_every_language() -> None:
                     english = en.notice_sentence(notice, reason, "Ana", 1, you=you, game_no=2)
                     assert "{" not in said and said != english, (lang, notice, reason, you)
                     assert said != speak.notice_sentence("?"), (lang, notice, reason)
+
+
+def test_the_decision_codec_names_the_protocol_messages() -> None:
+    """Each kind's codec makes the client message the server reads as that kind, and the
+    dict form of the decision reads back: one table of names for every channel."""
+    from nimmt.decisions import (
+        CODECS,
+        DecisionKind,
+        decision_from_dict,
+        decision_message,
+        decision_to_dict,
+    )
+
+    assert set(CODECS) == set(DecisionKind)
+    for codec in CODECS.values():
+        msg = P.parse_client(json.dumps(decision_message(codec.kind.value, 3)))
+        made = P.decision(msg, seat=1)
+        assert made == codec.type(1, 3) and made.kind is codec.kind
+        assert decision_from_dict(decision_to_dict(made)) == made

@@ -28,6 +28,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field
 from .. import events as E
 from ..decisions import DecisionKind
 from ..narrate import Narrator, narrator
+from ..record import DecisionKindName
 from ..rules import Rules
 from ..views import Phase, View
 
@@ -72,7 +73,6 @@ Card: TypeAlias = int
 Play: TypeAlias = tuple[int, int]
 RowReason: TypeAlias = Literal["too_low", "fits_no_end", "joker"]
 TakeReason: TypeAlias = Literal["full", "too_low", "fits_no_end"]
-DecisionKindName: TypeAlias = Literal["card", "row", "draft"]
 
 
 class _Payload(BaseModel):
@@ -592,11 +592,6 @@ _new = object.__new__
 _FIELDS: dict[type[BaseModel], frozenset[str]] = {}
 
 
-#: The wire name of each kind of decision (a dict lookup costs less than ``.value``).
-KIND_NAMES: dict[DecisionKind, DecisionKindName] = {
-    DecisionKind.CARD: "card", DecisionKind.ROW: "row", DecisionKind.DRAFT: "draft"}
-
-
 def dump(model: BaseModel) -> str:
     """``model`` as JSON text: what ``model_dump_json()`` gives with its defaults, without
     the cost of going through its keyword arguments on every frame."""
@@ -865,7 +860,7 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
         "rules_name": view.rules.name,
         "phase": view.phase.value,
         "pending": None if pending is None else build(PendingInfo, {
-            "kind": KIND_NAMES[pending.kind], "players": pending.players, "card": pending.card,
+            "kind": pending.kind, "players": pending.players, "card": pending.card,
             "reason": pending.reason}),
         "round": view.round,
         "turn": view.turn,

@@ -95,7 +95,7 @@ from .commands import (
     WakeBots,
     Who,
 )
-from .payloads import KIND_NAMES, Prompt, SeatInfo, TableInfo, build, rules_info
+from .payloads import Prompt, SeatInfo, TableInfo, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
@@ -514,7 +514,7 @@ def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
     key = decision_key(t, viewer)
     deadline = t.live.timers.get(TurnTimer(viewer, key)) if t.turn_timer is not None else None
     seconds = None if deadline is None else max(0.0, round(deadline - now, 3))
-    return build(Prompt, {"kind": KIND_NAMES[pend.kind], "key": key, "options": game.legal(viewer),
+    return build(Prompt, {"kind": pend.kind, "key": key, "options": game.legal(viewer),
                           "card": pend.card, "reason": pend.reason, "seconds": seconds})
 
 

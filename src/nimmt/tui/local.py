@@ -24,15 +24,16 @@ from ..engine import Game
 from ..events import CardsRevealed, Event
 from ..record import record_from_game, save_record
 from ..rules import Rules
+from ..server.payloads import sheet_payload
 from .session import (
     Ask,
     Listener,
     Refused,
     Seat,
     Session,
+    Sheet,
     Snapshot,
     default_name,
-    sheet_from_view,
 )
 
 __all__ = ["BOT_NAMES", "LocalSession"]
@@ -142,7 +143,7 @@ class LocalSession(Session):
         if pending is not None and 0 in pending.players and view.options:
             kind = pending.kind.value
             key = f"{self.game_no}.{view.round}.{view.turn}.{kind}.{pending.card}.{len(view.hand)}"
-            ask = Ask(kind, key, tuple(view.options), pending.card, pending.reason)  # type: ignore[arg-type]
+            ask = Ask(pending.kind, key, tuple(view.options), pending.card, pending.reason)
         snap = Snapshot(
             status="over" if game.is_over else "playing",
             host=True,
@@ -154,7 +155,8 @@ class LocalSession(Session):
             rules_name=self.rules.name,
             game_no=self.game_no,
             ask=ask,
-            sheet=sheet_from_view(self.narrator, view, self.names),
+            # Said as the server says it to a seat: the same function makes both.
+            sheet=Sheet.from_dict(sheet_payload(view, self.names, self.narrator).model_dump()),
         ).with_view(lambda k: getattr(view, k))
         self._set(snap)
 

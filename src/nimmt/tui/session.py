@@ -23,14 +23,14 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..cards import Card
+from ..decisions import DecisionKind
 from ..errors import CardNotInHand, NoSuchRow
-from ..narrate import Narrator, narrator
-from ..views import View
+from ..narrate import narrator
 from .labels import Labels
 
 __all__ = [
@@ -46,10 +46,8 @@ __all__ = [
     "Snapshot",
     "Update",
     "default_name",
-    "sheet_from_view",
 ]
 
-AskKind = Literal["card", "row", "draft"]
 SaidKind = Literal["event", "notice", "chat", "decision", "error", "status", "info"]
 
 
@@ -62,7 +60,7 @@ class Ask:
     """The decision asked of you now. ``key`` stays the same while the same decision waits
     (a card may still be changed), so a face announces each key once."""
 
-    kind: AskKind
+    kind: DecisionKind
     key: str
     options: tuple[int, ...]
     card: Card | None = None
@@ -114,23 +112,6 @@ class Sheet:
             idle=data.get("idle") or "",
             rules=data.get("rules") or "",
         )
-
-
-def sheet_from_view(speak: Narrator, view: View, names: Sequence[str]) -> Sheet:
-    """The sheet of a local game, said by the narrator exactly as the server says it."""
-    rows = view.rows
-    return Sheet(
-        rows=speak.rows_sentence(view),
-        row=tuple(speak.row_sentence(view, n) for n in range(1, len(rows) + 1)),
-        row_bullheads=tuple(speak.bullheads_sentence(r, n) for n, r in enumerate(rows, 1)),
-        cards={c: speak.bullheads_sentence(c) for c in (*view.hand, *view.draft_pool)},
-        chosen=speak.chosen_sentence(view, names),
-        scores=speak.scores_sentence(view, names),
-        hand=speak.hand_sentence(view),
-        decision=speak.your_decision_sentence(view, hand=True),
-        idle=speak.idle_sentence(view, names),
-        rules=speak.rules_sentence(view.rules),
-    )
 
 
 @dataclass(frozen=True, slots=True)

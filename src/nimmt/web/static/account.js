@@ -226,8 +226,7 @@ async function newCodes() {
 
 // ---------------------------------------------------------------- sessions
 
-/** @typedef {{id: number, created: number, last_seen: number, address: string,
- *   last_address: string, current: boolean}} Session */
+/** @typedef {import("./wire").SessionInfo} Session */
 
 async function loadSessions() {
   const res = await send({ type: "sessions" }, true);

@@ -80,7 +80,7 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   saveSeq(msg.seq);
   S.table = msg.table;
   S.you = msg.you;
-  S.prompt = msg.prompt;
+  S.prompt = msg.prompt ?? null;
   if (msg.view) { S.view = msg.view; S.sheet = msg.sheet || {}; }
   if (S.code !== msg.table.code) {
     S.code = msg.table.code;
@@ -105,7 +105,7 @@ function othersChoice(/** @type {import("./state.js").Item} */ item) {
 
 function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   saveSeq(msg.seq);
-  S.prompt = msg.prompt;
+  S.prompt = msg.prompt ?? null;
   if (msg.older) {
     // A catch-up carries the newest items only: the rest stays on the server, where the
     // history keys find it.
@@ -125,7 +125,7 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   for (const item of items) {
     // The default bot taking a seat over (or giving it back) comes as a notice only.
     if (item.kind === "notice" && S.table && (item.notice === "auto_on" || item.notice === "auto_off")
-        && item.seat !== null && S.table.seats[item.seat]) {
+        && typeof item.seat === "number" && S.table.seats[item.seat]) {
       S.table.seats[item.seat].auto = item.notice === "auto_on";
     }
     if (item.kind === "notice") {

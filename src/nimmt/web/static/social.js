@@ -13,11 +13,9 @@ import { cue } from "./sound.js";
 import { connect, send } from "./net.js";
 import { joinTable } from "./lobby.js";
 
-/** @typedef {{name: string, mutual: boolean, online: boolean, table: string | null,
- *   free_seat: boolean | null}} Friend
- * @typedef {{id: number, by: string, table: string, expires: number, text: string}} Invitation
- * @typedef {{channel: string, id: number, by: string, to: string | null, text: string,
- *   said: string, at: number}} ChatMessage */
+/** @typedef {import("./wire").FriendInfo} Friend
+ * @typedef {import("./wire").Invitation} Invitation
+ * @typedef {import("./wire").ChatMessage} ChatMessage */
 
 /** The players followed, by name, as the last `friends` or `presence` told. */
 /** @type {Map<string, Friend>} */

@@ -3,42 +3,31 @@
 // table and its game lives in `S`; the views read it and the handlers change it.
 
 /**
- * @typedef {{seat: number, name: string | null, kind: string, bot?: string | null,
- *   connected?: boolean, auto?: boolean}} Seat
- * @typedef {{code: string, name: string, host: string | null, rules_name: string,
- *   status: string, turn_timer: number | null, game_no: number, seats: Seat[],
- *   rated: boolean, hints?: boolean}} TableInfo
- * @typedef {{kind: string, players: number[], card: number | null, reason: string | null}} Pending
- * @typedef {{player: number | null, phase: string, pending: Pending | null, round: number,
- *   turn: number, options: number[], hand: number[], my_choice: number | null,
- *   rows: number[][], scores: number[], penalties: number[], chosen: boolean[],
- *   eliminated: boolean[], active: number[], draft_pool: number[], winners: number[], places: number[],
- *   revealed: [number, number][][], to_resolve: [number, number][], marker: number | null}} View
- * @typedef {{kind: string, key: string, options: number[], card?: number | null,
- *   reason?: string | null, seconds?: number | null}} Prompt
- * @typedef {{rows?: string, row?: string[], row_bullheads?: string[],
- *   cards?: [number, string][], chosen?: string, scores?: string, hand?: string | null,
- *   decision?: string | null, timer?: string[], idle?: string, rules?: string}} Sheet
- * @typedef {{type: string, player?: number, card?: number | null, face_up?: boolean,
- *   plays?: [number, number][], row?: number, started?: boolean, cards?: number[],
- *   bullheads?: number}} GameEvent
+ * The wire's shapes come from wire.d.ts, generated from the protocol's JSON Schema
+ * (scripts/wire-types): the names below are the client's short names for them.
+ * @typedef {import("./wire").SeatInfo} Seat
+ * @typedef {import("./wire").TableInfo} TableInfo
+ * @typedef {import("./wire").PendingInfo} Pending
+ * @typedef {import("./wire").ViewPayload} View
+ * @typedef {import("./wire").Prompt} Prompt
+ * @typedef {import("./wire").Sheet} Sheet
+ * @typedef {import("./wire").SheetChange} SheetChange
+ * @typedef {import("./wire").EventItem["event"]} GameEvent
+ * @typedef {import("./wire").EventItem} EventItem
+ * @typedef {import("./wire").NoticeItem} NoticeItem
+ * @typedef {import("./wire").ChatItem} ChatItem
+ * @typedef {EventItem | NoticeItem | ChatItem} Item
+ * @typedef {import("./wire").TableState} TableStateMsg
+ * @typedef {import("./wire").Older} Older
+ * @typedef {import("./wire").Events} EventsMsg
+ *   (an events frame's `sheet` holds the fields changed since the last one: merged in)
+ * @typedef {import("./wire").Error} ErrorMsg
+ *
+ * What the client works out of the events (no wire shape):
  * @typedef {{row: number, bullheads: number, count: number}} Take
  * @typedef {{row?: number, took?: Take | null, choosing?: boolean}} Outcome
  * @typedef {{plays: [number, number][], out: Record<number, Outcome>,
  *   take: (Take & {player: number}) | null, taken: number | null}} Reveal
- * @typedef {{seq: number, kind: "event", event: GameEvent}} EventItem
- * @typedef {{seq: number, kind: "notice", notice: string, reason: string | null,
- *   seat: number | null, name: string | null, text: string}} NoticeItem
- * @typedef {{seq: number, kind: "chat", seat: number | null, name: string, text: string,
- *   said: string}} ChatItem
- * @typedef {EventItem | NoticeItem | ChatItem} Item
- * @typedef {{type: "table_state", seq: number, table: TableInfo, you: number | null,
- *   view: View | null, prompt: Prompt | null, sheet: Sheet | null}} TableStateMsg
- * @typedef {{after: number, before: number}} Older
- * @typedef {{type: "events", seq: number, items: Item[], prompt: Prompt | null,
- *   text: string[], view: View | null, sheet: Sheet | null, older?: Older | null}} EventsMsg
- *   (an events frame's `sheet` holds the fields changed since the last one: merged in)
- * @typedef {{type: "error", code: string, message: string, text?: string}} ErrorMsg
  */
 
 /** localStorage under the `nimmt.` prefix. */
@@ -77,7 +66,8 @@ export const S = {
   /** @type {number | null} */ you: null,
   /** @type {View | null} */ view: null,
   /** @type {Prompt | null} */ prompt: null,
-  /** @type {Sheet} */ sheet: {},
+  /** The last sheet merged with the changes since (docs/protocol.md). */
+  /** @type {Partial<Sheet>} */ sheet: {},
   /** What the last catch-up left out, still on the server for the history keys. */
   /** @type {Older | null} */ older: null,
   /** A page of older items is being asked for. */
