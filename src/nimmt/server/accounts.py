@@ -38,50 +38,41 @@ import ipaddress
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from . import accountdb as db
 from . import protocol as P
+from .accountdb import RELEASED
 from .limits import Backoff, WindowCounter
 from .passwords import (
-    RECOVERY_CODES,
     Hasher,
     HasherBusy,
     check_password,
     hash_code,
-    new_recovery_code,
     new_token,
 )
-from .ratings import INITIAL
 from .settings import Settings
-from .store import Store, hash_token, players, recovery_codes, sanctions, sessions, signals
+from .store import Store
 from .text import NAME_MAX, check_name, name_key
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
 
 __all__ = ["ACCOUNT_MESSAGES", "Accounts", "Identity", "Sanctions", "address_network",
-           "released_placeholder", "replace_codes", "write_signal"]
+           "released_placeholder"]
 
 log = logging.getLogger("nimmt.server")
 
 #: The messages :meth:`Accounts.message` answers.
-ACCOUNT_MESSAGES = frozenset({"set_password", "recovery_codes", "sessions", "end_session",
-                              "sign_out"})
-#: Seconds a signal is kept in the table for processes that poll it.
-SIGNAL_KEEP = 86400.0
+ACCOUNT_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
+    P.SetPassword, P.AskRecoveryCodes, P.AskSessions, P.EndSession, P.SignOut})
 #: Longest time between two housekeeping rounds.
 SWEEP_MAX = 600.0
 DAY = 86400.0
-
-
-#: What a released guest's row holds as its ``name``: this, the player's id and ")".
-RELEASED = "(released name of player "
 
 
 def released_placeholder(player_id: int) -> str:
@@ -220,11 +211,7 @@ class Accounts:
 
     async def open(self) -> None:
         await self.hasher.open()
-
-        async def q(c: AsyncConnection) -> int:
-            return int((await c.execute(sa.select(sa.func.max(signals.c.id)))).scalar() or 0)
-
-        self._last_signal = await self.store.read(q)
+        self._last_signal = await self.store.read(db.last_signal())
         await self.reload_sanctions()
         self._task = asyncio.create_task(self._loop(), name="nimmt-accounts")
 
@@ -320,17 +307,8 @@ class Accounts:
                                   "password, if the name is your account's)")
         token = new_token()
         address = conn.address
-
-        async def op(c: AsyncConnection) -> tuple[int, int]:
-            now = time.time()
-            res = await c.execute(players.insert().values(
-                name=name, skeleton=key, mu=INITIAL[0], sigma=INITIAL[1], rated_games=0,
-                created=now, last_seen=now))
-            pid = int(res.inserted_primary_key[0])  # type: ignore[index]
-            return pid, await _add_session(c, pid, token, address, now)
-
         try:
-            pid, session = await self.store.run(op)
+            pid, session = await self.store.run(db.new_player(name, key, token, address))
         except IntegrityError:
             raise P.ProtocolError("name_taken", f"the name {name!r} is taken") from None
         self.new_names.add(conn.address)
@@ -343,16 +321,10 @@ class Accounts:
             suffix = "" if n == 1 else f" {n}"
             name = old[:NAME_MAX - len(suffix)].rstrip() + suffix
             key = name_key(name)
-
-            async def op(c: AsyncConnection, name: str = name, key: str = key) -> None:
-                await c.execute(players.update().where(players.c.id == player_id).values(
-                    name=name, skeleton=key, released=None, released_name=None,
-                    last_seen=time.time()))
-
             if await self.store.player_by_skeleton(key) is not None:
                 continue
             try:
-                await self.store.run(op)
+                await self.store.run(db.restore_name(player_id, name, key))
             except IntegrityError:
                 continue
             log.info("player %d is back: their released name is %r again", player_id, name)
@@ -370,14 +342,14 @@ class Accounts:
         new_password = check_password(password, self.settings) if code is not None else None
         key = name_key(name)
         address = conn.address
-        row = await self.store.read(_account(key, name, address))
+        row = await self.store.read(db.account(key, name, address))
         known = row is not None and bool(row.known)
         self._limit(key, address, skip_account=known)
         stored = None if row is None else row.password_hash
         pid = -1 if row is None or stored is None else int(row.id)
         if new_password is not None:
             assert code is not None
-            valid = await self.store.read(_code_valid(pid, hash_code(code)))
+            valid = await self.store.read(db.code_valid(pid, hash_code(code)))
             if valid:
                 new_hash = await self._hashing(self.hasher.hash(new_password))
             else:
@@ -396,7 +368,7 @@ class Accounts:
         if new_password is not None:
             assert code is not None
             session = await self.store.run(
-                _recover(pid, hash_code(code), new_hash, token, address))
+                db.recover(pid, hash_code(code), new_hash, token, address))
             if session is None:
                 raise P.ProtocolError("sign_in_failed", "that recovery code was used "
                                       "meanwhile")
@@ -407,9 +379,9 @@ class Accounts:
         else:
             if rehash:
                 new_hash = await self._hashing(self.hasher.hash(password))
-                await self.store.run(_set_hash(pid, new_hash))
+                await self.store.run(db.set_hash(pid, new_hash))
             session, ended = await self.store.run(
-                _open_session(pid, token, address, self.settings.sessions_per_player))
+                db.open_session(pid, token, address, self.settings.sessions_per_player))
         for old in ended:
             await self.end_session(pid, old)
         return Identity(pid, str(row.name), session, token, True)
@@ -452,12 +424,12 @@ class Accounts:
                 await self._set_password(conn, password, old, ref)
             case P.AskRecoveryCodes(password=password, ref=ref):
                 await self._check_own(conn, password)
-                codes = await self.store.run(_new_codes(conn.player_id))
+                codes = await self.store.run(db.new_codes(conn.player_id))
                 conn.send(P.RecoveryCodes(seq=conn.seq, codes=codes, ref=ref)
                           .model_dump_json())
             case P.AskSessions(ref=ref):
                 await self._flush_seen()
-                rows = await self.store.read(_sessions_of(conn.player_id))
+                rows = await self.store.read(db.sessions_of(conn.player_id))
                 listed = [P.SessionInfo(id=r.id, created=r.created, last_seen=r.last_seen,
                                         address=r.address, last_address=r.last_address,
                                         current=r.id == conn.session_id) for r in rows]
@@ -465,19 +437,19 @@ class Accounts:
                           .model_dump_json())
             case P.EndSession(session=session, ref=ref):
                 await self._need_account(conn)
-                if not await self.store.run(_end_sessions(conn.player_id, only=session)):
+                if not await self.store.run(db.end_sessions(conn.player_id, only=session)):
                     raise P.ProtocolError("no_session", f"you have no session {session}")
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 await self.end_session(conn.player_id, session)
             case P.SignOut(scope=scope, ref=ref):
                 await self._need_account(conn)
                 if scope == "this":
-                    await self.store.run(_end_sessions(conn.player_id, only=conn.session_id))
+                    await self.store.run(db.end_sessions(conn.player_id, only=conn.session_id))
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                     await self.end_session(conn.player_id, conn.session_id)
                 else:
                     keep = conn.session_id if scope == "others" else None
-                    await self.store.run(_end_sessions(conn.player_id, keep=keep))
+                    await self.store.run(db.end_sessions(conn.player_id, keep=keep))
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                     await self.end_all(conn.player_id, keep)
 
@@ -494,7 +466,7 @@ class Accounts:
         await self.signal("out", player_id=player_id, session_id=keep)
 
     async def _need_account(self, conn: Connection) -> None:
-        row = await self.store.read(_player(conn.player_id))
+        row = await self.store.read(db.player(conn.player_id))
         if row is None or row.password_hash is None:
             raise P.ProtocolError("no_password", "a guest has one session, the only key to "
                                   "their name: add a password first")
@@ -502,7 +474,7 @@ class Accounts:
     async def _check_own(self, conn: Connection, password: str) -> Any:
         """Check ``conn``'s player's own password, limited like a sign-in; the player's
         row."""
-        row = await self.store.read(_player(conn.player_id))
+        row = await self.store.read(db.player(conn.player_id))
         if row is None or row.password_hash is None:
             raise P.ProtocolError("no_password", "this player has no password yet: add one "
                                   "with set_password")
@@ -518,14 +490,14 @@ class Accounts:
     async def _set_password(self, conn: Connection, raw: str, old: str | None,
                             ref: P.Ref) -> None:
         password = check_password(raw, self.settings)
-        row = await self.store.read(_player(conn.player_id))
+        row = await self.store.read(db.player(conn.player_id))
         if row is None:
             raise P.ProtocolError("bad_token", "this player is gone")
         if row.password_hash is None:
             # A guest keeps their name: the first password, and recovery codes shown once.
             self._limit(name_key(str(row.name)), conn.address)
             new_hash = await self._hashing(self.hasher.hash(password))
-            codes = await self.store.run(_claim(conn.player_id, new_hash))
+            codes = await self.store.run(db.claim(conn.player_id, new_hash))
             if codes is None:
                 raise P.ProtocolError("sign_in_failed", "this player has a password already: "
                                       "send the current one as old")
@@ -537,7 +509,7 @@ class Accounts:
                                   "one as old")
         await self._check_own(conn, old)
         new_hash = await self._hashing(self.hasher.hash(password))
-        await self.store.run(_change(conn.player_id, new_hash, keep=conn.session_id))
+        await self.store.run(db.change(conn.player_id, new_hash, keep=conn.session_id))
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
         # Whoever else held a session of this account (a stolen one) is out.
         await self.end_all(conn.player_id, conn.session_id)
@@ -604,19 +576,13 @@ class Accounts:
                      code: str | None = None) -> None:
         """Tell every server process (this one reads it too, and acts again harmlessly: an
         ``out`` closes only connections whose session no longer exists)."""
-        await self.store.run(write_signal(kind, player_id=player_id, session_id=session_id,
+        await self.store.run(db.write_signal(kind, player_id=player_id, session_id=session_id,
                                           address=address, code=code))
 
     async def poll(self) -> None:
         """Act on the signals written since the last look."""
         last = self._last_signal
-
-        async def q(c: AsyncConnection) -> list[Any]:
-            res = await c.execute(sa.select(signals).where(signals.c.id > last)
-                                  .order_by(signals.c.id).limit(1000))
-            return list(res)
-
-        rows = await self.store.read(q)
+        rows = await self.store.read(db.signals_after(last))
         if not rows:
             return
         reload = any(r.kind in ("ban", "sanctions") for r in rows)
@@ -626,7 +592,7 @@ class Accounts:
         # since (a sign-in a moment later) is not ended by reading it: the player's
         # sessions that still exist are kept.
         outs = {int(r.player_id) for r in rows if r.kind == "out" and r.player_id is not None}
-        live = {pid: await self.store.read(_session_ids(pid)) for pid in outs}
+        live = {pid: await self.store.read(db.session_ids(pid)) for pid in outs}
         for r in rows:
             self._last_signal = max(self._last_signal, int(r.id))
             self.signals_seen += 1
@@ -680,14 +646,7 @@ class Accounts:
 
     async def reload_sanctions(self) -> None:
         now = time.time()
-
-        async def q(c: AsyncConnection) -> list[Any]:
-            res = await c.execute(sa.select(sanctions).where(
-                sanctions.c.lifted.is_(None),
-                sa.or_(sanctions.c.until.is_(None), sanctions.c.until > now)))
-            return list(res)
-
-        self.sanctions = Sanctions(await self.store.read(q))
+        self.sanctions = Sanctions(await self.store.read(db.live_sanctions(now)))
 
     # -- housekeeping --------------------------------------------------------------------
 
@@ -696,7 +655,7 @@ class Accounts:
         sessions_seen, self._seen_sessions = self._seen_sessions, {}
         if not players_seen and not sessions_seen:
             return
-        await self.store.run(_write_seen(players_seen, sessions_seen))
+        await self.store.run(db.write_seen(players_seen, sessions_seen))
 
     async def sweep(self) -> None:
         """End idle sessions of accounts, release unused guest names, drop old signals,
@@ -707,7 +666,7 @@ class Accounts:
         await self._flush_seen()
         s = self.settings
         released, expired = await self.store.run(
-            _housekeeping(s.session_days * DAY, s.guest_release_days * DAY))
+            db.housekeeping(s.session_days * DAY, s.guest_release_days * DAY))
         if released:
             log.info("released the names of %d guests unused for %g days", released,
                      s.guest_release_days)
@@ -718,234 +677,3 @@ class Accounts:
 
 # -- store operations ------------------------------------------------------------------------
 
-Read = Callable[[AsyncConnection], Awaitable[Any]]
-
-
-def write_signal(kind: str, *, player_id: int | None = None, session_id: int | None = None,
-                 address: str | None = None, code: str | None = None) -> Read:
-    """The store operation that writes one signal (``nimmt admin`` writes them too)."""
-
-    async def op(c: AsyncConnection) -> None:
-        await c.execute(signals.insert().values(at=time.time(), kind=kind, player_id=player_id,
-                                                session_id=session_id, address=address,
-                                                code=code))
-
-    return op
-
-
-async def _add_session(c: AsyncConnection, player_id: int, token: str, address: str,
-                       now: float) -> int:
-    res = await c.execute(sessions.insert().values(
-        player_id=player_id, token_hash=hash_token(token), created=now, last_seen=now,
-        address=address, last_address=address))
-    return int(res.inserted_primary_key[0])  # type: ignore[index]
-
-
-def _account(key: str, name: str, address: str) -> Read:
-    """The player a sign-in names (by the look of the name; by the exact name for a player
-    older than skeletons whose look another holds), and whether the account has a session
-    from ``address``: one query whatever the answer."""
-
-    async def q(c: AsyncConnection) -> Any:
-        known = sa.exists().where(sessions.c.player_id == players.c.id,
-                                  sa.or_(sessions.c.address == address,
-                                         sessions.c.last_address == address))
-        res = await c.execute(
-            sa.select(players.c.id, players.c.name, players.c.password_hash,
-                      known.label("known"))
-            .where(sa.or_(players.c.skeleton == key,
-                          sa.and_(players.c.skeleton.is_(None), players.c.name == name,
-                                  players.c.released.is_(None))))
-            .order_by(players.c.skeleton.is_(None)).limit(1))
-        return res.first()
-
-    return q
-
-
-def _player(player_id: int) -> Read:
-    async def q(c: AsyncConnection) -> Any:
-        return (await c.execute(sa.select(players).where(players.c.id == player_id))).first()
-
-    return q
-
-
-def _code_valid(player_id: int, code_hash: str) -> Read:
-    async def q(c: AsyncConnection) -> bool:
-        res = await c.execute(sa.select(recovery_codes.c.id).where(
-            recovery_codes.c.player_id == player_id, recovery_codes.c.code_hash == code_hash,
-            recovery_codes.c.used.is_(None)))
-        return res.first() is not None
-
-    return q
-
-
-async def _trim_sessions(c: AsyncConnection, player_id: int, cap: int) -> list[int]:
-    """End the player's least recently used sessions past ``cap`` - 1 (one is about to be
-    made); their ids."""
-    res = await c.execute(sa.select(sessions.c.id).where(sessions.c.player_id == player_id)
-                          .order_by(sessions.c.last_seen.desc(), sessions.c.id.desc())
-                          .offset(cap - 1))
-    old = [int(r.id) for r in res]
-    if old:
-        await c.execute(sessions.delete().where(sessions.c.id.in_(old)))
-    return old
-
-
-def _open_session(player_id: int, token: str, address: str, cap: int) -> Read:
-    async def op(c: AsyncConnection) -> tuple[int, list[int]]:
-        now = time.time()
-        ended = await _trim_sessions(c, player_id, cap)
-        await c.execute(players.update().where(players.c.id == player_id)
-                        .values(last_seen=now))
-        return await _add_session(c, player_id, token, address, now), ended
-
-    return op
-
-
-def _set_hash(player_id: int, new_hash: str) -> Read:
-    async def op(c: AsyncConnection) -> None:
-        await c.execute(players.update().where(players.c.id == player_id)
-                        .values(password_hash=new_hash))
-
-    return op
-
-
-async def replace_codes(c: AsyncConnection, player_id: int, now: float) -> list[str]:
-    """New recovery codes for ``player_id`` in ``c``'s transaction (the old ones go)."""
-    codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
-    await c.execute(recovery_codes.delete().where(recovery_codes.c.player_id == player_id))
-    await c.execute(recovery_codes.insert(), [
-        {"player_id": player_id, "code_hash": hash_code(code), "created": now, "used": None}
-        for code in codes])
-    return codes
-
-
-def _new_codes(player_id: int) -> Read:
-    async def op(c: AsyncConnection) -> list[str]:
-        return await replace_codes(c, player_id, time.time())
-
-    return op
-
-
-def _claim(player_id: int, new_hash: str) -> Read:
-    """A guest's first password, and their recovery codes; None if the player has a
-    password already (two claims at once: the first one wins)."""
-
-    async def op(c: AsyncConnection) -> list[str] | None:
-        now = time.time()
-        res = await c.execute(players.update().where(
-            players.c.id == player_id, players.c.password_hash.is_(None))
-            .values(password_hash=new_hash, password_changed=now))
-        if res.rowcount != 1:
-            return None
-        return await replace_codes(c, player_id, now)
-
-    return op
-
-
-def _change(player_id: int, new_hash: str, keep: int) -> Read:
-    """A new password; every session but ``keep`` ends."""
-
-    async def op(c: AsyncConnection) -> None:
-        await c.execute(players.update().where(players.c.id == player_id)
-                        .values(password_hash=new_hash, password_changed=time.time()))
-        await c.execute(sessions.delete().where(sessions.c.player_id == player_id,
-                                                sessions.c.id != keep))
-
-    return op
-
-
-def _recover(player_id: int, code_hash: str, new_hash: str, token: str,
-             address: str) -> Read:
-    """A recovery code used: the new password, every old session ended, a new one made;
-    its id. None when the code was used meanwhile (checked again here, in the write)."""
-
-    async def op(c: AsyncConnection) -> int | None:
-        now = time.time()
-        res = await c.execute(recovery_codes.update().where(
-            recovery_codes.c.player_id == player_id, recovery_codes.c.code_hash == code_hash,
-            recovery_codes.c.used.is_(None)).values(used=now))
-        if res.rowcount != 1:
-            return None
-        await c.execute(players.update().where(players.c.id == player_id).values(
-            password_hash=new_hash, password_changed=now, last_seen=now))
-        await c.execute(sessions.delete().where(sessions.c.player_id == player_id))
-        return await _add_session(c, player_id, token, address, now)
-
-    return op
-
-
-def _session_ids(player_id: int) -> Read:
-    """The ids of the player's sessions (an ended one has no row)."""
-
-    async def q(c: AsyncConnection) -> set[int]:
-        res = await c.execute(sa.select(sessions.c.id).where(sessions.c.player_id == player_id))
-        return {int(r.id) for r in res}
-
-    return q
-
-
-def _sessions_of(player_id: int) -> Read:
-    async def q(c: AsyncConnection) -> list[Any]:
-        res = await c.execute(sa.select(sessions).where(sessions.c.player_id == player_id)
-                              .order_by(sessions.c.last_seen.desc(), sessions.c.id.desc()))
-        return list(res)
-
-    return q
-
-
-def _end_sessions(player_id: int, *, only: int | None = None, keep: int | None = None) -> Read:
-    """End the player's session ``only``, or all of them but ``keep``; how many ended."""
-
-    async def op(c: AsyncConnection) -> int:
-        where = [sessions.c.player_id == player_id]
-        if only is not None:
-            where.append(sessions.c.id == only)
-        if keep is not None:
-            where.append(sessions.c.id != keep)
-        res = await c.execute(sessions.delete().where(*where))
-        return int(res.rowcount)
-
-    return op
-
-
-def _write_seen(players_seen: dict[int, float],
-                sessions_seen: dict[int, tuple[float, str]]) -> Read:
-    async def op(c: AsyncConnection) -> None:
-        if players_seen:
-            await c.execute(
-                players.update().where(players.c.id == sa.bindparam("pid"))
-                .values(last_seen=sa.bindparam("t")),
-                [{"pid": pid, "t": t} for pid, t in sorted(players_seen.items())])
-        if sessions_seen:
-            await c.execute(
-                sessions.update().where(sessions.c.id == sa.bindparam("sid"))
-                .values(last_seen=sa.bindparam("t"), last_address=sa.bindparam("a")),
-                [{"sid": sid, "t": t, "a": a} for sid, (t, a) in sorted(sessions_seen.items())])
-
-    return op
-
-
-def _housekeeping(session_age: float, release_age: float) -> Read:
-    """Release guest names unused for ``release_age`` seconds (0: never), end accounts'
-    sessions unused for ``session_age``, drop old signals: how many released and ended."""
-
-    async def op(c: AsyncConnection) -> tuple[int, int]:
-        now = time.time()
-        released = 0
-        if release_age > 0:
-            placeholder = (sa.literal(RELEASED) + sa.cast(players.c.id, sa.String)
-                           + sa.literal(")"))
-            res = await c.execute(players.update().where(
-                players.c.password_hash.is_(None), players.c.released.is_(None),
-                players.c.last_seen < now - release_age,
-            ).values(released=now, released_name=players.c.name, name=placeholder,
-                     skeleton=None))
-            released = int(res.rowcount)
-        accounts = sa.select(players.c.id).where(players.c.password_hash.is_not(None))
-        res = await c.execute(sessions.delete().where(
-            sessions.c.last_seen < now - session_age, sessions.c.player_id.in_(accounts)))
-        await c.execute(signals.delete().where(signals.c.at < now - SIGNAL_KEEP))
-        return released, int(res.rowcount)
-
-    return op

@@ -28,7 +28,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import protocol as P
-from .accounts import address_network, replace_codes, write_signal
+from .accountdb import replace_codes, write_signal
+from .accounts import address_network
 from .ratings import INITIAL
 from .store import Store, audit, game_players, players, reports, sanctions, sessions, tables
 from .text import check_name, name_key
@@ -71,8 +72,7 @@ class Audited:
 async def _transaction(store: Store, op: Any) -> Any:
     """Run ``op`` in a transaction of its own (not the server's group commit: a refused
     action rolls back without a trace)."""
-    async with store.engine.begin() as c:
-        return await op(c)
+    return await store.alone(op)
 
 
 def parse_duration(raw: str) -> float:

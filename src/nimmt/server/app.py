@@ -29,7 +29,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -49,6 +49,7 @@ from . import protocol as P
 from .accounts import ACCOUNT_MESSAGES, Accounts
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
+from .commands import TABLE_MESSAGES
 from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
 from .health import health_routes
@@ -523,43 +524,52 @@ class Hub:
         except P.ProtocolError as exc:
             conn.error(exc.code, exc.message, echo_ref(text), exc.retry_after)
 
-    async def _dispatch(self, conn: Connection, msg: Any) -> None:
-        t = msg.type
-        self.metrics.messages[t] += 1
-        if t == "hello":
-            await self._hello(conn, msg)
-            return
-        if t == "ping":
-            conn.send(P.Pong(seq=conn.seq, ref=msg.ref).model_dump_json())
-            return
-        if not conn.player_id:
+    async def _dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
+        """``msg`` to its handler in :data:`ROUTES`, by its class; only ``hello`` and
+        ``ping`` come before ``hello``."""
+        self.metrics.messages[msg.type] += 1
+        handler = ROUTES.get(type(msg))
+        if handler is None:  # tests/server/test_server_dispatch.py: never
+            raise P.ProtocolError("bad_message", f"{msg.type} is not a message this server "
+                                  "takes")
+        if not conn.player_id and type(msg) not in BEFORE_HELLO:
             raise P.ProtocolError("not_authenticated", "send hello first")
-        if t == "lobby":
-            conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(conn.lang),
-                                  ref=msg.ref).model_dump_json())
-        elif t in ACCOUNT_MESSAGES:
-            await self.accounts.message(conn, msg)
-        elif t in SOCIAL_MESSAGES:
-            await self.social.message(conn, msg)
-        elif t == "create_table":
-            await self._create(conn, msg)
-        elif t in ("join", "spectate"):
-            await self._enter(conn, msg.table, t, msg.last_seq, msg.ref)
-        elif conn.table is None and conn.remote is None:
+        await handler(self, conn, msg)
+
+    async def _ping(self, conn: Connection, msg: P.Ping) -> None:
+        conn.send(P.Pong(seq=conn.seq, ref=msg.ref).model_dump_json())
+
+    async def _lobby(self, conn: Connection, msg: P.Lobby) -> None:
+        conn.send(P.LobbyList(seq=conn.seq, tables=await self.lobby(conn.lang),
+                              ref=msg.ref).model_dump_json())
+
+    async def _account(self, conn: Connection, msg: P.ClientMessage) -> None:
+        await self.accounts.message(conn, msg)
+
+    async def _social(self, conn: Connection, msg: P.ClientMessage) -> None:
+        await self.social.message(conn, msg)
+
+    async def _join(self, conn: Connection, msg: P.Join | P.Spectate) -> None:
+        await self._enter(conn, msg.table, msg.type, msg.last_seq, msg.ref)
+
+    async def _at_table(self, conn: Connection, msg: P.ClientMessage) -> None:
+        """A table message: charged and checked here, at the connection's own process,
+        then sent to the table wherever it is."""
+        if conn.table is None and conn.remote is None:
             raise P.ProtocolError("not_at_table", "join or spectate a table first")
-        else:
-            if t == "hint":
-                self.charge_hint(conn)  # at the connection's own process, wherever the table is
-            elif t == "history":
+        match msg:
+            case P.AskHint():
+                self.charge_hint(conn)
+            case P.AskHistory():
                 self.charge_history(conn)
-            elif t == "chat":
+            case P.Chat():
                 self.accounts.check_chat(conn)
-            elif t == "sit":
+            case P.Sit():
                 await self.social.check_sit(conn)
-            if conn.remote is not None:
-                conn.remote.message(conn, msg)
-            elif conn.table is not None:
-                conn.table.message(conn, msg)
+        if conn.remote is not None:
+            conn.remote.message(conn, msg)
+        elif conn.table is not None:
+            conn.table.message(conn, msg)
 
     def charge_hint(self, conn: Connection) -> None:
         """A hint is a second of search: it costs ``hint_cost`` messages of the
@@ -934,6 +944,35 @@ class Hub:
     async def player(self, name: str) -> dict[str, Any] | None:
         """Player ``name``'s rating and newest games, as ``/api/players/{name}`` gives them."""
         return await self.store.player_games(name)
+
+
+#: What answers a client message, by its class: one handler for each message of
+#: :data:`~.protocol.ClientMessage` (tests/server/test_server_dispatch.py checks it).
+Handler = Callable[[Hub, Connection, Any], Awaitable[None]]
+
+
+def _routes(*groups: tuple[Iterable[type[P.ClientMessage]], Handler]) -> dict[type, Handler]:
+    routes: dict[type, Handler] = {}
+    for kinds, handler in groups:
+        for kind in kinds:
+            if kind in routes:
+                raise AssertionError(f"{kind.__name__} has two handlers")
+            routes[kind] = handler
+    return routes
+
+
+ROUTES = _routes(
+    ([P.Hello], Hub._hello),
+    ([P.Ping], Hub._ping),
+    ([P.Lobby], Hub._lobby),
+    (ACCOUNT_MESSAGES, Hub._account),
+    (SOCIAL_MESSAGES, Hub._social),
+    ([P.CreateTable], Hub._create),
+    ([P.Join, P.Spectate], Hub._join),
+    (TABLE_MESSAGES, Hub._at_table),
+)
+#: The messages a connection may send before its ``hello``.
+BEFORE_HELLO = frozenset({P.Hello, P.Ping})
 
 
 def game_json(data: dict[str, Any]) -> bytes:

@@ -57,15 +57,10 @@ import hashlib
 import inspect
 import json
 import logging
-import multiprocessing
 import pickle
-import socket
-import sys
 import time
-import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Protocol
 
 from ..bots.base import Budget
@@ -75,8 +70,9 @@ from ..decisions import Decision, decision_from_dict
 from ..views import View
 from . import botworker
 from .autoplay import default_decision
-from .botworker import DEFAULT, HEADER, lane_of
+from .botworker import DEFAULT, lane_of
 from .logs import event
+from .workerproc import START_TIMEOUT, WorkerProcess
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -103,9 +99,6 @@ AWAY = 1
 #: OS priority of the workers: the quick lane above the search lane, both below the server.
 QUICK_NICE = 5
 SEARCH_NICE = 10
-
-#: Seconds a new worker has to import and warm up before it counts as failed.
-START_TIMEOUT = 120.0
 
 #: Largest reply read from a worker (a number, or an error message, in JSON).
 MAX_REPLY = 1 << 16
@@ -263,21 +256,16 @@ class Lane:
             await self._changed.wait()
 
 
-class Worker:
-    """One worker process and the task that feeds it jobs."""
+class Worker(WorkerProcess):
+    """One worker process of a lane and the task that feeds it jobs."""
 
     def __init__(self, lane: Lane, index: int) -> None:
+        super().__init__(index, MAX_REPLY)
         self.lane = lane
-        self.index = index
-        self.process: BaseProcess | None = None
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
         self.job: Job | None = None
-        self.task: asyncio.Task[None] | None = None
         #: Set when the process said it is ready (imports done, kernel loaded).
         self.ready = asyncio.Event()
-        #: Processes started (1 + restarts), and the seconds the last one took to be ready.
-        self.starts = 0
+        #: The seconds the last process took to be ready.
         self.start_seconds = 0.0
 
     @property
@@ -288,25 +276,9 @@ class Worker:
         """Start a process and wait until it has warmed up."""
         t0 = time.perf_counter()
         self.ready.clear()
-        ctx = multiprocessing.get_context("spawn")
-        mine, theirs = socket.socketpair()
-        proc = ctx.Process(
-            target=botworker.main, name=f"nimmt-bot-{self.lane.name}-{self.index}", daemon=True,
-            args=(theirs, self.lane.name, self.lane.nice, dict(self.lane.pool.extra)),
-        )
-        self.process = proc
-        try:
-            # A few milliseconds (vfork and exec, the preparation data down a pipe): done
-            # here rather than in a thread, so a stop never meets a half-started process.
-            _start_without_main(proc)
-        except BaseException:
-            mine.close()
-            raise
-        finally:
-            theirs.close()
-        self.starts += 1
-        self.reader, self.writer = await asyncio.open_connection(sock=mine)
-        hello = json.loads(await asyncio.wait_for(self._read(), START_TIMEOUT))
+        await self.launch(botworker.main, f"nimmt-bot-{self.lane.name}-{self.index}",
+                          (self.lane.name, self.lane.nice, dict(self.lane.pool.extra)))
+        hello = json.loads(await asyncio.wait_for(self.read(), START_TIMEOUT))
         pool = self.lane.pool
         for name, why in hello.get("unavailable", {}).items():
             pool.unavailable[name] = why
@@ -319,38 +291,12 @@ class Worker:
             pool.compiled = bool(hello["numba"])
         self.start_seconds = time.perf_counter() - t0
         self.ready.set()
-        log.debug("%s ready (pid %s) in %.2f s", self.label, proc.pid, self.start_seconds)
-
-    async def _read(self) -> bytes:
-        assert self.reader is not None
-        head = await self.reader.readexactly(HEADER.size)
-        size = HEADER.unpack(head)[0]
-        if size > MAX_REPLY:
-            raise ValueError(f"a reply of {size} bytes")
-        return await self.reader.readexactly(size)
+        log.debug("%s ready (pid %s) in %.2f s", self.label,
+                  self.process.pid if self.process is not None else None, self.start_seconds)
 
     async def stop(self, wait: float = 0.0) -> int | None:
-        """Kill the process (it holds nothing worth waiting for), reap it, and return its
-        exit code. ``wait``: seconds to let a process that is ending end by itself first
-        (to learn its own exit code)."""
         self.ready.clear()
-        writer, proc = self.writer, self.process
-        self.reader = self.writer = None
-        self.process = None
-        if writer is not None:
-            writer.close()
-        if proc is None or proc.pid is None:
-            return None
-        if wait > 0:
-            await _reaped(proc, wait, quiet=True)
-        if proc.exitcode is None:
-            with contextlib.suppress(OSError):
-                proc.kill()
-            await _reaped(proc, 10.0)
-        code = proc.exitcode
-        with contextlib.suppress(ValueError):
-            proc.close()
-        return code
+        return await super().stop(wait)
 
     async def run(self) -> None:
         """Take jobs from the lane, one at a time, for as long as the pool runs."""
@@ -389,10 +335,8 @@ class Worker:
         limit = pool.seconds + pool.grace
         job.started = time.perf_counter()
         try:
-            data = dump_job(job.spec, job.seed, pool.seconds, job.view)
-            self.writer.write(HEADER.pack(len(data)) + data)
-            await self.writer.drain()
-            reply = json.loads(await asyncio.wait_for(self._read(), limit))
+            await self.send(dump_job(job.spec, job.seed, pool.seconds, job.view))
+            reply = json.loads(await asyncio.wait_for(self.read(), limit))
         except TimeoutError:
             pool.fallback(job, "timeout", f"did not answer within {limit:g} s; its worker "
                           "was stopped")
@@ -408,54 +352,6 @@ class Worker:
                           "worker was stopped")
             return
         pool.answer(job, reply)
-
-
-def _start_without_main(proc: BaseProcess) -> None:
-    """Start ``proc`` without running the parent's main script again in it.
-
-    The spawn method imports the parent's ``__main__`` in every child ("safe
-    importing of the main module"); under ``nimmt serve`` that is the whole
-    command line, numpy included (0.3 s of CPU), in every worker, which needs
-    none of it: its code is :mod:`.botworker`, imported by name. The stand-in
-    lasts the few milliseconds of ``start()``, on this thread, with no await.
-    """
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        proc.start()
-    finally:
-        sys.modules["__main__"] = main
-
-
-async def _reaped(proc: BaseProcess, timeout: float, *, quiet: bool = False) -> None:
-    """Wait (without blocking the loop) until ``proc`` has ended, and collect it (no zombie).
-
-    First its sentinel, so nothing polls while it runs; the sentinel can say "ended" a
-    moment before the process can be collected, so then ``exitcode`` (a non-blocking
-    ``waitpid``) is asked until it answers.
-    """
-    if proc.exitcode is not None:
-        return
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    ended = loop.create_future()
-
-    def on_end() -> None:
-        if not ended.done():
-            ended.set_result(None)
-
-    sentinel = proc.sentinel
-    loop.add_reader(sentinel, on_end)
-    try:
-        await asyncio.wait_for(ended, timeout)
-    except TimeoutError:
-        pass
-    finally:
-        loop.remove_reader(sentinel)
-    while proc.exitcode is None and loop.time() < end:
-        await asyncio.sleep(0.002)
-    if proc.exitcode is None and not quiet:
-        log.error("bot worker %s did not end after SIGKILL", proc.pid)
 
 
 class BotPool:

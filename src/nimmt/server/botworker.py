@@ -25,7 +25,6 @@ import json
 import os
 import pickle
 import signal
-import struct
 from typing import TYPE_CHECKING, Any
 
 from ..bots.base import Budget
@@ -33,12 +32,12 @@ from ..bots.play import decide_safely
 from ..bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
 from ..bots.simple import DefaultPlayer
 from ..decisions import decision_to_dict
-from .lifeline import exit_with_parent
+from .lifeline import exit_with_parent, serve_frames
 
 if TYPE_CHECKING:
     import socket
 
-__all__ = ["DEFAULT", "HEADER", "QUICK", "lane_of", "main"]
+__all__ = ["DEFAULT", "QUICK", "lane_of", "main"]
 
 #: The table's stand-in for absent people: run like a bot, never offered to hosts.
 DEFAULT = "default"
@@ -46,10 +45,6 @@ DEFAULT_PATH = "nimmt.server.autoplay:DefaultPlayer"
 
 #: Ladder names cheap enough for the quick lane (strengths map onto them).
 QUICK = frozenset({"random", "beginner", "cheapest", "lowrisk", "dodger"})
-
-#: Every frame, both ways, starts with its length.
-HEADER = struct.Struct("!I")
-
 
 def lane_of(name: str) -> str:
     """``quick`` or ``search``: the lane whose workers run bot ``name``.
@@ -61,11 +56,6 @@ def lane_of(name: str) -> str:
         return "quick"
     ladder = name if name in BOTS else STRENGTHS.get(name, name)
     return "quick" if ladder in QUICK else "search"
-
-
-def _read(rfile: Any, n: int) -> bytes | None:
-    data: bytes = rfile.read(n)
-    return data if len(data) == n else None
 
 
 def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> None:
@@ -103,18 +93,8 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
         else:
             warm_up()
             compiled = NUMBA
-    rfile = sock.makefile("rb")
 
-    def send(reply: dict[str, Any]) -> None:
-        data = json.dumps(reply).encode()
-        sock.sendall(HEADER.pack(len(data)) + data)
-
-    send({"ready": os.getpid(), "unavailable": unavailable, "numba": compiled})
-    while True:
-        head = _read(rfile, HEADER.size)
-        body = None if head is None else _read(rfile, HEADER.unpack(head)[0])
-        if body is None:
-            return  # the server closed the socket: it stopped, or dropped this worker
+    def reply_to(body: bytes) -> bytes:
         spec, seed, seconds, view = pickle.loads(body)
         try:
             cls = classes[spec] if spec in classes else bot_class(
@@ -132,4 +112,7 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
             }
         except Exception as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-        send(reply)
+        return json.dumps(reply).encode()
+
+    ready = {"ready": os.getpid(), "unavailable": unavailable, "numba": compiled}
+    serve_frames(sock, json.dumps(ready).encode(), reply_to)

@@ -47,6 +47,7 @@ import redis.asyncio as aioredis
 
 from . import protocol as P
 from .fanout import echo_ref, error_frame
+from .heavyreads import ReadRefused
 from .logs import event, set_context
 from .nodewire import (
     NODE_MAX,
@@ -65,7 +66,7 @@ from .nodewire import (
     parse_body,
 )
 from .payloads import Sheet
-from .reads import ReadRefused, TableRead, answer
+from .reads import TableRead, answer
 from .store import StaleOwner, fence
 
 if TYPE_CHECKING:

@@ -28,6 +28,7 @@ from . import protocol as P
 from .tablelog import Entry
 
 __all__ = [
+    "TABLE_MESSAGES",
     "Ack",
     "AddBot",
     "Advise",
@@ -491,6 +492,12 @@ Effect: TypeAlias = (
     Persist | Ack | Refuse | SendState | SendMissed | SendHistory | Broadcast | Presence | AskBot
     | Advise | StartTimer | CancelTimer | WakeBots | CloseTable
 )
+
+
+#: The client messages that go to the table the connection is at (:func:`from_message`).
+TABLE_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
+    P.PlayCard, P.TakeRow, P.DraftCard, P.Sit, P.AddBot, P.RemoveBot, P.Start, P.Rematch,
+    P.TakeOver, P.Chat, P.Kick, P.Leave, P.AskHint, P.SetHints, P.AskHistory})
 
 
 def from_message(

@@ -31,8 +31,6 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -69,9 +67,7 @@ class Readiness:
         self._file: tuple[int, int] | None = None
         #: A look at the SQLite file still running in a thread (a hung file system).
         self._looking: asyncio.Future[Result] | None = None
-        url = make_url(hub.store.url)
-        self._path = (url.database if hub.store.is_sqlite and url.database
-                      and url.database != ":memory:" else None)
+        self._path = hub.store.sqlite_file
 
     async def checks(self) -> dict[str, str]:
         """Each check's result: ``ok``, or why it failed (in a few words)."""
@@ -116,8 +112,7 @@ class Readiness:
                     found = await self._look_at_file(self._path)
                     if found != _OK:
                         return found
-                async with self.hub.store.engine.connect() as conn:
-                    await conn.execute(sa.text("SELECT 1"))
+                await self.hub.store.ping()
         except TimeoutError:
             return f"no answer within {self.timeout:g} s", ""
         except Exception as exc:

@@ -75,10 +75,13 @@ class ReadsBusy(Exception):
 
 
 class ReadRefused(Exception):
-    """A read refused before any work: the HTTP status, the English details, the seconds
-    to wait (``Retry-After``) and the error code whose sentence a person hears."""
+    """A read that cannot be answered now: the HTTP status, the English details, the
+    seconds to wait (``Retry-After``) and the error code whose sentence a person hears.
+    Refused here before any work, or by the cluster when the process that holds a table
+    cannot answer (:meth:`.cluster.Cluster.read`)."""
 
-    def __init__(self, status: int, message: str, retry: int, code: str) -> None:
+    def __init__(self, status: int, message: str, retry: int = 1,
+                 code: str = "server_busy") -> None:
         super().__init__(message)
         self.status = status
         self.message = message

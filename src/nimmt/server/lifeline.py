@@ -20,6 +20,11 @@ computing for nobody. So each child calls :func:`exit_with_parent` first thing:
 A worker gets SIGKILL (it holds nothing worth saving); a server process gets
 SIGTERM, so it stops as after ``kill``: it answers what is pending and lets its
 tables' leases go.
+
+A worker's other tie is its socket to the server: :func:`serve_frames` is the worker's
+side of it (the server's is :class:`.workerproc.WorkerProcess`), each frame, both
+ways, its length (:data:`HEADER`) and then its bytes. This module imports neither
+asyncio nor the server, so a worker loads only what its jobs need.
 """
 
 from __future__ import annotations
@@ -30,10 +35,19 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import struct
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["exit_with_parent"]
+if TYPE_CHECKING:
+    import socket
+
+__all__ = ["HEADER", "exit_with_parent", "serve_frames"]
+
+#: Every frame between a worker and the server, both ways, starts with its length.
+HEADER = struct.Struct("!I")
 
 #: ``PR_SET_PDEATHSIG`` of ``<linux/prctl.h>``.
 _PR_SET_PDEATHSIG = 1
@@ -67,3 +81,26 @@ def _watch(sentinel: int, sig: int) -> None:
     """Wait until the parent's end of the sentinel closes (it died), then end this process."""
     multiprocessing.connection.wait([sentinel])
     os.kill(os.getpid(), sig)
+
+
+def _read(rfile: Any, n: int) -> bytes | None:
+    data: bytes = rfile.read(n)
+    return data if len(data) == n else None
+
+
+def serve_frames(sock: socket.socket, ready: bytes, answer: Callable[[bytes], bytes]) -> None:
+    """A worker's life on its socket: say ``ready``, then send ``answer(frame)`` for each
+    frame the server sends, until the server closes the socket (it stopped, or dropped
+    this worker)."""
+    rfile = sock.makefile("rb")
+
+    def send(data: bytes) -> None:
+        sock.sendall(HEADER.pack(len(data)) + data)
+
+    send(ready)
+    while True:
+        head = _read(rfile, HEADER.size)
+        body = None if head is None else _read(rfile, HEADER.unpack(head)[0])
+        if body is None:
+            return
+        send(answer(body))

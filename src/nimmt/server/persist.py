@@ -1,5 +1,6 @@
 """What a table's :class:`~.commands.Persist` effect writes: its log entries, its status,
-and the games it ends, with the ratings they change, in one transaction.
+and the games it ends, with the ratings they change, in one transaction (the store
+layer's part for tables, :mod:`.store`).
 
 The table's actor awaits :func:`persist` before it answers or broadcasts
 anything of the change, so nobody hears of what the store does not have. A

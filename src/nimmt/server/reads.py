@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..events import Event, for_viewer
 from ..narrate import available_languages, narrator
+from .heavyreads import ReadRefused
 from .params import ID_MAX
 from .reducer import seat_name
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .app import Hub
     from .table import TableActor
 
-__all__ = ["SEQ_MAX", "ReadRefused", "TableRead", "answer", "json_text", "languages",
+__all__ = ["SEQ_MAX", "TableRead", "answer", "json_text", "languages",
            "table_answer"]
 
 #: The largest stream position a read names: far past any table's, and exact in JSON.
@@ -73,15 +74,6 @@ class TableRead(BaseModel):
         return max(-SEQ_MAX, min(SEQ_MAX, n))
 
 
-class ReadRefused(Exception):
-    """A read that cannot be answered now, with the HTTP status that says so."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 async def table_answer(hub: Hub, code: str, read: TableRead, missing: str) -> Response:
     """The HTTP answer to ``read`` of table ``code``: its JSON; 404 with ``missing`` if no
     open table has the code; 503 (with ``Retry-After``) when the process that holds the
@@ -90,7 +82,7 @@ async def table_answer(hub: Hub, code: str, read: TableRead, missing: str) -> Re
         text = await hub.read_table(code, read)
     except ReadRefused as exc:
         return JSONResponse({"error": exc.message}, status_code=exc.status,
-                            headers={"Retry-After": "1"})
+                            headers={"Retry-After": str(exc.retry)})
     if text is None:
         return JSONResponse({"error": missing}, status_code=404)
     return Response(text, media_type="application/json")

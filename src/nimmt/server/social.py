@@ -38,32 +38,18 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..narrate import narrator
 from ..rules import PRESETS
 from . import protocol as P
+from . import socialdb as db
 from .heavyreads import ReadRefused
 from .limits import Buckets, WindowCounter
 from .params import BadParam, whole_number
-from .store import (
-    follows,
-    game_players,
-    games,
-    hash_token,
-    invitations,
-    messages,
-    players,
-    relations,
-    reports,
-    tables,
-)
-from .text import check_name, clean_text, name_key
+from .socialdb import Friend, Op
+from .store import hash_token
+from .text import clean_text
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
@@ -73,40 +59,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nimmt.server")
 
-__all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params", "leaderboard_query"]
+__all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params"]
 
 #: The client messages :class:`Social` answers.
-SOCIAL_MESSAGES = frozenset({"follow", "unfollow", "friends", "mute", "block", "report",
-                             "invite", "answer_invitation", "listen_lobby", "lobby_chat",
-                             "private_message", "invite_link"})
-
-Op = Callable[[AsyncConnection], Awaitable[Any]]
-
-
-async def _find(c: AsyncConnection, raw: str) -> Any:
-    """The player named ``raw`` (as written, or by its look), or ``no_player``."""
-    row = (await c.execute(sa.select(players.c.id, players.c.name)
-                           .where(players.c.name == raw))).first()
-    if row is None:
-        try:
-            key = name_key(check_name(raw))
-        except P.ProtocolError:
-            key = None
-        if key is not None:
-            row = (await c.execute(sa.select(players.c.id, players.c.name)
-                                   .where(players.c.skeleton == key))).first()
-    if row is None:
-        raise P.ProtocolError("no_player", f"no player is named {raw[:64]!r}")
-    return row
-
-
-@dataclass(frozen=True, slots=True)
-class Friend:
-    """One followed player as the store knows them."""
-
-    id: int
-    name: str
-    mutual: bool
+SOCIAL_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
+    P.Follow, P.Unfollow, P.AskFriends, P.Mute, P.Block, P.Report, P.Invite, P.AnswerInvitation,
+    P.ListenLobby, P.LobbyChat, P.PrivateMessage, P.AskInviteLink})
 
 
 class Social:
@@ -143,33 +101,33 @@ class Social:
         most = self.settings.relations_max
         match msg:
             case P.Follow(name=name, ref=ref):
-                await self._write(self._follow(me, name, self.settings.follows_max))
+                await self._write(db.follow(me, name, self.settings.follows_max))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 self.moved(me)  # one who followed this player already: now friends
             case P.Unfollow(name=name, ref=ref):
-                await self._write(_unfollow(me, name))
+                await self._write(db.unfollow(me, name))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 self.moved(me)
             case P.AskFriends(ref=ref):
-                listed = await self.store.read(_followed(me))
-                related = await self.store.read(_relations_of(me))
+                listed = await self.store.read(db.followed(me))
+                related = await self.store.read(db.relations_of(me))
                 conn.send(P.FriendList(
                     seq=conn.seq, friends=[self.presence(f) for f in listed],
                     muted=[n for kind, n in related if kind == "mute"],
                     blocked=[n for kind, n in related if kind == "block"],
                     ref=ref).model_dump_json())
             case P.Mute(name=name, on=on, ref=ref):
-                await self._write(self._relate(me, name, "mute", on, most))
+                await self._write(db.relate(me, name, "mute", on, most))
                 await self._related(conn, ref)
             case P.Block(name=name, on=on, ref=ref):
-                await self._write(self._relate(me, name, "block", on, most))
+                await self._write(db.relate(me, name, "block", on, most))
                 await self._related(conn, ref)
             case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
                 if self.reported.full(me):
                     raise P.ProtocolError(
                         "quota", f"at most {self.settings.reports_per_hour} reports an hour "
                         "per player; the operator reads every one")
-                await self._write(_report(me, name, clean_text(reason)
+                await self._write(db.report(me, name, clean_text(reason)
                                              [:self.settings.report_max],
                                              None if text is None
                                              else clean_text(text)[:self.settings.chat_max],
@@ -179,7 +137,7 @@ class Social:
             case P.Invite(name=name, ref=ref):
                 await self._invite(conn, name, ref)
             case P.AnswerInvitation(id=invitation, accept=accept, ref=ref):
-                code = await self._write(_answer(me, invitation, accept,
+                code = await self._write(db.answer(me, invitation, accept,
                                                     time.time() - self.settings.invite_ttl))
                 if accept:
                     await self.hub.enter(conn, code, "join", None, ref)
@@ -192,7 +150,7 @@ class Social:
                     self.listening.discard(conn)
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                     return
-                rows = await self.store.read(_lines(None, 0, self.settings.lobby_backlog))
+                rows = await self.store.read(db.lines(None, 0, self.settings.lobby_backlog))
                 self.listening.add(conn)
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 for r in rows:
@@ -202,7 +160,7 @@ class Social:
                 s = self.settings
                 text = self._line(conn, raw, s.lobby_chat_max, self.lobby_lines,
                                   s.lobby_chat_per_minute)
-                await self._write(_post(me, None, text, s.lobby_keep))
+                await self._write(db.post(me, None, text, s.lobby_keep))
                 self.lobby_lines.add(me)
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 await self.lobby_deliver()
@@ -211,7 +169,7 @@ class Social:
                 s = self.settings
                 text = self._line(conn, raw, s.private_max, self.private_lines,
                                   s.private_per_minute)
-                to = await self._write(_post_private(me, name, text, s.private_keep))
+                to = await self._write(db.post_private(me, name, text, s.private_keep))
                 self.private_lines.add(me)
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 if to is not None:
@@ -221,8 +179,7 @@ class Social:
     async def _write(self, op: Op) -> Any:
         """Run ``op`` in a transaction of its own, not in the tables' group commit: a
         refusal it raises (no such player, a bound reached) rolls back this one alone."""
-        async with self.store.engine.begin() as c:
-            return await op(c)
+        return await self.store.alone(op)
 
     # -- the lobby chat and private messages -----------------------------------------------
 
@@ -256,7 +213,7 @@ class Social:
         self.listening = {c for c in self.listening if not c.gone}
         if not self.listening:
             return
-        rows = await self.store.read(_lines(None, self._lobby_last, 200))
+        rows = await self.store.read(db.lines(None, self._lobby_last, 200))
         for r in rows:
             for c in self.listening:
                 self._send_line(c, r, "lobby")
@@ -270,9 +227,9 @@ class Social:
             return
         told = self._pm_told.get(player_id)
         if told is None:  # not known here yet: the lines of the last minute are new
-            rows = await self.store.read(_lines(player_id, 0, 50, time.time() - 60.0))
+            rows = await self.store.read(db.lines(player_id, 0, 50, time.time() - 60.0))
         else:
-            rows = await self.store.read(_lines(player_id, told, 200))
+            rows = await self.store.read(db.lines(player_id, told, 200))
         me = next(iter(here)).name
         for r in rows:
             for c in here:
@@ -288,7 +245,7 @@ class Social:
         if self.invited.full(me):
             raise P.ProtocolError("quota", f"at most {s.invites_per_minute} invitations a "
                                   "minute per player")
-        to = await self._write(_new_invitation(me, name, code, s.invite_ttl,
+        to = await self._write(db.new_invitation(me, name, code, s.invite_ttl,
                                                   s.invites_pending))
         self.invited.add(me)
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
@@ -304,7 +261,7 @@ class Social:
                                   "links an hour per player")
         secret = secrets.token_urlsafe(16)
         now = time.time()
-        await self._write(_new_link(conn.player_id, hash_token(secret), code, now,
+        await self._write(db.new_link(conn.player_id, hash_token(secret), code, now,
                                     now - s.invite_link_ttl))
         self.links.add(conn.player_id)
         conn.send(P.InviteLink(seq=conn.seq, code=secret, table=code,
@@ -315,7 +272,7 @@ class Social:
         """``hello`` with an invitation link's code: used up, the connection joins its table
         and takes a free seat (``no_invitation`` for a code used, expired or unknown)."""
         since = time.time() - self.settings.invite_link_ttl
-        code: str | None = await self._write(_use_link(hash_token(secret), since))
+        code: str | None = await self._write(db.use_link(hash_token(secret), since))
         if code is None:
             raise P.ProtocolError("no_invitation", "that invitation link was used already, "
                                   "has expired, or never was")
@@ -334,7 +291,7 @@ class Social:
         if not here and conn is None:
             self._told.pop(player_id, None)
             return
-        rows = await self.store.read(_waiting(player_id,
+        rows = await self.store.read(db.waiting(player_id,
                                               time.time() - self.settings.invite_ttl))
         told = self._told.get(player_id, 0)
         ttl = self.settings.invite_ttl
@@ -370,7 +327,7 @@ class Social:
 
     async def silenced_of(self, player_id: int) -> frozenset[str]:
         """The names whose chat ``player_id`` muted or blocked."""
-        names: frozenset[str] = await self.store.read(_silenced_names(player_id))
+        names: frozenset[str] = await self.store.read(db.silenced_names(player_id))
         return names
 
     # -- presence pushed to followers ---------------------------------------------------------
@@ -393,7 +350,7 @@ class Social:
             if wait:
                 await asyncio.sleep(wait)
             online = self.hub.accounts.online
-            followers = [f for f in await self.store.read(_followers(player_id))
+            followers = [f for f in await self.store.read(db.followers(player_id))
                          if any(not c.gone for c in online.get(f.id, ()))]
         except Exception:
             log.exception("the presence of player %d was not pushed", player_id)
@@ -437,260 +394,14 @@ class Social:
         there = {s.player_id for s in actor.seats if s is not None and s.player_id}
         there.add(actor.host_id)
         there.discard(conn.player_id)
-        if there and await self.store.read(_blocked_by(conn.player_id, there)):
+        if there and await self.store.read(db.blocked_by(conn.player_id, there)):
             raise P.ProtocolError("blocked", "someone at this table has blocked you: you "
                                   "cannot sit here")
 
     async def muters(self, player_id: int) -> set[int]:
         """The players who muted or blocked ``player_id`` (their chat does not reach them)."""
-        found: set[int] = await self.store.read(_silenced_by(player_id))
+        found: set[int] = await self.store.read(db.silenced_by(player_id))
         return found
-
-    # -- store operations ------------------------------------------------------------------
-
-    @staticmethod
-    def _follow(me: int, raw: str, most: int) -> Op:
-        async def op(c: AsyncConnection) -> None:
-            other = await _find(c, raw)
-            if other.id == me:
-                raise P.ProtocolError("bad_message", "you cannot follow yourself")
-            have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
-                                    .where(follows.c.follower_id == me))).scalar_one()
-            if have >= most:
-                raise P.ProtocolError("quota", f"you follow {most} players, the most one "
-                                      "may; unfollow some first")
-            known = (await c.execute(sa.select(follows.c.created).where(
-                follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
-            if known is None:
-                await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
-                                                        created=time.time()))
-
-        return op
-
-    @staticmethod
-    def _relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
-        async def op(c: AsyncConnection) -> None:
-            other = await _find(c, raw)
-            if other.id == me:
-                raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
-            where = (relations.c.player_id == me, relations.c.other_id == other.id,
-                     relations.c.kind == kind)
-            if not on:
-                await c.execute(relations.delete().where(*where))
-                return
-            if (await c.execute(sa.select(relations.c.created).where(*where))).first():
-                return
-            have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
-                                    .where(relations.c.player_id == me))).scalar_one()
-            if have >= most:
-                raise P.ProtocolError("quota", f"you mute or block {most} players, the most "
-                                      "one may; lift some first")
-            await c.execute(relations.insert().values(player_id=me, other_id=other.id,
-                                                      kind=kind, created=time.time()))
-
-        return op
-
-
-def _unfollow(me: int, raw: str) -> Op:
-    async def op(c: AsyncConnection) -> None:
-        other = await _find(c, raw)
-        await c.execute(follows.delete().where(follows.c.follower_id == me,
-                                               follows.c.followed_id == other.id))
-
-    return op
-
-
-def _followed(me: int) -> Op:
-    async def q(c: AsyncConnection) -> list[Friend]:
-        back = sa.select(follows.c.follower_id).where(follows.c.followed_id == me)
-        rows = await c.execute(
-            sa.select(players.c.id, players.c.name,
-                      players.c.id.in_(back).label("mutual"))
-            .join(follows, follows.c.followed_id == players.c.id)
-            .where(follows.c.follower_id == me).order_by(players.c.name))
-        return [Friend(r.id, r.name, bool(r.mutual)) for r in rows]
-
-    return q
-
-
-def _followers(player_id: int) -> Op:
-    """Who follows ``player_id``: each as a :class:`Friend` carrying ``player_id``'s own
-    name (what the follower is told of) and whether ``player_id`` follows them back."""
-
-    async def q(c: AsyncConnection) -> list[Friend]:
-        name = (await c.execute(sa.select(players.c.name)
-                                .where(players.c.id == player_id))).scalar()
-        if name is None:
-            return []
-        back = sa.select(follows.c.followed_id).where(follows.c.follower_id == player_id)
-        rows = await c.execute(
-            sa.select(follows.c.follower_id, follows.c.follower_id.in_(back).label("mutual"))
-            .where(follows.c.followed_id == player_id))
-        return [Friend(int(r.follower_id), str(name), bool(r.mutual)) for r in rows]
-
-    return q
-
-
-def _blocked_by(me: int, others: set[int]) -> Op:
-    async def q(c: AsyncConnection) -> bool:
-        row = (await c.execute(sa.select(relations.c.player_id).where(
-            relations.c.other_id == me, relations.c.kind == "block",
-            relations.c.player_id.in_(sorted(others))).limit(1))).first()
-        return row is not None
-
-    return q
-
-
-def _silenced_by(me: int) -> Op:
-    async def q(c: AsyncConnection) -> set[int]:
-        rows = await c.execute(sa.select(relations.c.player_id).where(
-            relations.c.other_id == me))
-        return {int(r.player_id) for r in rows}
-
-    return q
-
-
-def _new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
-    """Store an invitation of ``raw`` by ``me`` to ``code``; the invitee's id, or None when
-    they blocked ``me`` (nothing is stored, and the inviter is not told)."""
-
-    async def op(c: AsyncConnection) -> int | None:
-        other = await _find(c, raw)
-        if other.id == me:
-            raise P.ProtocolError("bad_message", "you cannot invite yourself")
-        blocked = (await c.execute(sa.select(relations.c.kind).where(
-            relations.c.player_id == other.id, relations.c.other_id == me,
-            relations.c.kind == "block"))).first()
-        if blocked is not None:
-            return None
-        now = time.time()
-        # One invitation waits per inviter and guest; what expired goes; at most ``most``.
-        await c.execute(invitations.delete().where(
-            invitations.c.to_id == other.id,
-            sa.or_(invitations.c.at < now - ttl, invitations.c.answered.is_not(None),
-                   invitations.c.from_id == me)))
-        await c.execute(invitations.insert().values(at=now, from_id=me, to_id=other.id,
-                                                    table_code=code))
-        keep = (sa.select(invitations.c.id).where(invitations.c.to_id == other.id)
-                .order_by(invitations.c.id.desc()).limit(most))
-        await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
-                                                   invitations.c.id.not_in(keep)))
-        return int(other.id)
-
-    return op
-
-
-def _new_link(me: int, code_hash: str, table: str, now: float, stale: float) -> Op:
-    async def op(c: AsyncConnection) -> None:
-        # The links of anyone that expired unused go (the table of links stays small).
-        await c.execute(invitations.delete().where(invitations.c.code_hash.is_not(None),
-                                                   invitations.c.at < stale))
-        await c.execute(invitations.insert().values(at=now, from_id=me, code_hash=code_hash,
-                                                    table_code=table))
-
-    return op
-
-
-def _use_link(code_hash: str, since: float) -> Op:
-    async def op(c: AsyncConnection) -> str | None:
-        row = (await c.execute(sa.select(invitations.c.id, invitations.c.table_code).where(
-            invitations.c.code_hash == code_hash, invitations.c.answered.is_(None),
-            invitations.c.at >= since))).first()
-        if row is None:
-            return None
-        done = await c.execute(invitations.update().where(
-            invitations.c.id == row.id, invitations.c.answered.is_(None))
-            .values(answered=time.time(), accepted=True))
-        return str(row.table_code) if done.rowcount == 1 else None
-
-    return op
-
-
-def _waiting(me: int, since: float) -> Op:
-    async def q(c: AsyncConnection) -> list[Any]:
-        rows = await c.execute(
-            sa.select(invitations.c.id, invitations.c.at, invitations.c.table_code,
-                      players.c.name)
-            .join(players, players.c.id == invitations.c.from_id)
-            .where(invitations.c.to_id == me, invitations.c.answered.is_(None),
-                   invitations.c.at >= since)
-            .order_by(invitations.c.id))
-        return list(rows)
-
-    return q
-
-
-def _answer(me: int, invitation: int, accept: bool, since: float) -> Op:
-    async def op(c: AsyncConnection) -> str:
-        row = (await c.execute(sa.select(invitations.c.table_code).where(
-            invitations.c.id == invitation, invitations.c.to_id == me,
-            invitations.c.answered.is_(None), invitations.c.at >= since))).first()
-        if row is None:
-            raise P.ProtocolError("no_invitation", f"you have no invitation {invitation} "
-                                  "waiting (answered, expired, or never made)")
-        await c.execute(invitations.update().where(invitations.c.id == invitation)
-                        .values(answered=time.time(), accepted=accept))
-        return str(row.table_code)
-
-    return op
-
-
-def _post(me: int, to: int | None, text: str, keep: int) -> Op:
-    """Keep a line (``to`` null: the lobby), and only the newest ``keep`` of its kind."""
-
-    async def op(c: AsyncConnection) -> None:
-        await c.execute(messages.insert().values(at=time.time(), from_id=me, to_id=to,
-                                                 text=text))
-        where = messages.c.to_id.is_(None) if to is None else messages.c.to_id == to
-        newest = sa.select(messages.c.id).where(where).order_by(messages.c.id.desc()).limit(keep)
-        # PostgreSQL and SQLite both read the subquery before deleting.
-        await c.execute(messages.delete().where(where, messages.c.id.not_in(
-            sa.select(newest.subquery().c.id))))
-
-    return op
-
-
-def _post_private(me: int, raw: str, text: str, keep: int) -> Op:
-    """A private message to a friend: their id, or None when they blocked ``me`` (nothing
-    kept, nothing said to the writer); ``not_friends`` unless they follow each other."""
-
-    async def op(c: AsyncConnection) -> int | None:
-        other = await _find(c, raw)
-        both = (await c.execute(sa.select(sa.func.count()).select_from(follows).where(sa.or_(
-            sa.and_(follows.c.follower_id == me, follows.c.followed_id == other.id),
-            sa.and_(follows.c.follower_id == other.id, follows.c.followed_id == me))))
-        ).scalar_one()
-        if both < 2 or other.id == me:
-            raise P.ProtocolError("not_friends", f"{other.name} and you do not follow each "
-                                  "other: private messages go between friends")
-        blocked = (await c.execute(sa.select(relations.c.kind).where(
-            relations.c.player_id == other.id, relations.c.other_id == me,
-            relations.c.kind == "block"))).first()
-        if blocked is not None:
-            return None
-        await _post(me, other.id, text, keep)(c)
-        return int(other.id)
-
-    return op
-
-
-def _lines(to: int | None, after: int, limit: int, since: float | None = None) -> Op:
-    """The lobby's lines (``to`` None) or ``to``'s private messages after id ``after``: the
-    newest ``limit`` of them, oldest first, with the writer's name."""
-
-    async def q(c: AsyncConnection) -> list[Any]:
-        where = [messages.c.id > after,
-                 messages.c.to_id.is_(None) if to is None else messages.c.to_id == to]
-        if since is not None:
-            where.append(messages.c.at >= since)
-        rows = await c.execute(
-            sa.select(messages.c.id, messages.c.at, messages.c.text, players.c.name)
-            .join(players, players.c.id == messages.c.from_id).where(*where)
-            .order_by(messages.c.id.desc()).limit(limit))
-        return list(reversed(list(rows)))
-
-    return q
-
 
 def _table_of(conn: Connection, why: str) -> str:
     """The code of the table ``conn`` is at (here or at another process), or
@@ -702,75 +413,7 @@ def _table_of(conn: Connection, why: str) -> str:
     raise P.ProtocolError("not_at_table", f"{why}: join or create one first")
 
 
-def _relations_of(me: int) -> Op:
-    """Whom ``me`` muted or blocked: (kind, name) pairs, by name."""
-
-    async def q(c: AsyncConnection) -> list[tuple[str, str]]:
-        rows = await c.execute(sa.select(relations.c.kind, players.c.name).join(
-            players, relations.c.other_id == players.c.id).where(
-            relations.c.player_id == me).order_by(players.c.name))
-        return [(str(r.kind), str(r.name)) for r in rows]
-
-    return q
-
-
-def _silenced_names(me: int) -> Op:
-    async def q(c: AsyncConnection) -> frozenset[str]:
-        rows = await c.execute(sa.select(players.c.name).join(
-            relations, relations.c.other_id == players.c.id).where(
-            relations.c.player_id == me))
-        return frozenset(str(r.name) for r in rows)
-
-    return q
-
-
-def _report(me: int, raw: str, reason: str, message: str | None, place: str | None) -> Op:
-    async def op(c: AsyncConnection) -> None:
-        other = await _find(c, raw)
-        if not reason:
-            raise P.ProtocolError("bad_message", "say why you report them (reason)")
-        await c.execute(reports.insert().values(
-            at=time.time(), reporter_id=me, player_id=other.id, message=message,
-            place=None if place is None else clean_text(place)[:32], reason=reason))
-
-    return op
-
-
 # -- the leaderboard --------------------------------------------------------------------------
-
-
-def leaderboard_query(preset: str, offset: int, limit: int) -> Op:
-    """A page of the leaderboard of ``preset``: the players with a rated game finished
-    under it, by the rating's conservative estimate (μ − 3σ, the one the lobby shows),
-    highest first; each with μ, σ, their rated games under the preset and in all."""
-
-    async def q(c: AsyncConnection) -> dict[str, Any]:
-        played = (
-            sa.select(game_players.c.player_id, sa.func.count().label("n"))
-            .select_from(game_players.join(games, games.c.id == game_players.c.game_id)
-                         .join(tables, tables.c.id == games.c.table_id))
-            .where(games.c.rated.is_(True), games.c.finished.is_(True),
-                   tables.c.preset == preset, game_players.c.player_id.is_not(None))
-            .group_by(game_players.c.player_id).subquery())
-        ordinal = (players.c.mu - 3 * players.c.sigma)
-        total = (await c.execute(sa.select(sa.func.count()).select_from(played))).scalar_one()
-        rows = await c.execute(
-            sa.select(players.c.name, players.c.mu, players.c.sigma, players.c.rated_games,
-                      played.c.n)
-            .join(played, played.c.player_id == players.c.id)
-            .where(players.c.released.is_(None))
-            .order_by(ordinal.desc(), players.c.rated_games.desc(), players.c.name)
-            .offset(offset).limit(limit))
-        return {
-            "preset": preset, "offset": offset, "limit": limit, "total": int(total),
-            "players": [{"rank": offset + i + 1, "name": r.name,
-                         "rating": {"mu": r.mu, "sigma": r.sigma,
-                                    "ordinal": r.mu - 3 * r.sigma},
-                         "games": int(r.n), "rated_games": r.rated_games}
-                        for i, r in enumerate(rows)],
-        }
-
-    return q
 
 
 def board_params(query: Any, page_max: int) -> tuple[str, int, int]:
@@ -818,7 +461,7 @@ class Leaderboards:
         if kept is not None and now - kept[0] < self.settings.leaderboard_cache:
             return kept[1]
         self.charge(address)
-        data = await self.store.read(leaderboard_query(preset, offset, limit))
+        data = await self.store.read(db.leaderboard_query(preset, offset, limit))
         body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
         self._kept[key] = (now, body)
         self._kept.move_to_end(key)

@@ -12,6 +12,13 @@ table exactly, including the sequence numbers clients hold. All writes go
 through one writer task that commits whatever is queued in one transaction
 (group commit): a write is awaited until its transaction is durable, so the
 caller can acknowledge only what is stored, and many tables share one commit.
+
+Every SQL statement of the server is in the store layer, and the rest of the server
+calls it by name: this module (the schema, the writer, the tables' and the JSON API's
+reads), :mod:`.persist` (what a table's commands write), :mod:`.accountdb` (players,
+sessions, recovery codes, sanctions, signals), :mod:`.socialdb` (follows, relations,
+invitations, messages, reports, the leaderboard), :mod:`.admin` (the operator's
+actions), :mod:`.backup` (copies of a SQLite file) and the Alembic migrations.
 """
 
 from __future__ import annotations
@@ -351,8 +358,12 @@ class Store:
         self.url = url
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
-        if self.is_sqlite and parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        #: The SQLite database's file (None: PostgreSQL, or SQLite in memory).
+        self.sqlite_file: str | None = (
+            parsed.database if self.is_sqlite and parsed.database
+            and parsed.database != ":memory:" else None)
+        if self.sqlite_file is not None:
+            Path(self.sqlite_file).parent.mkdir(parents=True, exist_ok=True)
         # A server's reads (a token at every hello, a table looked up, a player's followers
         # when they come or go) come in bursts: a pool that opens connections past its
         # size and closes them once returned made each burst pay new connections (16,000
@@ -404,6 +415,12 @@ class Store:
     async def run(self, op: Op) -> Any:
         """Run ``op`` in the writer's next transaction; returns its result once committed."""
         return await self._submit("op", op)
+
+    async def alone(self, op: Op) -> Any:
+        """Run ``op`` in a transaction of its own, not in the writer's group commit: a
+        refusal it raises (no such player, a bound reached) rolls back this one alone."""
+        async with self.engine.begin() as conn:
+            return await op(conn)
 
     def _submit(self, kind: str, payload: Any) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -485,6 +502,11 @@ class Store:
         """Run a read-only query on its own connection."""
         async with self.engine.connect() as conn:
             return await fn(conn)
+
+    async def ping(self) -> None:
+        """Ask the database the smallest question (readiness); raises when it cannot."""
+        async with self.engine.connect() as conn:
+            await conn.execute(sa.text("SELECT 1"))
 
     async def player_by_token(self, token: str) -> sa.Row[Any] | None:
         """The player whose session ``token`` is, with the session's ``session_id``."""

@@ -48,17 +48,13 @@ import collections
 import contextlib
 import logging
 import math
-import multiprocessing
 import pickle
-import socket
 from collections.abc import Hashable
 from dataclasses import dataclass
-from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
 from . import tutorworker
-from .botpool import START_TIMEOUT, _reaped, _start_without_main
-from .tutorworker import HEADER
+from .workerproc import START_TIMEOUT, WorkerProcess
 
 if TYPE_CHECKING:
     from ..advice import GameReview
@@ -297,19 +293,14 @@ class Lane:
         self.wake()
 
 
-class TutorWorker:
-    """One worker process of a lane and the task that feeds it jobs."""
+class TutorWorker(WorkerProcess):
+    """One worker process of a lane and the task that feeds it jobs (restarted after a
+    cancelled or overrunning job)."""
 
     def __init__(self, lane: Lane, index: int) -> None:
+        super().__init__(index, MAX_ANSWER)
         self.lane = lane
-        self.index = index
-        self.process: BaseProcess | None = None
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
         self.job: Job | None = None
-        self.task: asyncio.Task[None] | None = None
-        #: Processes started (1 + restarts: after a cancelled or overrunning job).
-        self.starts = 0
 
     @property
     def label(self) -> str:
@@ -317,54 +308,12 @@ class TutorWorker:
 
     async def start(self) -> None:
         """Start a process and wait until it has loaded the search kernel."""
-        ctx = multiprocessing.get_context("spawn")
-        mine, theirs = socket.socketpair()
-        proc = ctx.Process(target=tutorworker.main, name=f"nimmt-{self.lane.name}-{self.index}",
-                           daemon=True, args=(theirs, TUTOR_NICE))
-        self.process = proc
-        try:
-            _start_without_main(proc)
-        except BaseException:
-            mine.close()
-            raise
-        finally:
-            theirs.close()
-        self.starts += 1
-        self.reader, self.writer = await asyncio.open_connection(sock=mine, limit=1 << 20)
-        status, pid = pickle.loads(await asyncio.wait_for(self._read(), START_TIMEOUT))
+        await self.launch(tutorworker.main, f"nimmt-{self.lane.name}-{self.index}",
+                          (TUTOR_NICE,), limit=1 << 20)
+        status, pid = pickle.loads(await asyncio.wait_for(self.read(), START_TIMEOUT))
         if status != "ready":
             raise ValueError(f"the worker said {status!r} first")
         log.debug("%s ready (pid %s)", self.label, pid)
-
-    async def _read(self) -> bytes:
-        assert self.reader is not None
-        head = await self.reader.readexactly(HEADER.size)
-        size = HEADER.unpack(head)[0]
-        if size > MAX_ANSWER:
-            raise ValueError(f"an answer of {size} bytes")
-        return await self.reader.readexactly(size)
-
-    async def stop(self, wait: float = 0.0) -> int | None:
-        """Kill the process (a search cannot be interrupted, and it holds nothing worth
-        keeping), reap it, and return its exit code; ``wait``: seconds to let a process
-        that is ending end by itself first (to learn its own exit code)."""
-        writer, proc = self.writer, self.process
-        self.reader = self.writer = None
-        self.process = None
-        if writer is not None:
-            writer.close()
-        if proc is None or proc.pid is None:
-            return None
-        if wait > 0:
-            await _reaped(proc, wait, quiet=True)
-        if proc.exitcode is None:
-            with contextlib.suppress(OSError):
-                proc.kill()
-            await _reaped(proc, 10.0)
-        code = proc.exitcode
-        with contextlib.suppress(ValueError):
-            proc.close()
-        return code
 
     async def run(self) -> None:
         """Take jobs from the lane, one at a time, for as long as the tutor runs."""
@@ -406,13 +355,12 @@ class TutorWorker:
         job.started = loop.time()
         data = pickle.dumps((job.kind, job.args), protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self.writer.write(HEADER.pack(len(data)) + data)
-            await self.writer.drain()
+            await self.send(data)
         except OSError:  # the process died while it waited for work (out of memory)
             code = await self.stop(wait=1.0)
             lane.fail(job, TutorFailed(f"its worker ended (exit code {code})"))
             return
-        reading = asyncio.ensure_future(self._read())
+        reading = asyncio.ensure_future(self.read())
         try:
             await asyncio.wait({reading, job.future}, timeout=lane.limit,
                                return_when=asyncio.FIRST_COMPLETED)

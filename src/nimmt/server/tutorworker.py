@@ -20,11 +20,10 @@ import contextlib
 import os
 import pickle
 import signal
-import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .lifeline import exit_with_parent
+from .lifeline import exit_with_parent, serve_frames
 
 if TYPE_CHECKING:
     import socket
@@ -32,10 +31,7 @@ if TYPE_CHECKING:
     from ..advice import GameReview
     from ..views import View
 
-__all__ = ["HEADER", "JOBS", "analysis_job", "hint_job", "main"]
-
-#: Every frame, both ways, starts with its length.
-HEADER = struct.Struct("!I")
+__all__ = ["JOBS", "analysis_job", "hint_job", "main"]
 
 
 def hint_job(view: View, seed: int, lang: str, rollouts: int,
@@ -65,11 +61,6 @@ def analysis_job(record_json: str, seed: int, rollouts: int, seconds: float,
 JOBS: dict[str, Callable[..., Any]] = {"hint": hint_job, "analysis": analysis_job}
 
 
-def _read(rfile: Any, n: int) -> bytes | None:
-    data: bytes = rfile.read(n)
-    return data if len(data) == n else None
-
-
 def main(sock: socket.socket, nice: int) -> None:
     """Warm up, say ready, then answer jobs until the server closes the socket."""
     exit_with_parent()  # a killed server leaves no worker computing for nobody
@@ -82,21 +73,14 @@ def main(sock: socket.socket, nice: int) -> None:
     from ..sim.search import warm_up
 
     warm_up()
-    rfile = sock.makefile("rb")
 
-    def send(reply: tuple[str, Any]) -> None:
-        data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        sock.sendall(HEADER.pack(len(data)) + data)
-
-    send(("ready", os.getpid()))
-    while True:
-        head = _read(rfile, HEADER.size)
-        body = None if head is None else _read(rfile, HEADER.unpack(head)[0])
-        if body is None:
-            return  # the server closed the socket: it stopped, or dropped this worker
+    def reply_to(body: bytes) -> bytes:
         kind, args = pickle.loads(body)
         try:
             reply: tuple[str, Any] = ("ok", JOBS[kind](*args))
         except Exception as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}"[:300])
-        send(reply)
+        return pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+
+    serve_frames(sock, pickle.dumps(("ready", os.getpid()), protocol=pickle.HIGHEST_PROTOCOL),
+                 reply_to)

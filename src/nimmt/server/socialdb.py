@@ -1,0 +1,374 @@
+"""The store's part of the social room: the reads and writes of follows, mutes and blocks,
+invitations, the lobby chat and private messages, reports, and the leaderboard's pages,
+that :mod:`.social` makes. Each function gives a store operation (run with
+:meth:`.store.Store.run`, :meth:`~.store.Store.read`, or in a transaction of its own);
+an operation that finds the change not allowed (no such player, a bound reached)
+raises the :class:`~.protocol.ProtocolError` that refuses it, and its transaction
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from . import protocol as P
+from .store import (
+    follows,
+    game_players,
+    games,
+    invitations,
+    messages,
+    players,
+    relations,
+    reports,
+    tables,
+)
+from .text import check_name, clean_text, name_key
+
+#: A store operation: run in a transaction (:meth:`.store.Store.run`) or on a read
+#: connection (:meth:`.store.Store.read`).
+Op = Callable[[AsyncConnection], Awaitable[Any]]
+
+
+async def find(c: AsyncConnection, raw: str) -> Any:
+    """The player named ``raw`` (as written, or by its look), or ``no_player``."""
+    row = (await c.execute(sa.select(players.c.id, players.c.name)
+                           .where(players.c.name == raw))).first()
+    if row is None:
+        try:
+            key = name_key(check_name(raw))
+        except P.ProtocolError:
+            key = None
+        if key is not None:
+            row = (await c.execute(sa.select(players.c.id, players.c.name)
+                                   .where(players.c.skeleton == key))).first()
+    if row is None:
+        raise P.ProtocolError("no_player", f"no player is named {raw[:64]!r}")
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class Friend:
+    """One followed player as the store knows them."""
+
+    id: int
+    name: str
+    mutual: bool
+
+
+def follow(me: int, raw: str, most: int) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await find(c, raw)
+        if other.id == me:
+            raise P.ProtocolError("bad_message", "you cannot follow yourself")
+        have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
+                                .where(follows.c.follower_id == me))).scalar_one()
+        if have >= most:
+            raise P.ProtocolError("quota", f"you follow {most} players, the most one "
+                                  "may; unfollow some first")
+        known = (await c.execute(sa.select(follows.c.created).where(
+            follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
+        if known is None:
+            await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
+                                                    created=time.time()))
+
+    return op
+
+def relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await find(c, raw)
+        if other.id == me:
+            raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
+        where = (relations.c.player_id == me, relations.c.other_id == other.id,
+                 relations.c.kind == kind)
+        if not on:
+            await c.execute(relations.delete().where(*where))
+            return
+        if (await c.execute(sa.select(relations.c.created).where(*where))).first():
+            return
+        have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
+                                .where(relations.c.player_id == me))).scalar_one()
+        if have >= most:
+            raise P.ProtocolError("quota", f"you mute or block {most} players, the most "
+                                  "one may; lift some first")
+        await c.execute(relations.insert().values(player_id=me, other_id=other.id,
+                                                  kind=kind, created=time.time()))
+
+    return op
+
+
+
+
+def unfollow(me: int, raw: str) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await find(c, raw)
+        await c.execute(follows.delete().where(follows.c.follower_id == me,
+                                               follows.c.followed_id == other.id))
+
+    return op
+
+
+def followed(me: int) -> Op:
+    async def q(c: AsyncConnection) -> list[Friend]:
+        back = sa.select(follows.c.follower_id).where(follows.c.followed_id == me)
+        rows = await c.execute(
+            sa.select(players.c.id, players.c.name,
+                      players.c.id.in_(back).label("mutual"))
+            .join(follows, follows.c.followed_id == players.c.id)
+            .where(follows.c.follower_id == me).order_by(players.c.name))
+        return [Friend(r.id, r.name, bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def followers(player_id: int) -> Op:
+    """Who follows ``player_id``: each as a :class:`Friend` carrying ``player_id``'s own
+    name (what the follower is told of) and whether ``player_id`` follows them back."""
+
+    async def q(c: AsyncConnection) -> list[Friend]:
+        name = (await c.execute(sa.select(players.c.name)
+                                .where(players.c.id == player_id))).scalar()
+        if name is None:
+            return []
+        back = sa.select(follows.c.followed_id).where(follows.c.follower_id == player_id)
+        rows = await c.execute(
+            sa.select(follows.c.follower_id, follows.c.follower_id.in_(back).label("mutual"))
+            .where(follows.c.followed_id == player_id))
+        return [Friend(int(r.follower_id), str(name), bool(r.mutual)) for r in rows]
+
+    return q
+
+
+def blocked_by(me: int, others: set[int]) -> Op:
+    async def q(c: AsyncConnection) -> bool:
+        row = (await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me, relations.c.kind == "block",
+            relations.c.player_id.in_(sorted(others))).limit(1))).first()
+        return row is not None
+
+    return q
+
+
+def silenced_by(me: int) -> Op:
+    async def q(c: AsyncConnection) -> set[int]:
+        rows = await c.execute(sa.select(relations.c.player_id).where(
+            relations.c.other_id == me))
+        return {int(r.player_id) for r in rows}
+
+    return q
+
+
+def new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
+    """Store an invitation of ``raw`` by ``me`` to ``code``; the invitee's id, or None when
+    they blocked ``me`` (nothing is stored, and the inviter is not told)."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await find(c, raw)
+        if other.id == me:
+            raise P.ProtocolError("bad_message", "you cannot invite yourself")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        now = time.time()
+        # One invitation waits per inviter and guest; what expired goes; at most ``most``.
+        await c.execute(invitations.delete().where(
+            invitations.c.to_id == other.id,
+            sa.or_(invitations.c.at < now - ttl, invitations.c.answered.is_not(None),
+                   invitations.c.from_id == me)))
+        await c.execute(invitations.insert().values(at=now, from_id=me, to_id=other.id,
+                                                    table_code=code))
+        keep = (sa.select(invitations.c.id).where(invitations.c.to_id == other.id)
+                .order_by(invitations.c.id.desc()).limit(most))
+        await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
+                                                   invitations.c.id.not_in(keep)))
+        return int(other.id)
+
+    return op
+
+
+def new_link(me: int, code_hash: str, table: str, now: float, stale: float) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        # The links of anyone that expired unused go (the table of links stays small).
+        await c.execute(invitations.delete().where(invitations.c.code_hash.is_not(None),
+                                                   invitations.c.at < stale))
+        await c.execute(invitations.insert().values(at=now, from_id=me, code_hash=code_hash,
+                                                    table_code=table))
+
+    return op
+
+
+def use_link(code_hash: str, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str | None:
+        row = (await c.execute(sa.select(invitations.c.id, invitations.c.table_code).where(
+            invitations.c.code_hash == code_hash, invitations.c.answered.is_(None),
+            invitations.c.at >= since))).first()
+        if row is None:
+            return None
+        done = await c.execute(invitations.update().where(
+            invitations.c.id == row.id, invitations.c.answered.is_(None))
+            .values(answered=time.time(), accepted=True))
+        return str(row.table_code) if done.rowcount == 1 else None
+
+    return op
+
+
+def waiting(me: int, since: float) -> Op:
+    async def q(c: AsyncConnection) -> list[Any]:
+        rows = await c.execute(
+            sa.select(invitations.c.id, invitations.c.at, invitations.c.table_code,
+                      players.c.name)
+            .join(players, players.c.id == invitations.c.from_id)
+            .where(invitations.c.to_id == me, invitations.c.answered.is_(None),
+                   invitations.c.at >= since)
+            .order_by(invitations.c.id))
+        return list(rows)
+
+    return q
+
+
+def answer(me: int, invitation: int, accept: bool, since: float) -> Op:
+    async def op(c: AsyncConnection) -> str:
+        row = (await c.execute(sa.select(invitations.c.table_code).where(
+            invitations.c.id == invitation, invitations.c.to_id == me,
+            invitations.c.answered.is_(None), invitations.c.at >= since))).first()
+        if row is None:
+            raise P.ProtocolError("no_invitation", f"you have no invitation {invitation} "
+                                  "waiting (answered, expired, or never made)")
+        await c.execute(invitations.update().where(invitations.c.id == invitation)
+                        .values(answered=time.time(), accepted=accept))
+        return str(row.table_code)
+
+    return op
+
+
+def post(me: int, to: int | None, text: str, keep: int) -> Op:
+    """Keep a line (``to`` null: the lobby), and only the newest ``keep`` of its kind."""
+
+    async def op(c: AsyncConnection) -> None:
+        await c.execute(messages.insert().values(at=time.time(), from_id=me, to_id=to,
+                                                 text=text))
+        where = messages.c.to_id.is_(None) if to is None else messages.c.to_id == to
+        newest = sa.select(messages.c.id).where(where).order_by(messages.c.id.desc()).limit(keep)
+        # PostgreSQL and SQLite both read the subquery before deleting.
+        await c.execute(messages.delete().where(where, messages.c.id.not_in(
+            sa.select(newest.subquery().c.id))))
+
+    return op
+
+
+def post_private(me: int, raw: str, text: str, keep: int) -> Op:
+    """A private message to a friend: their id, or None when they blocked ``me`` (nothing
+    kept, nothing said to the writer); ``not_friends`` unless they follow each other."""
+
+    async def op(c: AsyncConnection) -> int | None:
+        other = await find(c, raw)
+        both = (await c.execute(sa.select(sa.func.count()).select_from(follows).where(sa.or_(
+            sa.and_(follows.c.follower_id == me, follows.c.followed_id == other.id),
+            sa.and_(follows.c.follower_id == other.id, follows.c.followed_id == me))))
+        ).scalar_one()
+        if both < 2 or other.id == me:
+            raise P.ProtocolError("not_friends", f"{other.name} and you do not follow each "
+                                  "other: private messages go between friends")
+        blocked = (await c.execute(sa.select(relations.c.kind).where(
+            relations.c.player_id == other.id, relations.c.other_id == me,
+            relations.c.kind == "block"))).first()
+        if blocked is not None:
+            return None
+        await post(me, other.id, text, keep)(c)
+        return int(other.id)
+
+    return op
+
+
+def lines(to: int | None, after: int, limit: int, since: float | None = None) -> Op:
+    """The lobby's lines (``to`` None) or ``to``'s private messages after id ``after``: the
+    newest ``limit`` of them, oldest first, with the writer's name."""
+
+    async def q(c: AsyncConnection) -> list[Any]:
+        where = [messages.c.id > after,
+                 messages.c.to_id.is_(None) if to is None else messages.c.to_id == to]
+        if since is not None:
+            where.append(messages.c.at >= since)
+        rows = await c.execute(
+            sa.select(messages.c.id, messages.c.at, messages.c.text, players.c.name)
+            .join(players, players.c.id == messages.c.from_id).where(*where)
+            .order_by(messages.c.id.desc()).limit(limit))
+        return list(reversed(list(rows)))
+
+    return q
+
+
+def relations_of(me: int) -> Op:
+    """Whom ``me`` muted or blocked: (kind, name) pairs, by name."""
+
+    async def q(c: AsyncConnection) -> list[tuple[str, str]]:
+        rows = await c.execute(sa.select(relations.c.kind, players.c.name).join(
+            players, relations.c.other_id == players.c.id).where(
+            relations.c.player_id == me).order_by(players.c.name))
+        return [(str(r.kind), str(r.name)) for r in rows]
+
+    return q
+
+
+def silenced_names(me: int) -> Op:
+    async def q(c: AsyncConnection) -> frozenset[str]:
+        rows = await c.execute(sa.select(players.c.name).join(
+            relations, relations.c.other_id == players.c.id).where(
+            relations.c.player_id == me))
+        return frozenset(str(r.name) for r in rows)
+
+    return q
+
+
+def report(me: int, raw: str, reason: str, message: str | None, place: str | None) -> Op:
+    async def op(c: AsyncConnection) -> None:
+        other = await find(c, raw)
+        if not reason:
+            raise P.ProtocolError("bad_message", "say why you report them (reason)")
+        await c.execute(reports.insert().values(
+            at=time.time(), reporter_id=me, player_id=other.id, message=message,
+            place=None if place is None else clean_text(place)[:32], reason=reason))
+
+    return op
+
+
+def leaderboard_query(preset: str, offset: int, limit: int) -> Op:
+    """A page of the leaderboard of ``preset``: the players with a rated game finished
+    under it, by the rating's conservative estimate (μ − 3σ, the one the lobby shows),
+    highest first; each with μ, σ, their rated games under the preset and in all."""
+
+    async def q(c: AsyncConnection) -> dict[str, Any]:
+        played = (
+            sa.select(game_players.c.player_id, sa.func.count().label("n"))
+            .select_from(game_players.join(games, games.c.id == game_players.c.game_id)
+                         .join(tables, tables.c.id == games.c.table_id))
+            .where(games.c.rated.is_(True), games.c.finished.is_(True),
+                   tables.c.preset == preset, game_players.c.player_id.is_not(None))
+            .group_by(game_players.c.player_id).subquery())
+        ordinal = (players.c.mu - 3 * players.c.sigma)
+        total = (await c.execute(sa.select(sa.func.count()).select_from(played))).scalar_one()
+        rows = await c.execute(
+            sa.select(players.c.name, players.c.mu, players.c.sigma, players.c.rated_games,
+                      played.c.n)
+            .join(played, played.c.player_id == players.c.id)
+            .where(players.c.released.is_(None))
+            .order_by(ordinal.desc(), players.c.rated_games.desc(), players.c.name)
+            .offset(offset).limit(limit))
+        return {
+            "preset": preset, "offset": offset, "limit": limit, "total": int(total),
+            "players": [{"rank": offset + i + 1, "name": r.name,
+                         "rating": {"mu": r.mu, "sigma": r.sigma,
+                                    "ordinal": r.mu - 3 * r.sigma},
+                         "games": int(r.n), "rated_games": r.rated_games}
+                        for i, r in enumerate(rows)],
+        }
+
+    return q
