@@ -99,6 +99,7 @@ from .payloads import KIND_NAMES, Prompt, SeatInfo, TableInfo, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
+    BotSeat,
     BotSeated,
     By,
     Chatted,
@@ -126,8 +127,6 @@ __all__ = [
     "StreamItem",
     "Table",
     "apply",
-    "bot_name",
-    "bot_number",
     "bot_priority",
     "decision_key",
     "host_name",
@@ -173,43 +172,27 @@ class Limits:
 
 @dataclass(slots=True)
 class Seat:
-    """Who sits in a seat. ``auto``: the default player plays for them now, and why
+    """Who sits in a seat: a person (``player_id``) or a bot (``bot``), by the name records
+    keep (a bot's English one). ``auto``: the default player plays for them now, and why
     (``auto_reason``); ``left``: they left (or were removed) and the default player keeps
     the seat."""
 
     kind: Literal["human", "bot"]
     name: str
     player_id: int | None = None
-    bot: str | None = None
+    bot: BotSeat | None = None
     auto: bool = False
     left: bool = False
     auto_reason: AutoReason | None = None
-
-
-def bot_name(bot: str, number: int) -> str:
-    """The name a bot is seated with, as the log and records keep it: English
-    (``"Medium Bot 2"``); each reader hears it in their language (:func:`seat_name`)."""
-    return narrator(SOURCE_LANGUAGE).bot_name(bot, number)
-
-
-def bot_number(s: Seat) -> int | None:
-    """The number of a bot seated by ``add_bot`` (``"Medium Bot 2"``: 2), else None."""
-    if s.kind != "bot" or s.bot is None:
-        return None
-    number = s.name.rsplit(" ", 1)[-1]
-    if not number.isdigit() or bot_name(s.bot, int(number)) != s.name:
-        return None
-    return int(number)
 
 
 def seat_name(s: Seat, lang: str | None) -> str:
     """Who sits in ``s`` as a reader of ``lang`` hears it: a person by their name, a bot by
     its strength and number in that language (``"Bot Srednji 2"``). The stored name (the
     log, records, ``lang`` None) is the English one."""
-    number = bot_number(s)
-    if lang is None or number is None or s.bot is None:
+    if lang is None or s.bot is None:
         return s.name
-    return speaker_of(lang).bot_name(s.bot, number)
+    return s.bot.said(speaker_of(lang))
 
 
 def speaker_of(lang: str) -> Narrator:
@@ -229,13 +212,20 @@ class Notice:
     notice: str
     reason: AutoReason | None
     seat: int | None
+    #: Who the notice is about, as records keep the name (a bot's English one).
     name: str | None
     #: The number of the game that starts (``started``).
     game_no: int = 1
+    #: The bot the notice is about: each reader hears its name in their language.
+    bot: BotSeat | None = None
+
+    def name_in(self, speak: Narrator) -> str | None:
+        """Who the notice is about, as ``speak``'s readers hear them."""
+        return self.name if self.bot is None else self.bot.said(speak)
 
     def said(self, speak: Narrator, viewer: int | None = None) -> str:
         """The notice told by ``speak`` to ``viewer`` (a seat, or None: a spectator)."""
-        return speak.notice_sentence(self.notice, self.reason, self.name, self.seat,
+        return speak.notice_sentence(self.notice, self.reason, self.name_in(speak), self.seat,
                                      you=viewer is not None and viewer == self.seat,
                                      game_no=self.game_no)
 
@@ -306,11 +296,12 @@ class Logged:
                 for i, s in enumerate(self.seats)]
 
     def notice(self, what: str, seat: int | None, name: str | None,
-               reason: AutoReason | None = None, game_no: int = 1) -> None:
+               reason: AutoReason | None = None, game_no: int = 1,
+               bot: BotSeat | None = None) -> None:
         """A notice, as the next stream item."""
         self.seq += 1
         self.items.append(StreamItem(self.seq, "notice",
-                                     Notice(what, reason, seat, name, game_no)))
+                                     Notice(what, reason, seat, name, game_no, bot)))
 
     def tell(self, events: Iterable[Event]) -> None:
         """Game events, as the next stream items."""
@@ -408,16 +399,16 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
         case Sat(seat, player_id, name):
             log.seats[seat] = Seat("human", name, player_id=player_id)
             log.notice("sat", seat, name)
-        case BotSeated(seat, bot, name):
-            log.seats[seat] = Seat("bot", name, bot=bot)
-            log.notice("bot_added", seat, name)
+        case BotSeated(seat, bot):
+            log.seats[seat] = Seat("bot", bot.name, bot=bot)
+            log.notice("bot_added", seat, bot.name, bot=bot)
         case Unseated(seat, reason):
             old = log.seats[seat]
             assert old is not None
             log.seats[seat] = None
             if reason == "kicked" and old.player_id is not None:
                 log.kicked.add(old.player_id)
-            log.notice(reason, seat, old.name)
+            log.notice(reason, seat, old.name, bot=old.bot)
         case HostPassed(player_id, name):
             log.host_id = player_id
             log.notice("host", log.seat_of(player_id), name)  # the seat hears "You are …"
@@ -443,7 +434,7 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
                 log.kicked.add(s.player_id)
             if reason == "took_over":
                 s.left = False
-            log.notice("auto_on" if on else "auto_off", seat, s.name, reason)
+            log.notice("auto_on" if on else "auto_off", seat, s.name, reason, bot=s.bot)
         case Chatted(seat, name, text):
             log.chats += 1
             log.seq += 1
@@ -539,7 +530,8 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
                                           "connected": False, "auto": False}))
         else:
             seats.append(build(SeatInfo, {
-                "seat": i, "name": seat_name(s, lang), "kind": s.kind, "bot": s.bot,
+                "seat": i, "name": seat_name(s, lang), "kind": s.kind,
+                "bot": None if s.bot is None else s.bot.kind,
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
@@ -917,9 +909,9 @@ class _Step:
         seat = self.free_seat(seat)
         names = {name_key(s.name) for s in t.logged.seats if s is not None}
         k = 1
-        while name_key(bot_name(bot, k)) in names:
+        while name_key(BotSeat(bot, k).name) in names:
             k += 1
-        self.change(BotSeated(seat, bot, bot_name(bot, k)), who, ref)
+        self.change(BotSeated(seat, BotSeat(bot, k)), who, ref)
 
     def kick(self, who: Who, ref: P.Ref, seat: int) -> None:
         t = self.t
@@ -1067,7 +1059,7 @@ class _Step:
                     self.start(PaceTimer(), t.live.paced_until - self.now)
                     continue
                 t.live.asked.add((p, key))
-                bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
+                bot = s.bot.kind if s.bot is not None else DEFAULT
                 self.out.append(AskBot(p, key, bot, game.view(p)))
             elif t.turn_timer is not None:
                 # The clock is fair to a listener: the time to hear what led here comes on top.
