@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from .. import record as records
@@ -161,13 +161,8 @@ class Limits:
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
-        return cls(
-            card_changes=settings.card_changes, chat_max=settings.chat_max,
-            chat_per_game=settings.chat_per_game, games_per_table=settings.games_per_table,
-            disconnect_grace=settings.disconnect_grace, idle_close=settings.idle_close,
-            open_idle_close=settings.open_idle_close, reveal_pace=settings.reveal_pace,
-            listen_cps=settings.listen_cps, listen_max=settings.listen_max,
-        )
+        """The limits ``settings`` set: each is the setting of the same name."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
 
 
 @dataclass(slots=True)
@@ -184,6 +179,17 @@ class Seat:
     auto: bool = False
     left: bool = False
     auto_reason: AutoReason | None = None
+
+    @property
+    def person(self) -> bool:
+        """A person who has not left the table (the default player may play for them
+        for now)."""
+        return self.kind == "human" and not self.left
+
+    @property
+    def in_person(self) -> bool:
+        """A person playing the seat themselves, not the default player for them."""
+        return self.kind == "human" and not self.auto
 
 
 def seat_name(s: Seat, lang: str | None) -> str:
@@ -546,8 +552,7 @@ def bot_priority(t: Table) -> int | None:
     """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
     is connected, last while they are all away, not at all with nobody seated (its bots
     wait until someone comes back)."""
-    people = {i for i, s in enumerate(t.logged.seats)
-              if s is not None and s.kind == "human" and not s.left}
+    people = {i for i, s in enumerate(t.logged.seats) if s is not None and s.person}
     if not people:
         return None
     if any(v in people for v in t.live.watchers.values()):
@@ -645,7 +650,7 @@ class _Step:
             case Resume():
                 if t.logged.status == "playing":
                     for i, s in enumerate(t.logged.seats):
-                        if s is not None and s.kind == "human" and not s.auto:
+                        if s is not None and s.in_person:
                             self.start(GraceTimer(i), t.limits.disconnect_grace)
                 self.check_idle()
                 self.schedule()
@@ -809,8 +814,7 @@ class _Step:
         self.log(entry, rng)
         self.listen(mark)
         self.out.append(Ack(who.conn, ref))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.live.audience()))
+        self.tell(mark)
 
     def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref,
                mark: int | None = None) -> None:
@@ -836,8 +840,7 @@ class _Step:
         self.listen(mark)
         if who is not None:
             self.out.append(Ack(who.conn, ref))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, state, t.live.audience()))
+        self.tell(mark, state)
 
     def hint(self, who: Who, ref: P.Ref) -> None:
         """A hint on the asker's own pending decision, made from their seat's view only:
@@ -945,18 +948,17 @@ class _Step:
                 self.log(AutoPlay(seat, True, "left"))
         if seat is not None and who.player_id == t.logged.host_id:
             for s in t.logged.seats:
-                if s is not None and s.kind == "human" and not s.left and s.player_id is not None:
+                if s is not None and s.person and s.player_id is not None:
                     self.log(HostPassed(s.player_id, s.name))
                     break
         for conn in [c for c, v in t.live.watchers.items()
                      if c == who.conn or (seat is not None and v == seat)]:
             del t.live.watchers[conn]
         self.out.append(Ack(who.conn, ref))
-        present = [s for s in t.logged.seats if s is not None and s.kind == "human" and not s.left]
-        if not present and t.logged.status != "closed":
+        if (not any(s is not None and s.person for s in t.logged.seats)
+                and t.logged.status != "closed"):
             self.log(Closed())
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, t.live.audience()))
+        self.tell(mark)
         self.check_idle()
 
     def halt(self, who: Who | None, ref: P.Ref) -> None:
@@ -1003,7 +1005,7 @@ class _Step:
             return
         if viewer not in t.live.watchers.values():
             s = t.logged.seats[viewer]
-            if t.logged.status == "playing" and s is not None and s.kind == "human" and not s.auto:
+            if t.logged.status == "playing" and s is not None and s.in_person:
                 self.start(GraceTimer(viewer), t.limits.disconnect_grace)
             self.out.append(Presence(t.live.audience()))
         self.check_idle()
@@ -1033,7 +1035,7 @@ class _Step:
         present = set(t.live.watchers.values())
         for i, s in enumerate(t.logged.seats):
             # A person who went away before the game started is waited for only so long.
-            if s is not None and s.kind == "human" and not s.auto and i not in present:
+            if s is not None and s.in_person and i not in present:
                 self.start(GraceTimer(i), t.limits.disconnect_grace)
         pend = game.pending
         if pend is None:
@@ -1092,8 +1094,8 @@ class _Step:
         """Whether a seated person (not one the default player replaced for good) is
         connected: only then do the bots keep a pace."""
         t = self.t
-        return any(v is not None and (s := t.logged.seats[v]) is not None and s.kind == "human"
-                   and not s.left for v in t.live.watchers.values())
+        return any(v is not None and (s := t.logged.seats[v]) is not None and s.person
+                   for v in t.live.watchers.values())
 
     def check_idle(self) -> None:
         """With no seated person connected, the table closes after ``idle_close`` seconds
@@ -1147,7 +1149,7 @@ class _Step:
     def grace_over(self, seat: int) -> None:
         t = self.t
         s = t.logged.seats[seat]
-        if t.logged.status != "playing" or s is None or s.kind != "human" or s.auto:
+        if t.logged.status != "playing" or s is None or not s.in_person:
             return
         if seat in t.live.watchers.values():
             return
@@ -1157,18 +1159,27 @@ class _Step:
         """The default player takes ``seat`` over, and everyone is told."""
         mark = self.t.logged.seq
         self.log(AutoPlay(seat, True, reason))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.live.audience()))
+        self.tell(mark)
 
-    def shut(self) -> None:
-        """The operator closes the table, game or not."""
+    def tell(self, mark: int, state: bool = True) -> None:
+        """Everyone at the table hears what was logged after ``mark`` (``state``: with a
+        fresh table_state), once the bots are asked and the timers started, so the
+        prompts sent carry the timer."""
+        self.schedule()
+        self.out.append(Broadcast(mark, state, self.t.live.audience()))
+
+    def close(self) -> None:
+        """The table closes: everyone at it is told, and nobody is at it any more."""
         t = self.t
-        if t.logged.status == "closed":
-            return
         mark = t.logged.seq
         self.log(Closed())
         self.out.append(Broadcast(mark, True, t.live.audience()))
         t.live.watchers.clear()
+
+    def shut(self) -> None:
+        """The operator closes the table, game or not."""
+        if self.t.logged.status != "closed":
+            self.close()
 
     def idle_over(self) -> None:
         t = self.t
@@ -1177,10 +1188,7 @@ class _Step:
         if t.logged.status == "playing":
             self.check_idle()  # the default player finishes the game first
             return
-        mark = t.logged.seq
-        self.log(Closed())
-        self.out.append(Broadcast(mark, True, t.live.audience()))
-        t.live.watchers.clear()
+        self.close()
 
 
 def _result(t: Table, *, finished: bool) -> GameResult:
