@@ -21,7 +21,7 @@ from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
 from nimmt.server.ratings import INITIAL
-from nimmt.server.reducer import Table, apply, bot_name
+from nimmt.server.reducer import Table, apply
 from nimmt.server.store import (
     Store,
     games,
@@ -33,6 +33,7 @@ from nimmt.server.store import (
 )
 from nimmt.server.tablelog import (
     AutoPlay,
+    BotSeat,
     BotSeated,
     Chatted,
     Decided,
@@ -72,7 +73,7 @@ def _play(rules: Rules, seed: int, *, host_id: int = 1, table_id: int = 1,
 
     log(Sat(0, host_id, "Ana"))
     for seat in range(1, rules.players):
-        log(BotSeated(seat, "random", bot_name("random", seat)))
+        log(BotSeated(seat, BotSeat("random", seat)))
     log(Started(1), random.Random(seed))
     log(AutoPlay(0, True, "left"))
     game = t.logged.game

@@ -29,7 +29,7 @@ from websockets.asyncio.client import connect
 
 from conftest import make_settings
 from nimmt.client import Client, ws_url
-from nimmt.server.fanout import bot_names, seen
+from nimmt.server.fanout import seen
 from nimmt.server.payloads import dump
 from nimmt.server.protocol import Events, History, TableState
 from nimmt.server.run import running_hub
@@ -44,8 +44,7 @@ ROUNDS = 20
 def truth(long: LongTable, viewer: int | None, after: int) -> dict[int, dict[str, Any]]:
     """Every item after ``after`` as ``viewer`` may see it, from the table the log made."""
     t = long.table
-    models, _ = seen([it for it in t.logged.items if it.seq > after], viewer, {},
-                     bot_names(t, "en"), "en")
+    models, _ = seen([it for it in t.logged.items if it.seq > after], viewer, {}, "en")
     return {m.seq: plain(json.loads(dump(m))) for m in models}
 
 

@@ -82,7 +82,14 @@ from nimmt.server.commands import (
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
 from nimmt.server.reducer import Limits, Live, Table, reduce, replay, trim
-from nimmt.server.tablelog import Decided, Entry, entry_from_row, entry_to_row
+from nimmt.server.tablelog import (
+    BotSeat,
+    BotSeated,
+    Decided,
+    Entry,
+    entry_from_row,
+    entry_to_row,
+)
 from profiles import examples
 
 NAMES = {1: "Ana", 2: "Bob", 3: "Cleo", 4: "Dan"}
@@ -344,6 +351,47 @@ def test_a_log_of_the_previous_version_replays() -> None:
     assert rebuilt(fresh) == rebuilt(h.table)
     # The rebuilt table plays on.
     play_out(h, [ana, bob])
+
+
+def test_bots_stored_by_their_name_alone_replay_as_typed_bots() -> None:
+    """A log written before a bot was a typed value holds its English name only; it is
+    read once into the same bot (kind and number), and the table rebuilds the same."""
+    h = Harness(Rules.parse("classic", players=4, end="rounds", rounds=1))
+    ana, bob = seated_table(h, bots=2)
+    h.run(StartGame(ana, None, 8))
+    play_out(h, [ana, bob])
+    old: list[tuple[int, Entry]] = []
+    for n, kind, text in h.store:
+        data = json.loads(text)
+        if kind == "bot":
+            assert data.pop("number") in (1, 2)
+        old.append((n, entry_from_row(kind, data)))
+    assert [e.bot for _, e in old if isinstance(e, BotSeated)] == [
+        BotSeat("easy", 1), BotSeat("easy", 2)]
+    fresh = h.table.blank()
+    replay(fresh.logged, fresh.rules, old, random.Random(0))
+    assert rebuilt(fresh) == rebuilt(h.table)
+    # Names of an earlier version still end in the bot's number.
+    assert entry_from_row("bot", {"seat": 1, "bot": "medium", "name": "medium bot 3"}) == (
+        BotSeated(1, BotSeat("medium", 3)))
+    with pytest.raises(ValueError, match="no number"):
+        entry_from_row("bot", {"seat": 1, "bot": "medium", "name": "Medium"})
+
+
+def test_a_bots_notices_name_it_in_each_readers_language() -> None:
+    """A bot's name is said from what it is, not looked up by its English name: a bot
+    removed before the game is named in Serbian too, though it sits nowhere any more."""
+    h = Harness()
+    ana, bob = seated_table(h)
+    h.peers[bob.conn].lang = "sr"
+    h.run(RemoveBot(ana, None, 2))
+    notices = [it for _, f in h.peers[bob.conn].frames if f["type"] == "events"
+               for it in f["items"] if it["kind"] == "notice"]
+    assert [(n["notice"], n["name"]) for n in notices[-1:]] == [("removed", "Bot Laki 1")]
+    english = [it for _, f in h.peers[ana.conn].frames if f["type"] == "events"
+               for it in f["items"] if it["kind"] == "notice"]
+    assert english[-1]["name"] == "Easy Bot 1"
+    assert h.table.logged.seats[2] is None
 
 
 def test_refusals_change_nothing() -> None:

@@ -1007,8 +1007,8 @@ LIVE = ("open", "playing")
 
 def _search_bots(actor: TableActor) -> int:
     """The search bots seated at ``actor`` (the search lane's: up to a second a decision)."""
-    return sum(1 for seat in actor.seats if seat is not None and seat.kind == "bot"
-               and seat.bot is not None and lane_of(seat.bot) == "search")
+    return sum(1 for seat in actor.seats
+               if seat is not None and seat.bot is not None and lane_of(seat.bot.kind) == "search")
 
 
 class ClientGone(Exception):

@@ -20,7 +20,6 @@ it, so peers are grouped by it as well; they nearly always share it).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Protocol, cast
 
 from ..decisions import DecisionKind
@@ -54,7 +53,6 @@ from .reducer import (
     Table,
     info,
     prompt,
-    seat_name,
     speaker_of,
 )
 
@@ -140,7 +138,6 @@ def echo_ref(text: str) -> P.Ref:
 
 
 def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, Any],
-         shown: Mapping[str, str] | None = None,
          lang: str = "en") -> tuple[list[Any], list[Event]]:
     """``items`` as ``viewer`` may see them: their wire models, and the game events among
     them as the viewer may know them (for the narration).
@@ -149,9 +146,8 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
     only then looked up in ``cache``, which keeps the models built by seq and by what
     they hold, so a viewer gets the model of exactly its own version: the whole event,
     or the one with the card hidden that every other seat gets too. Notices and chat
-    lines are said in ``lang`` (a notice to its own seat as "you"), so their models are
-    kept by language and reader. ``shown`` names a notice's bot as the reader's
-    language does (stored name → name said)."""
+    lines are said in ``lang`` (a notice to its own seat as "you", a bot by its name in
+    ``lang``), so their models are kept by language and reader."""
     models: list[Any] = []
     events: list[Event] = []
     for seq, kind, payload in items:
@@ -171,8 +167,6 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
             other = cast(Notice | ChatLine, payload)
             you = False
             if isinstance(other, Notice):
-                if shown and other.name is not None:
-                    other = replace(other, name=shown.get(other.name, other.name))
                 you = viewer is not None and viewer == other.seat
             key = (seq, lang, you)
             model = cache.get(key)
@@ -187,7 +181,8 @@ def _other_item(seq: int, payload: Notice | ChatLine, speak: Narrator,
     if isinstance(payload, Notice):
         return build(NoticeItem, {
             "seq": seq, "kind": "notice", "notice": payload.notice, "reason": payload.reason,
-            "seat": payload.seat, "name": payload.name, "text": payload.said(speak, viewer)})
+            "seat": payload.seat, "name": payload.name_in(speak),
+            "text": payload.said(speak, viewer)})
     return build(ChatItem, {"seq": seq, "kind": "chat", "seat": payload.seat,
                             "name": payload.name, "text": payload.text,
                             "said": speak.chat_sentence(payload.name, payload.text)})
@@ -230,12 +225,11 @@ def older(after: int, begin: int) -> Older | None:
 
 
 def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
-                  names: Sequence[str], shown: Mapping[str, str], seq: int,
-                  left: Older | None, ref: P.Ref) -> str:
+                  names: Sequence[str], seq: int, left: Older | None, ref: P.Ref) -> str:
     """A ``history`` page: ``items`` as ``viewer`` may see them, and the page said line by
     line in ``lang`` (one line per resolution step, notice and chat line, in stream
     order); ``left``: what is still older. Pure, so a read thread may build it."""
-    models, events = seen(items, viewer, {}, shown, lang)
+    models, events = seen(items, viewer, {}, lang)
     lines = [(m.seq, m.kind, m.text if m.kind == "notice" else m.said)
              for m in models if m.kind != "event"]
     seqs = [m.seq for m in models if m.kind == "event"]  # the seq of each of ``events``
@@ -301,7 +295,7 @@ class Fanout:
         what a catch-up left out; ``before``: the last sheet the readers were sent, so
         only what changed since goes (None: the whole sheet)."""
         t = self.table
-        models, events = seen(items, viewer, cache, bot_names(t, lang), lang)
+        models, events = seen(items, viewer, cache, lang)
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always) and left is None:
             return None, None
@@ -457,11 +451,6 @@ def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> boo
         view = game.view(viewer)
     return not view.chosen[viewer] and all(
         view.chosen[p] for p in view.active if p != viewer)
-
-
-def bot_names(t: Table, lang: str) -> dict[str, str]:
-    """The table's bots, stored name → the name a reader of ``lang`` hears."""
-    return {s.name: seat_name(s, lang) for s in t.logged.seats if s is not None and s.kind == "bot"}
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:

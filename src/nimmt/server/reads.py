@@ -23,7 +23,6 @@ from ..events import Event, for_viewer
 from ..narrate import available_languages, narrator
 from .heavyreads import ReadRefused
 from .params import ID_MAX
-from .reducer import seat_name
 
 if TYPE_CHECKING:
     from .app import Hub
@@ -115,8 +114,7 @@ def _speech(actor: TableActor, read: TableRead) -> dict[str, Any]:
             viewer = None
     upto = actor.seq if read.upto is None else read.upto
     speak = narrator(read.lang)
-    names = [seat_name(s, speak.language) if s is not None else f"{i + 1}"
-             for i, s in enumerate(actor.seats)]
+    names = actor.table.logged.names(speak.language)
     # The newest events of the span only, as a catch-up has them (``catchup_items``): the
     # narration of a whole long game would hold the event loop.
     span = [payload for seq, kind, payload in actor.items

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from .. import record as records
@@ -99,6 +99,7 @@ from .payloads import Prompt, SeatInfo, TableInfo, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
+    BotSeat,
     BotSeated,
     By,
     Chatted,
@@ -126,8 +127,6 @@ __all__ = [
     "StreamItem",
     "Table",
     "apply",
-    "bot_name",
-    "bot_number",
     "bot_priority",
     "decision_key",
     "host_name",
@@ -162,54 +161,44 @@ class Limits:
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
-        return cls(
-            card_changes=settings.card_changes, chat_max=settings.chat_max,
-            chat_per_game=settings.chat_per_game, games_per_table=settings.games_per_table,
-            disconnect_grace=settings.disconnect_grace, idle_close=settings.idle_close,
-            open_idle_close=settings.open_idle_close, reveal_pace=settings.reveal_pace,
-            listen_cps=settings.listen_cps, listen_max=settings.listen_max,
-        )
+        """The limits ``settings`` set: each is the setting of the same name."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
 
 
 @dataclass(slots=True)
 class Seat:
-    """Who sits in a seat. ``auto``: the default player plays for them now, and why
+    """Who sits in a seat: a person (``player_id``) or a bot (``bot``), by the name records
+    keep (a bot's English one). ``auto``: the default player plays for them now, and why
     (``auto_reason``); ``left``: they left (or were removed) and the default player keeps
     the seat."""
 
     kind: Literal["human", "bot"]
     name: str
     player_id: int | None = None
-    bot: str | None = None
+    bot: BotSeat | None = None
     auto: bool = False
     left: bool = False
     auto_reason: AutoReason | None = None
 
+    @property
+    def person(self) -> bool:
+        """A person who has not left the table (the default player may play for them
+        for now)."""
+        return self.kind == "human" and not self.left
 
-def bot_name(bot: str, number: int) -> str:
-    """The name a bot is seated with, as the log and records keep it: English
-    (``"Medium Bot 2"``); each reader hears it in their language (:func:`seat_name`)."""
-    return narrator(SOURCE_LANGUAGE).bot_name(bot, number)
-
-
-def bot_number(s: Seat) -> int | None:
-    """The number of a bot seated by ``add_bot`` (``"Medium Bot 2"``: 2), else None."""
-    if s.kind != "bot" or s.bot is None:
-        return None
-    number = s.name.rsplit(" ", 1)[-1]
-    if not number.isdigit() or bot_name(s.bot, int(number)) != s.name:
-        return None
-    return int(number)
+    @property
+    def in_person(self) -> bool:
+        """A person playing the seat themselves, not the default player for them."""
+        return self.kind == "human" and not self.auto
 
 
 def seat_name(s: Seat, lang: str | None) -> str:
     """Who sits in ``s`` as a reader of ``lang`` hears it: a person by their name, a bot by
     its strength and number in that language (``"Bot Srednji 2"``). The stored name (the
     log, records, ``lang`` None) is the English one."""
-    number = bot_number(s)
-    if lang is None or number is None or s.bot is None:
+    if lang is None or s.bot is None:
         return s.name
-    return speaker_of(lang).bot_name(s.bot, number)
+    return s.bot.said(speaker_of(lang))
 
 
 def speaker_of(lang: str) -> Narrator:
@@ -229,13 +218,20 @@ class Notice:
     notice: str
     reason: AutoReason | None
     seat: int | None
+    #: Who the notice is about, as records keep the name (a bot's English one).
     name: str | None
     #: The number of the game that starts (``started``).
     game_no: int = 1
+    #: The bot the notice is about: each reader hears its name in their language.
+    bot: BotSeat | None = None
+
+    def name_in(self, speak: Narrator) -> str | None:
+        """Who the notice is about, as ``speak``'s readers hear them."""
+        return self.name if self.bot is None else self.bot.said(speak)
 
     def said(self, speak: Narrator, viewer: int | None = None) -> str:
         """The notice told by ``speak`` to ``viewer`` (a seat, or None: a spectator)."""
-        return speak.notice_sentence(self.notice, self.reason, self.name, self.seat,
+        return speak.notice_sentence(self.notice, self.reason, self.name_in(speak), self.seat,
                                      you=viewer is not None and viewer == self.seat,
                                      game_no=self.game_no)
 
@@ -306,11 +302,12 @@ class Logged:
                 for i, s in enumerate(self.seats)]
 
     def notice(self, what: str, seat: int | None, name: str | None,
-               reason: AutoReason | None = None, game_no: int = 1) -> None:
+               reason: AutoReason | None = None, game_no: int = 1,
+               bot: BotSeat | None = None) -> None:
         """A notice, as the next stream item."""
         self.seq += 1
         self.items.append(StreamItem(self.seq, "notice",
-                                     Notice(what, reason, seat, name, game_no)))
+                                     Notice(what, reason, seat, name, game_no, bot)))
 
     def tell(self, events: Iterable[Event]) -> None:
         """Game events, as the next stream items."""
@@ -408,16 +405,16 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
         case Sat(seat, player_id, name):
             log.seats[seat] = Seat("human", name, player_id=player_id)
             log.notice("sat", seat, name)
-        case BotSeated(seat, bot, name):
-            log.seats[seat] = Seat("bot", name, bot=bot)
-            log.notice("bot_added", seat, name)
+        case BotSeated(seat, bot):
+            log.seats[seat] = Seat("bot", bot.name, bot=bot)
+            log.notice("bot_added", seat, bot.name, bot=bot)
         case Unseated(seat, reason):
             old = log.seats[seat]
             assert old is not None
             log.seats[seat] = None
             if reason == "kicked" and old.player_id is not None:
                 log.kicked.add(old.player_id)
-            log.notice(reason, seat, old.name)
+            log.notice(reason, seat, old.name, bot=old.bot)
         case HostPassed(player_id, name):
             log.host_id = player_id
             log.notice("host", log.seat_of(player_id), name)  # the seat hears "You are …"
@@ -443,7 +440,7 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
                 log.kicked.add(s.player_id)
             if reason == "took_over":
                 s.left = False
-            log.notice("auto_on" if on else "auto_off", seat, s.name, reason)
+            log.notice("auto_on" if on else "auto_off", seat, s.name, reason, bot=s.bot)
         case Chatted(seat, name, text):
             log.chats += 1
             log.seq += 1
@@ -539,7 +536,8 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
                                           "connected": False, "auto": False}))
         else:
             seats.append(build(SeatInfo, {
-                "seat": i, "name": seat_name(s, lang), "kind": s.kind, "bot": s.bot,
+                "seat": i, "name": seat_name(s, lang), "kind": s.kind,
+                "bot": None if s.bot is None else s.bot.kind,
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
     return build(TableInfo, {
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
@@ -554,8 +552,7 @@ def bot_priority(t: Table) -> int | None:
     """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
     is connected, last while they are all away, not at all with nobody seated (its bots
     wait until someone comes back)."""
-    people = {i for i, s in enumerate(t.logged.seats)
-              if s is not None and s.kind == "human" and not s.left}
+    people = {i for i, s in enumerate(t.logged.seats) if s is not None and s.person}
     if not people:
         return None
     if any(v in people for v in t.live.watchers.values()):
@@ -653,7 +650,7 @@ class _Step:
             case Resume():
                 if t.logged.status == "playing":
                     for i, s in enumerate(t.logged.seats):
-                        if s is not None and s.kind == "human" and not s.auto:
+                        if s is not None and s.in_person:
                             self.start(GraceTimer(i), t.limits.disconnect_grace)
                 self.check_idle()
                 self.schedule()
@@ -817,8 +814,7 @@ class _Step:
         self.log(entry, rng)
         self.listen(mark)
         self.out.append(Ack(who.conn, ref))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.live.audience()))
+        self.tell(mark)
 
     def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref,
                mark: int | None = None) -> None:
@@ -844,8 +840,7 @@ class _Step:
         self.listen(mark)
         if who is not None:
             self.out.append(Ack(who.conn, ref))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, state, t.live.audience()))
+        self.tell(mark, state)
 
     def hint(self, who: Who, ref: P.Ref) -> None:
         """A hint on the asker's own pending decision, made from their seat's view only:
@@ -917,9 +912,9 @@ class _Step:
         seat = self.free_seat(seat)
         names = {name_key(s.name) for s in t.logged.seats if s is not None}
         k = 1
-        while name_key(bot_name(bot, k)) in names:
+        while name_key(BotSeat(bot, k).name) in names:
             k += 1
-        self.change(BotSeated(seat, bot, bot_name(bot, k)), who, ref)
+        self.change(BotSeated(seat, BotSeat(bot, k)), who, ref)
 
     def kick(self, who: Who, ref: P.Ref, seat: int) -> None:
         t = self.t
@@ -953,18 +948,17 @@ class _Step:
                 self.log(AutoPlay(seat, True, "left"))
         if seat is not None and who.player_id == t.logged.host_id:
             for s in t.logged.seats:
-                if s is not None and s.kind == "human" and not s.left and s.player_id is not None:
+                if s is not None and s.person and s.player_id is not None:
                     self.log(HostPassed(s.player_id, s.name))
                     break
         for conn in [c for c, v in t.live.watchers.items()
                      if c == who.conn or (seat is not None and v == seat)]:
             del t.live.watchers[conn]
         self.out.append(Ack(who.conn, ref))
-        present = [s for s in t.logged.seats if s is not None and s.kind == "human" and not s.left]
-        if not present and t.logged.status != "closed":
+        if (not any(s is not None and s.person for s in t.logged.seats)
+                and t.logged.status != "closed"):
             self.log(Closed())
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, t.live.audience()))
+        self.tell(mark)
         self.check_idle()
 
     def halt(self, who: Who | None, ref: P.Ref) -> None:
@@ -1011,7 +1005,7 @@ class _Step:
             return
         if viewer not in t.live.watchers.values():
             s = t.logged.seats[viewer]
-            if t.logged.status == "playing" and s is not None and s.kind == "human" and not s.auto:
+            if t.logged.status == "playing" and s is not None and s.in_person:
                 self.start(GraceTimer(viewer), t.limits.disconnect_grace)
             self.out.append(Presence(t.live.audience()))
         self.check_idle()
@@ -1041,7 +1035,7 @@ class _Step:
         present = set(t.live.watchers.values())
         for i, s in enumerate(t.logged.seats):
             # A person who went away before the game started is waited for only so long.
-            if s is not None and s.kind == "human" and not s.auto and i not in present:
+            if s is not None and s.in_person and i not in present:
                 self.start(GraceTimer(i), t.limits.disconnect_grace)
         pend = game.pending
         if pend is None:
@@ -1067,7 +1061,7 @@ class _Step:
                     self.start(PaceTimer(), t.live.paced_until - self.now)
                     continue
                 t.live.asked.add((p, key))
-                bot = s.bot if s.kind == "bot" and s.bot is not None else DEFAULT
+                bot = s.bot.kind if s.bot is not None else DEFAULT
                 self.out.append(AskBot(p, key, bot, game.view(p)))
             elif t.turn_timer is not None:
                 # The clock is fair to a listener: the time to hear what led here comes on top.
@@ -1100,8 +1094,8 @@ class _Step:
         """Whether a seated person (not one the default player replaced for good) is
         connected: only then do the bots keep a pace."""
         t = self.t
-        return any(v is not None and (s := t.logged.seats[v]) is not None and s.kind == "human"
-                   and not s.left for v in t.live.watchers.values())
+        return any(v is not None and (s := t.logged.seats[v]) is not None and s.person
+                   for v in t.live.watchers.values())
 
     def check_idle(self) -> None:
         """With no seated person connected, the table closes after ``idle_close`` seconds
@@ -1155,7 +1149,7 @@ class _Step:
     def grace_over(self, seat: int) -> None:
         t = self.t
         s = t.logged.seats[seat]
-        if t.logged.status != "playing" or s is None or s.kind != "human" or s.auto:
+        if t.logged.status != "playing" or s is None or not s.in_person:
             return
         if seat in t.live.watchers.values():
             return
@@ -1165,18 +1159,27 @@ class _Step:
         """The default player takes ``seat`` over, and everyone is told."""
         mark = self.t.logged.seq
         self.log(AutoPlay(seat, True, reason))
-        self.schedule()  # first: the prompts sent carry the timer
-        self.out.append(Broadcast(mark, True, self.t.live.audience()))
+        self.tell(mark)
 
-    def shut(self) -> None:
-        """The operator closes the table, game or not."""
+    def tell(self, mark: int, state: bool = True) -> None:
+        """Everyone at the table hears what was logged after ``mark`` (``state``: with a
+        fresh table_state), once the bots are asked and the timers started, so the
+        prompts sent carry the timer."""
+        self.schedule()
+        self.out.append(Broadcast(mark, state, self.t.live.audience()))
+
+    def close(self) -> None:
+        """The table closes: everyone at it is told, and nobody is at it any more."""
         t = self.t
-        if t.logged.status == "closed":
-            return
         mark = t.logged.seq
         self.log(Closed())
         self.out.append(Broadcast(mark, True, t.live.audience()))
         t.live.watchers.clear()
+
+    def shut(self) -> None:
+        """The operator closes the table, game or not."""
+        if self.t.logged.status != "closed":
+            self.close()
 
     def idle_over(self) -> None:
         t = self.t
@@ -1185,10 +1188,7 @@ class _Step:
         if t.logged.status == "playing":
             self.check_idle()  # the default player finishes the game first
             return
-        mark = t.logged.seq
-        self.log(Closed())
-        self.out.append(Broadcast(mark, True, t.live.audience()))
-        t.live.watchers.clear()
+        self.close()
 
 
 def _result(t: Table, *, finished: bool) -> GameResult:

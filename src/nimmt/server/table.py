@@ -61,7 +61,7 @@ from .commands import (
     Who,
     from_message,
 )
-from .fanout import Fanout, bot_names, bounded, history_frame, older
+from .fanout import Fanout, bounded, history_frame, older
 from .fanout import Peer as Receiver
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
@@ -505,12 +505,11 @@ class TableActor:
         is read now, so a read thread may run it."""
         t = self.table
         viewer, lang, seq, ref = effect.viewer, peer.lang, peer.seq, effect.ref
-        names, shown = t.logged.names(lang), bot_names(t, lang)
+        names = t.logged.names(lang)
         limit, after = self.settings.history_bytes, effect.after
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
-            return history_frame(kept, viewer, lang, names, shown, seq, older(after, begin),
-                                 ref)
+            return history_frame(kept, viewer, lang, names, seq, older(after, begin), ref)
 
         def build(items: Sequence[StreamItem]) -> str:
             return bounded(items, p.lo - 1, len(items), limit, frame)

@@ -9,7 +9,9 @@ the table exactly, stream numbers included.
 Decisions are stored as :func:`nimmt.decisions.decision_to_dict` writes them.
 Tables stored by earlier versions wrote a decision as ``{"seat", "kind":
 "card"|"row"|"draft", "value", "by"}``; :func:`entry_from_row` reads both, so a
-server upgraded mid-game resumes its tables.
+server upgraded mid-game resumes its tables. A seated bot was stored by its
+English name alone (``"Medium Bot 2"``); it is read as the typed
+:class:`BotSeat` it names, in that one place.
 
 >>> from nimmt.decisions import PlayCard
 >>> kind, data = entry_to_row(Decided(PlayCard(0, 55), "player"))
@@ -17,6 +19,10 @@ server upgraded mid-game resumes its tables.
 ('decision', {'decision': {'type': 'play_card', 'player': 0, 'card': 55}, 'by': 'player'})
 >>> entry_from_row("decision", {"seat": 0, "kind": "card", "value": 55, "by": "player"})
 Decided(decision=PlayCard(player=0, card=55), by='player', deals=())
+>>> entry_to_row(BotSeated(2, BotSeat("medium", 1)))
+('bot', {'seat': 2, 'bot': 'medium', 'number': 1, 'name': 'Medium Bot 1'})
+>>> entry_from_row("bot", {"seat": 2, "bot": "medium", "name": "Medium Bot 1"})
+BotSeated(seat=2, bot=BotSeat(kind='medium', number=1))
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ from typing import Any, Literal, TypeAlias
 
 from ..deals import Deal
 from ..decisions import Decision, DecisionKind, decision_from_dict, decision_to_dict, make_decision
+from ..narrate import SOURCE_LANGUAGE, Narrator, narrator
 
 __all__ = [
     "AutoPlay",
     "AutoReason",
+    "BotSeat",
     "BotSeated",
     "By",
     "Chatted",
@@ -67,12 +75,31 @@ class Sat:
 
 
 @dataclass(frozen=True, slots=True)
+class BotSeat:
+    """A bot at a table: ``kind``, the name the server offers it under (``"medium"``, an
+    operator's ``"polite"``), and its ``number`` there, so two bots are told apart. What
+    it is called is said from these, in each reader's language (:meth:`said`), and never
+    read back from a name."""
+
+    kind: str
+    number: int
+
+    def said(self, speak: Narrator) -> str:
+        """The bot's name as ``speak``'s readers hear it (``"Bot Srednji 2"``)."""
+        return speak.bot_name(self.kind, self.number)
+
+    @property
+    def name(self) -> str:
+        """The name records and the store keep: the English one (``"Medium Bot 2"``)."""
+        return self.said(narrator(SOURCE_LANGUAGE))
+
+
+@dataclass(frozen=True, slots=True)
 class BotSeated:
-    """The host seated a bot (``bot``: the name the server offers it under)."""
+    """The host seated a bot."""
 
     seat: int
-    bot: str
-    name: str
+    bot: BotSeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +200,11 @@ def entry_to_row(entry: Entry) -> tuple[str, dict[str, Any]]:
                 {"decision": decision_to_dict(decision), "by": by}, deals)
         case Sat(seat, player_id, name):
             return "sit", {"seat": seat, "player_id": player_id, "name": name}
-        case BotSeated(seat, bot, name):
-            return "bot", {"seat": seat, "bot": bot, "name": name}
+        case BotSeated(seat, bot):
+            # The name is for servers of earlier versions (a rolling upgrade) and people
+            # reading the log; this version reads the number.
+            return "bot", {"seat": seat, "bot": bot.kind, "number": bot.number,
+                           "name": bot.name}
         case Unseated(seat, reason):
             return "unseat", {"seat": seat, "reason": reason}
         case HostPassed(player_id, name):
@@ -202,6 +232,17 @@ def _decision(data: dict[str, Any]) -> Decision:
     return make_decision(DecisionKind(data["kind"]), data["seat"], data["value"])
 
 
+def _bot(data: dict[str, Any]) -> BotSeat:
+    if "number" in data:
+        return BotSeat(data["bot"], data["number"])
+    # Written before a bot was a typed value: its name alone, which ended in its number
+    # ("Medium Bot 2"; earlier "medium bot 2").
+    number = str(data["name"]).rsplit(" ", 1)[-1]
+    if not number.isdigit():
+        raise ValueError(f"a bot seated as {data['name']!r} has no number")
+    return BotSeat(data["bot"], int(number))
+
+
 def entry_from_row(kind: str, data: dict[str, Any]) -> Entry:
     """The entry stored as ``kind`` and ``data`` (this version's form or an earlier one's);
     a :class:`ValueError` names an entry it cannot read."""
@@ -209,7 +250,7 @@ def entry_from_row(kind: str, data: dict[str, Any]) -> Entry:
         case "sit":
             return Sat(data["seat"], data["player_id"], data["name"])
         case "bot":
-            return BotSeated(data["seat"], data["bot"], data["name"])
+            return BotSeated(data["seat"], _bot(data))
         case "unseat":
             return Unseated(data["seat"], data["reason"])
         case "host":
