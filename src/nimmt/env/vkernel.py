@@ -5,16 +5,19 @@ Each game is one row of an ``int64`` matrix: the kernel's round state
 environment adds: the learning seat, the phase, the round and turn, the
 totals, the plays of the turn being resolved (so a resolution can pause at a
 row choice and go on at the next step), the cards revealed this round and by
-whom, the round's deal, and the game's own random generator. Placing a card
-and the default row are the kernel's, which the kernel's tests pin to the
-engine; the deal, the order of a turn (every card revealed at once, resolved
-in ascending order, a row choice when a card fits no row or is a joker) and the
-scoring are written here and pinned to the engine by ``tests/env``.
+whom, the round's deal, and the game's own random generator. The rules are the
+kernel's, which the kernel's tests pin to the engine: the deal
+(:func:`~nimmt.sim.kernel.deal`), the reveal and its order
+(:func:`~nimmt.sim.kernel.reveal`), placing a card and the default row, the end
+of the game and the places (:func:`~nimmt.sim.kernel.game_over`,
+:func:`~nimmt.sim.kernel.places`). What is written here is what only an
+environment does: a resolution that pauses at an agent's row choice, the
+rewards, the observations; ``tests/env`` pins them to the engine.
 
 Two ways to step: :func:`step_all` steps many games of one learning seat each
 (the others played by a kernel policy); :func:`table_step` steps one game in
 which every seat is an agent (``C_ALL_AGENTS``). Observations are written in
-exactly the flat layout of :mod:`nimmt.env.spaces` that the engine-based
+exactly the flat layout (:mod:`nimmt.env.layout`) that the engine-based
 environments encode from views, so a policy moves between them unchanged.
 """
 
@@ -32,13 +35,12 @@ from ..sim.kernel import (
     R_CARDS,
     R_LAST,
     R_LEN,
+    FloatArray,
     IntArray,
     _jit,
 )
-from . import spaces as S
-from .layout import jit_slot as _slot
-from .layout import jit_slot_card as _slot_card
-from .layout import rel_seat as _rel
+from . import layout as L
+from .layout import CARD_SLOTS, ROW_ACTION, jit_slot, jit_slot_card, rel_seat
 
 # -- layout of one game's row, after the kernel's state ---------------------------------
 
@@ -57,8 +59,8 @@ PLAYED = NPLAYED + 1  # (seat, card) of each card revealed this round, in order
 RNG = PLAYED + 2 * 100  # the game's xoshiro128** state
 DEALT = RNG + 4  # this round's deal as dealt: 10 cards per seat, then the 4 row cards
 LAST = DEALT + 10 * 10 + 4  # the card each seat played in the last turn revealed
-DECK = LAST + 10  # room to shuffle the deck (104 cards) and the jokers (10)
-WIDTH = DECK + 104 + 10
+DECK = LAST + 10  # room for the kernel's deal to shuffle the deck and the jokers in
+WIDTH = DECK + K.DEAL_ROOM
 
 PH_CARD = 1
 PH_ROW = 2
@@ -88,29 +90,6 @@ OPP_CHEAPEST = 0  # a random card, the default row: the ladder's ``cheapest``
 OPP_RANDOM = 1  # a random card, a random row
 OPP_HEURISTIC = 2  # the kernel's rollout heuristic, the default row
 
-_HAND = S.field_slice("hand").start
-_SEEN = S.field_slice("seen").start
-_PLAYEDF = S.field_slice("played_by").start
-_HELD = S.field_slice("held_by").start
-_ROWS = S.field_slice("rows").start
-_ENDS = S.field_slice("row_ends").start
-_RBULL = S.field_slice("row_bullheads").start
-_RLEN = S.field_slice("row_lengths").start
-_SCORES = S.field_slice("scores").start
-_PENF = S.field_slice("penalties").start
-_HSIZE = S.field_slice("hand_sizes").start
-_CHOSEN = S.field_slice("chosen").start
-_INPLAY = S.field_slice("in_play").start
-_PHASEF = S.field_slice("phase").start
-_MYCHOICE = S.field_slice("my_choice").start
-_PCARD = S.field_slice("pending_card").start
-_PREASON = S.field_slice("pending_reason").start
-_ROUNDF = S.field_slice("round").start
-_TURNF = S.field_slice("turn").start
-_VARIANTS = S.field_slice("variants").start
-_PLAYERSF = S.field_slice("players").start
-_LIMITF = S.field_slice("limit").start
-_ROW_ACTION = S.ROW_ACTION
 _V_TACTICS = 0
 _V_PROF = 2
 _V_OPEN_HANDS = 4
@@ -119,52 +98,18 @@ _V_JOKERS = 5
 
 @_jit
 def _new_round(g: IntArray, cfg: IntArray) -> None:
-    """Deal a round and keep a copy of it; the totals stay.
-
-    As the kernel deals (ten cards each, or nine and a joker, then the four rows),
-    but shuffling only as many cards as are dealt (a partial Fisher-Yates shuffle:
-    every deal as likely as with a whole shuffle) and without allocating, since a
-    vectorised step deals thousands of rounds.
-    """
+    """Deal a round (the kernel's deal, shuffling in ``DECK``) and keep a copy of it; the
+    totals stay."""
     players = cfg[C_PLAYERS]
-    top = cfg[C_DECK_TOP]
-    jokers = cfg[C_JOKERS] != 0
-    rs = g[RNG : RNG + 4]
-    g[K.NPLAYERS] = players
-    g[K.PROF] = cfg[C_PROF]
-    for i in range(top):
-        g[DECK + i] = i + 1
-    k = 9 if jokers else 10
-    m = players * k + 4
-    for i in range(m):
-        j = i + K.rng_below(rs, top - i)
-        x = g[DECK + i]
-        g[DECK + i] = g[DECK + j]
-        g[DECK + j] = x
-    if jokers:
-        jk = DECK + 104
-        for i in range(10):
-            g[jk + i] = i - 10
-        for i in range(players):
-            j = i + K.rng_below(rs, 10 - i)
-            x = g[jk + i]
-            g[jk + i] = g[jk + j]
-            g[jk + j] = x
+    K.deal(
+        g, players, cfg[C_DECK_TOP], cfg[C_JOKERS] != 0, cfg[C_PROF] != 0,
+        g[RNG : RNG + 4], g[DECK : DECK + K.DEAL_ROOM],
+    )
     for p in range(players):
-        base = HANDS + 10 * p
-        for h in range(k):
-            g[base + h] = g[DECK + p * k + h]
-        if jokers:
-            g[base + k] = g[DECK + 104 + p]
         for h in range(10):
-            g[DEALT + 10 * p + h] = g[base + h]
-        g[HLEN + p] = 10
-        g[FIXED + p] = K.NO_CARD
-        g[PEN + p] = 0
+            g[DEALT + 10 * p + h] = g[HANDS + 10 * p + h]
     for r in range(4):
-        c = g[DECK + players * k + r]
-        K._start(g, r, c)
-        g[DEALT + 100 + r] = c
+        g[DEALT + 100 + r] = g[R_CARDS + 5 * r]
     g[NPLAYED] = 0
     g[ROUND] += 1
     g[TURN] = 1
@@ -201,16 +146,11 @@ def _opponent_row(g: IntArray, cfg: IntArray) -> int:
 def _finish_round(g: IntArray, cfg: IntArray) -> None:
     """Score the round; start the next one, or end the game."""
     players = cfg[C_PLAYERS]
-    over = False
     for p in range(players):
         g[SCORES + p] += g[PEN + p]
-    if cfg[C_ROUNDS] > 0:
-        over = g[ROUND] >= cfg[C_ROUNDS]
-    else:
-        for p in range(players):
-            if g[SCORES + p] >= cfg[C_LIMIT]:
-                over = True
-    if over:
+    rounds = cfg[C_ROUNDS]
+    mode = K.MODE_ROUNDS if rounds > 0 else K.MODE_CLASSIC
+    if K.game_over(g[SCORES : SCORES + players], players, mode, cfg[C_LIMIT], rounds - g[ROUND]):
         g[PHASE] = PH_OVER
         g[TURN] = 0
     else:
@@ -234,14 +174,10 @@ def final_reward(g: IntArray, cfg: IntArray, p: int) -> float:
     if cfg[C_REWARD] != R_RANK:
         return 0.0
     players = cfg[C_PLAYERS]
-    better = 0
-    same = 0
-    for q in range(players):
-        if g[SCORES + q] < g[SCORES + p]:
-            better += 1
-        elif g[SCORES + q] == g[SCORES + p]:
-            same += 1
-    rank = better + (same + 1) / 2.0
+    inn = np.ones(players, dtype=np.int64)
+    better, level, _ = K.places(g[SCORES : SCORES + players], inn, p, players)
+    # The average of the places the tied seats share, 1 for the fewest points.
+    rank = better + (level + 2) / 2.0
     return float((players + 1 - 2.0 * rank) / (players - 1))
 
 
@@ -284,49 +220,47 @@ def _holds(g: IntArray, p: int, c: int) -> bool:
 
 
 @_jit
-def _reveal(g: IntArray, cfg: IntArray) -> None:
-    """Every seat's choice (in ``FIXED``) leaves its hand; all are revealed and resolved."""
-    players = cfg[C_PLAYERS]
-    qn = 0
-    for p in range(players):
-        card = g[FIXED + p]
-        K.remove_from_hand(g, p, card)
-        # insertion in ascending card order
-        j = qn
-        while j > 0 and g[QC + j - 1] > card:
-            g[QC + j] = g[QC + j - 1]
-            g[QP + j] = g[QP + j - 1]
-            j -= 1
-        g[QC + j] = card
-        g[QP + j] = p
-        qn += 1
-        k = g[NPLAYED]
-        g[PLAYED + 2 * k] = p
-        g[PLAYED + 2 * k + 1] = card
-        g[NPLAYED] = k + 1
-        g[LAST + p] = card  # kept across the next deal, unlike FIXED
+def _reveal(g: IntArray, cfg: IntArray, policy: IntArray, noise: FloatArray) -> None:
+    """The kernel's reveal: every seat without a fixed choice picks by ``policy``, all the
+    cards leave the hands and queue in resolution order; they are recorded and resolved."""
+    qn = K.reveal(g, policy, noise, g[QP : QP + 10], g[QC : QC + 10], g[RNG : RNG + 4])
+    for k in range(qn):
+        p = g[QP + k]
+        card = g[QC + k]
+        n = g[NPLAYED]
+        g[PLAYED + 2 * n] = p
+        g[PLAYED + 2 * n + 1] = card
+        g[NPLAYED] = n + 1
+        g[LAST + p] = card  # kept across the next deal, unlike the queue
     g[QN] = qn
     g[QI] = 0
     _resolve(g, cfg)
 
 
 @_jit
-def _play_card(g: IntArray, cfg: IntArray, c: int) -> bool:
-    """The learner plays ``c``; the others choose, all are revealed and resolved.
+def _fix(g: IntArray, p: int, c: int) -> None:
+    """Seat ``p`` chooses ``c``: it leaves the hand, as the kernel keeps a fixed choice."""
+    K.remove_from_hand(g, p, c)
+    g[FIXED + p] = c
 
-    Returns False (nothing changed) when ``c`` is not in the learner's hand.
+
+@_jit
+def _opponents(cfg: IntArray) -> tuple[IntArray, FloatArray]:
+    """The kernel's per-seat policy and noise for the seats the environment plays."""
+    policy = K.POLICY_SMART if cfg[C_OPPONENT] == OPP_HEURISTIC else K.POLICY_RANDOM
+    return np.full(K.MAX_PLAYERS, policy, dtype=np.int64), np.ones(K.MAX_PLAYERS)
+
+
+@_jit
+def _play_card(g: IntArray, cfg: IntArray, c: int, policy: IntArray, noise: FloatArray) -> bool:
+    """The learner plays ``c``; the others choose by ``policy``, all are revealed and
+    resolved. Returns False (nothing changed) when ``c`` is not in the learner's hand.
     """
     me = g[SEAT]
     if not _holds(g, me, c):
         return False
-    rs = g[RNG : RNG + 4]
-    policy = K.POLICY_SMART if cfg[C_OPPONENT] == OPP_HEURISTIC else K.POLICY_RANDOM
-    for p in range(cfg[C_PLAYERS]):
-        if p == me:
-            g[FIXED + p] = c
-        else:
-            g[FIXED + p] = g[HANDS + 10 * p + K.choose_card(g, p, policy, 1.0, rs)]
-    _reveal(g, cfg)
+    _fix(g, me, c)
+    _reveal(g, cfg, policy, noise)
     return True
 
 
@@ -352,64 +286,64 @@ def write_obs(g: IntArray, cfg: IntArray, me: int, out: np.ndarray, mask: np.nda
     phase = g[PHASE]
     base = HANDS + 10 * me
     for k in range(g[HLEN + me]):
-        out[_HAND + _slot(g[base + k])] = 1.0
+        out[L.AT_HAND + jit_slot(g[base + k])] = 1.0
     for p in range(players):
-        rel = _rel(p, me, players)
+        rel = rel_seat(p, me, players)
         if cfg[C_OPEN_HANDS] != 0:
             base = HANDS + 10 * p
             for k in range(g[HLEN + p]):
-                out[_HELD + _slot(g[base + k])] = rel + 1
-        out[_SCORES + rel] = g[SCORES + p]
-        out[_PENF + rel] = g[PEN + p]
-        out[_HSIZE + rel] = g[HLEN + p]
-        out[_INPLAY + rel] = 1.0
+                out[L.AT_HELD_BY + jit_slot(g[base + k])] = rel + 1
+        out[L.AT_SCORES + rel] = g[SCORES + p]
+        out[L.AT_PENALTIES + rel] = g[PEN + p]
+        out[L.AT_HAND_SIZES + rel] = g[HLEN + p]
+        out[L.AT_IN_PLAY + rel] = 1.0
         if phase == PH_ROW:
-            out[_CHOSEN + rel] = 1.0
+            out[L.AT_CHOSEN + rel] = 1.0
     # Seen this round: the four cards the rows were dealt with, and every revealed card.
     for r in range(4):
-        out[_SEEN + _slot(g[DEALT + 100 + r])] = 1.0
+        out[L.AT_SEEN + jit_slot(g[DEALT + 100 + r])] = 1.0
     for k in range(g[NPLAYED]):
-        s = _slot(g[PLAYED + 2 * k + 1])
-        out[_SEEN + s] = 1.0
-        out[_PLAYEDF + s] = _rel(g[PLAYED + 2 * k], me, players) + 1
+        s = jit_slot(g[PLAYED + 2 * k + 1])
+        out[L.AT_SEEN + s] = 1.0
+        out[L.AT_PLAYED_BY + s] = rel_seat(g[PLAYED + 2 * k], me, players) + 1
     for r in range(4):
         n = g[R_LEN + r]
         for k in range(n):
-            out[_ROWS + 5 * r + k] = g[R_CARDS + 5 * r + k]
-        out[_ENDS + r] = g[R_LAST + r] / 10.0
-        out[_RBULL + r] = g[R_BULL + r]
-        out[_RLEN + r] = n
+            out[L.AT_ROWS + 5 * r + k] = g[R_CARDS + 5 * r + k]
+        out[L.AT_ROW_ENDS + r] = g[R_LAST + r] / 10.0
+        out[L.AT_ROW_BULLHEADS + r] = g[R_BULL + r]
+        out[L.AT_ROW_LENGTHS + r] = n
     if phase == PH_OVER:
-        out[_PHASEF + 3] = 1.0
+        out[L.AT_PHASE + 3] = 1.0
     elif phase == PH_ROW:
-        out[_PHASEF + 2] = 1.0
+        out[L.AT_PHASE + 2] = 1.0
     else:
-        out[_PHASEF + 1] = 1.0
-    if phase != PH_CARD and g[FIXED + me] != K.NO_CARD:
-        out[_MYCHOICE] = g[FIXED + me]
+        out[L.AT_PHASE + 1] = 1.0
+    if phase != PH_CARD and g[NPLAYED] > 0:  # its card of the turn revealed last
+        out[L.AT_MY_CHOICE] = g[LAST + me]
     if phase == PH_ROW:
         c = g[QC + g[QI]]
-        out[_PCARD] = c
-        out[_PREASON + (1 if c < 0 else 0)] = 1.0
+        out[L.AT_PENDING_CARD] = c
+        out[L.AT_PENDING_REASON + (1 if c < 0 else 0)] = 1.0
         if g[QP + g[QI]] == me:
             for r in range(4):
-                mask[_ROW_ACTION + r] = 1
+                mask[ROW_ACTION + r] = 1
     elif phase == PH_CARD:
         base = HANDS + 10 * me
         for k in range(g[HLEN + me]):
-            mask[_slot(g[base + k])] = 1
-    out[_ROUNDF] = g[ROUND]
-    out[_TURNF] = g[TURN]
+            mask[jit_slot(g[base + k])] = 1
+    out[L.AT_ROUND] = g[ROUND]
+    out[L.AT_TURN] = g[TURN]
     if cfg[C_TACTICS] != 0:
-        out[_VARIANTS + _V_TACTICS] = 1.0
+        out[L.AT_VARIANTS + _V_TACTICS] = 1.0
     if cfg[C_PROF] != 0:
-        out[_VARIANTS + _V_PROF] = 1.0
+        out[L.AT_VARIANTS + _V_PROF] = 1.0
     if cfg[C_OPEN_HANDS] != 0:
-        out[_VARIANTS + _V_OPEN_HANDS] = 1.0
+        out[L.AT_VARIANTS + _V_OPEN_HANDS] = 1.0
     if cfg[C_JOKERS] != 0:
-        out[_VARIANTS + _V_JOKERS] = 1.0
-    out[_PLAYERSF] = players
-    out[_LIMITF] = cfg[C_LIMIT]
+        out[L.AT_VARIANTS + _V_JOKERS] = 1.0
+    out[L.AT_PLAYERS] = players
+    out[L.AT_LIMIT] = cfg[C_LIMIT]
 
 
 @_jit
@@ -432,6 +366,7 @@ def step_all(
     ignored. An illegal action ends the game with ``illegal_reward``.
     """
     bullheads = cfg[C_REWARD] == R_BULLHEADS
+    policy, noise = _opponents(cfg)
     for i in range(games.shape[0]):
         g = games[i]
         reward[i] = 0.0
@@ -444,11 +379,11 @@ def step_all(
             before = total(g, me)
             a = actions[i]
             if g[PHASE] == PH_ROW:
-                if _ROW_ACTION <= a < _ROW_ACTION + 4:
-                    _take_row(g, cfg, a - _ROW_ACTION)
+                if ROW_ACTION <= a < ROW_ACTION + 4:
+                    _take_row(g, cfg, a - ROW_ACTION)
                 else:
                     illegal[i] = True
-            elif not (0 <= a < S.CARD_SLOTS and _play_card(g, cfg, _slot_card(a))):
+            elif not (0 <= a < CARD_SLOTS and _play_card(g, cfg, jit_slot_card(a), policy, noise)):
                 illegal[i] = True
             if illegal[i]:
                 reward[i] = illegal_reward
@@ -499,24 +434,25 @@ def table_step(
     if g[PHASE] == PH_ROW:
         seat = g[QP + g[QI]]
         a = actions[seat]
-        if not _ROW_ACTION <= a < _ROW_ACTION + 4:
+        if not ROW_ACTION <= a < ROW_ACTION + 4:
             illegal[seat] = True
             any_illegal = True
     elif g[PHASE] == PH_CARD:
         for p in range(players):
             a = actions[p]
-            if not (0 <= a < S.CARD_SLOTS and _holds(g, p, _slot_card(a))):
+            if not (0 <= a < CARD_SLOTS and _holds(g, p, jit_slot_card(a))):
                 illegal[p] = True
                 any_illegal = True
     if not any_illegal and g[PHASE] != PH_OVER:
         for p in range(players):
             reward[p] = total(g, p)
         if g[PHASE] == PH_ROW:
-            _take_row(g, cfg, actions[g[QP + g[QI]]] - _ROW_ACTION)
+            _take_row(g, cfg, actions[g[QP + g[QI]]] - ROW_ACTION)
         else:
             for p in range(players):
-                g[FIXED + p] = _slot_card(actions[p])
-            _reveal(g, cfg)
+                _fix(g, p, jit_slot_card(actions[p]))
+            policy, noise = _opponents(cfg)
+            _reveal(g, cfg, policy, noise)
         bullheads = cfg[C_REWARD] == R_BULLHEADS
         for p in range(players):
             reward[p] = reward[p] - total(g, p) if bullheads else 0.0

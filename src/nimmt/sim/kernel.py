@@ -66,6 +66,19 @@ def _jit(fn: _F) -> _F:
     return fn
 
 
+def _inline(fn: _F) -> _F:
+    """:func:`_jit`, and written into every compiled caller (numba's ``inline="always"``).
+
+    For the small steps of a turn (a random number, a card's target, placing it):
+    called from another compiled function, each call would pass its arrays by
+    reference counting, which costs more than the step; inlined, the round runs as
+    fast as one hand-written loop (``bench/kernel.py`` measures the two).
+    """
+    if NUMBA:
+        return cast(_F, numba.njit(cache=True, inline="always")(fn))
+    return fn
+
+
 # -- layout of the state array ------------------------------------------------
 
 MAX_PLAYERS = 10
@@ -128,7 +141,7 @@ def rng_state(seed: int) -> IntArray:
     return np.array(words, dtype=np.int64)
 
 
-@_jit
+@_inline
 def rng_next(rs: IntArray) -> int:
     """The next 32-bit number of xoshiro128** (state ``rs``: four 32-bit words)."""
     s0 = rs[0]
@@ -152,13 +165,13 @@ def rng_next(rs: IntArray) -> int:
     return int(result)
 
 
-@_jit
+@_inline
 def rng_below(rs: IntArray, n: int) -> int:
     """A uniform integer in ``0..n-1``."""
     return (rng_next(rs) * n) >> 32
 
 
-@_jit
+@_inline
 def rng_unit(rs: IntArray) -> float:
     """A uniform float in [0, 1)."""
     return rng_next(rs) / 4294967296.0
@@ -167,7 +180,7 @@ def rng_unit(rs: IntArray) -> float:
 # -- cards and rows -------------------------------------------------------------
 
 
-@_jit
+@_inline
 def bull(c: int) -> int:
     """Bullheads of a card; jokers (negative codes) are worth 1."""
     if c < 0:
@@ -175,7 +188,7 @@ def bull(c: int) -> int:
     return int(_BULL[c])
 
 
-@_jit
+@_inline
 def tenths(c: int) -> int:
     """A card's value in tenths: 87 -> 870, joker 0.9 (code -1) -> 9."""
     if c < 0:
@@ -183,7 +196,7 @@ def tenths(c: int) -> int:
     return c * 10
 
 
-@_jit
+@_inline
 def target(st: IntArray, c: int) -> int:
     """Where number card ``c`` goes: row ``r`` (0..3) at the right end, ``4 + r`` at the
     left end (professional), or -1 when it is too low for every row (a row choice)."""
@@ -208,12 +221,12 @@ def target(st: IntArray, c: int) -> int:
     return best
 
 
-@_jit
+@_inline
 def _take(st: IntArray, p: int, r: int) -> None:
     st[PEN + p] += st[R_BULL + r]
 
 
-@_jit
+@_inline
 def _start(st: IntArray, r: int, c: int) -> None:
     st[R_CARDS + 5 * r] = c
     st[R_LEN + r] = 1
@@ -223,10 +236,16 @@ def _start(st: IntArray, r: int, c: int) -> None:
     st[R_BULL + r] = bull(c)
 
 
-@_jit
+@_inline
 def place(st: IntArray, p: int, c: int, row: int) -> None:
     """Resolve seat ``p``'s card ``c``. ``row`` (0..3) is used only when the card needs a
     row choice (a joker, or too low for every row); pass -1 otherwise."""
+    place_at(st, p, c, -1 if c < 0 else target(st, c), row)
+
+
+@_inline
+def place_at(st: IntArray, p: int, c: int, t: int, row: int) -> None:
+    """:func:`place` with the card's :func:`target` ``t`` already known."""
     if c < 0:
         if st[R_LEN + row] >= ROW_CAP:
             _take(st, p, row)
@@ -238,7 +257,6 @@ def place(st: IntArray, p: int, c: int, row: int) -> None:
             st[R_LAST + row] += c + 10
             st[R_BULL + row] += 1
         return
-    t = target(st, c)
     if t < 0:
         _take(st, p, row)
         _start(st, row, c)
@@ -263,13 +281,13 @@ def place(st: IntArray, p: int, c: int, row: int) -> None:
         st[R_BULL + r] += bull(c)
 
 
-@_jit
+@_inline
 def needs_row(st: IntArray, c: int) -> bool:
     """True when card ``c`` would pause the resolution for a row choice."""
     return c < 0 or target(st, c) < 0
 
 
-@_jit
+@_inline
 def default_row(st: IntArray) -> int:
     """docs/rules.md §5: fewest bullheads, then fewest cards, then the lowest row (0..3)."""
     best = 0
@@ -281,7 +299,7 @@ def default_row(st: IntArray) -> int:
     return best
 
 
-@_jit
+@_inline
 def joker_row(st: IntArray) -> int:
     """A cheap joker placement: the row that costs least now (nothing unless it is
     full), then the shortest, then the lowest number."""
@@ -296,7 +314,7 @@ def joker_row(st: IntArray) -> int:
     return best
 
 
-@_jit
+@_inline
 def pick_row(
     st: IntArray, c: int, mode: int, seq: IntArray, pos: IntArray, rs: IntArray
 ) -> int:
@@ -317,7 +335,7 @@ def pick_row(
 # -- a turn ------------------------------------------------------------------------
 
 
-@_jit
+@_inline
 def remove_from_hand(st: IntArray, p: int, c: int) -> None:
     """Take card ``c`` out of seat ``p``'s hand (it must be there)."""
     base = HANDS + 10 * p
@@ -329,7 +347,7 @@ def remove_from_hand(st: IntArray, p: int, c: int) -> None:
             return
 
 
-@_jit
+@_inline
 def heuristic_cost(st: IntArray, c: int) -> float:
     """A cheap estimate of what playing ``c`` now costs, from the rows alone.
 
@@ -362,7 +380,7 @@ def heuristic_cost(st: IntArray, c: int) -> float:
     return float(risk * (st[R_BULL + r] + 2.0) + 0.01 * gap)
 
 
-@_jit
+@_inline
 def choose_card(st: IntArray, p: int, policy: int, noise: float, rs: IntArray) -> int:
     """The hand index seat ``p`` plays: random, or the least heuristic cost plus noise."""
     n = st[HLEN + p]
@@ -381,6 +399,20 @@ def choose_card(st: IntArray, p: int, policy: int, noise: float, rs: IntArray) -
     return best
 
 
+@_inline
+def enqueue(qp: IntArray, qc: IntArray, m: int, p: int, c: int) -> int:
+    """Add seat ``p``'s revealed card ``c`` to the ``m`` plays of the queue ``qp``/``qc``,
+    kept in resolution order: ascending cards (docs/rules.md §2). Returns ``m + 1``."""
+    j = m
+    while j > 0 and qc[j - 1] > c:
+        qc[j] = qc[j - 1]
+        qp[j] = qp[j - 1]
+        j -= 1
+    qc[j] = c
+    qp[j] = p
+    return m + 1
+
+
 @_jit
 def reveal(
     st: IntArray, policy: IntArray, noise: FloatArray, qp: IntArray, qc: IntArray, rs: IntArray
@@ -396,17 +428,12 @@ def reveal(
                 continue
             k = choose_card(st, p, policy[p], noise[p], rs)
             c = st[HANDS + 10 * p + k]
-            remove_from_hand(st, p, c)
+            # out of the hand by its place (remove_from_hand would look for it)
+            n = st[HLEN + p] - 1
+            st[HANDS + 10 * p + k] = st[HANDS + 10 * p + n]
+            st[HLEN + p] = n
         st[FIXED + p] = NO_CARD
-        # insertion in ascending card order
-        j = m
-        while j > 0 and qc[j - 1] > c:
-            qc[j] = qc[j - 1]
-            qp[j] = qp[j - 1]
-            j -= 1
-        qc[j] = c
-        qp[j] = p
-        m += 1
+        m = enqueue(qp, qc, m, p, c)
     return m
 
 
@@ -424,6 +451,23 @@ def play_turn(
     ``noise[p]``), then all the cards are revealed and resolved in ascending order."""
     qp = np.empty(MAX_PLAYERS, dtype=np.int64)
     qc = np.empty(MAX_PLAYERS, dtype=np.int64)
+    _turn(st, policy, noise, row_mode, seq, pos, rs, qp, qc)
+
+
+@_jit
+def _turn(
+    st: IntArray,
+    policy: IntArray,
+    noise: FloatArray,
+    row_mode: int,
+    seq: IntArray,
+    pos: IntArray,
+    rs: IntArray,
+    qp: IntArray,
+    qc: IntArray,
+) -> None:
+    """:func:`play_turn` with the queue's room given: a rollout allocates it once, not
+    once a turn (an allocation costs as much as resolving a turn)."""
     m = reveal(st, policy, noise, qp, qc, rs)
     resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs, -1)
 
@@ -459,19 +503,20 @@ def resolve(
         row = -1
         p = qp[k]
         before = st[PEN + p]
-        if needs_row(st, c):
+        t = -1 if c < 0 else target(st, c)
+        if t < 0:
             row = pick_row(st, c, row_mode, seq, pos, rs)
-            place(st, p, c, row)
+            place_at(st, p, c, t, row)
             if p == me and st[PEN + p] > before:
                 why = TOOK_ROW
         else:
-            place(st, p, c, row)
+            place_at(st, p, c, t, row)
             if p == me and st[PEN + p] > before:
                 why = TOOK_SIXTH
     return why
 
 
-@_jit
+@_inline
 def cards_left(st: IntArray) -> int:
     """Cards still to play this round by the seat holding most (a fixed choice counts)."""
     most = 0
@@ -489,8 +534,10 @@ def rollout(
     """Play the rest of the round from the start of a turn (fixed choices included)."""
     seq = np.zeros(1, dtype=np.int64)
     pos = np.zeros(1, dtype=np.int64)
+    qp = np.empty(MAX_PLAYERS, dtype=np.int64)
+    qc = np.empty(MAX_PLAYERS, dtype=np.int64)
     while cards_left(st) > 0:
-        play_turn(st, policy, noise, row_mode, seq, pos, rs)
+        _turn(st, policy, noise, row_mode, seq, pos, rs, qp, qc)
 
 
 # -- determinization ---------------------------------------------------------------
@@ -542,39 +589,58 @@ def redeal(
 # -- mass simulation ---------------------------------------------------------------
 
 
+#: Room :func:`deal` shuffles in: the deck (up to 104 cards), then the ten jokers.
+DEAL_ROOM = 114
+
+
 @_jit
-def deal_round(
-    st: IntArray, players: int, deck_top: int, jokers: bool, professional: bool, rs: IntArray
+def deal(
+    st: IntArray,
+    players: int,
+    deck_top: int,
+    jokers: bool,
+    professional: bool,
+    rs: IntArray,
+    room: IntArray,
 ) -> None:
-    """A fresh random round: cards 1..deck_top shuffled, ten (or nine and a joker) each."""
+    """A fresh random round: cards 1..deck_top shuffled, ten each (or nine and a joker),
+    then the four rows; the whole state is cleared first.
+
+    Only as many cards are shuffled as are dealt (a partial Fisher-Yates shuffle: every
+    deal as likely as with a whole shuffle), in ``room`` (:data:`DEAL_ROOM` ints), so that
+    a caller dealing many rounds allocates nothing.
+    """
     for i in range(STATE_SIZE):
         st[i] = 0
     st[NPLAYERS] = players
     st[PROF] = 1 if professional else 0
     st[DECK] = deck_top
-    deck = np.arange(1, deck_top + 1)
-    for i in range(deck_top - 1, 0, -1):
-        j = rng_below(rs, i + 1)
-        x = deck[i]
-        deck[i] = deck[j]
-        deck[j] = x
+    for i in range(deck_top):
+        room[i] = i + 1
     k = 9 if jokers else 10
-    jk = np.arange(-10, 0)
+    for i in range(players * k + 4):
+        j = i + rng_below(rs, deck_top - i)
+        x = room[i]
+        room[i] = room[j]
+        room[j] = x
+    jk = 104
     if jokers:
-        for i in range(9, 0, -1):
-            j = rng_below(rs, i + 1)
-            x = jk[i]
-            jk[i] = jk[j]
-            jk[j] = x
+        for i in range(10):
+            room[jk + i] = i - 10
+        for i in range(players):
+            j = i + rng_below(rs, 10 - i)
+            x = room[jk + i]
+            room[jk + i] = room[jk + j]
+            room[jk + j] = x
     for p in range(players):
         st[FIXED + p] = NO_CARD
         for h in range(k):
-            st[HANDS + 10 * p + h] = deck[p * k + h]
+            st[HANDS + 10 * p + h] = room[p * k + h]
         if jokers:
-            st[HANDS + 10 * p + k] = jk[p]
+            st[HANDS + 10 * p + k] = room[jk + p]
         st[HLEN + p] = 10
     for r in range(4):
-        _start(st, r, deck[players * k + r])
+        _start(st, r, room[players * k + r])
 
 
 @_jit
@@ -592,9 +658,15 @@ def simulate_rounds(
     the default rule; returns the penalties, one row per round."""
     out = np.zeros((rounds, players), dtype=np.int64)
     st = np.zeros(STATE_SIZE, dtype=np.int64)
+    room = np.empty(DEAL_ROOM, dtype=np.int64)
+    seq = np.zeros(1, dtype=np.int64)
+    pos = np.zeros(1, dtype=np.int64)
+    qp = np.empty(MAX_PLAYERS, dtype=np.int64)
+    qc = np.empty(MAX_PLAYERS, dtype=np.int64)
     for i in range(rounds):
-        deal_round(st, players, deck_top, jokers, professional, rs)
-        rollout(st, policy, noise, ROW_DEFAULT, rs)
+        deal(st, players, deck_top, jokers, professional, rs, room)
+        while cards_left(st) > 0:
+            _turn(st, policy, noise, ROW_DEFAULT, seq, pos, rs, qp, qc)
         for p in range(players):
             out[i, p] = st[PEN + p]
     return out
@@ -663,31 +735,49 @@ def _upper(x: float) -> float:
 
 
 @_jit
+def places(t: Any, inn: IntArray, me: int, n: int) -> tuple[int, int, int]:
+    """Where seat ``me`` stands among the other seats of its group (those with ``inn[k]``
+    equal to ``inn[me]``: still in, or out) by totals ``t``, fewest first: how many of
+    them have fewer points, how many as many, and how many there are."""
+    better = 0
+    level = 0
+    group = 0
+    for k in range(n):
+        if k == me or inn[k] != inn[me]:
+            continue
+        group += 1
+        if t[k] < t[me]:
+            better += 1
+        elif t[k] == t[me]:
+            level += 1
+    return better, level, group
+
+
+@_jit
+def game_over(t: Any, n: int, mode: int, limit: float, left: float) -> bool:
+    """Whether the end of a round with totals ``t`` ends a game that ends after its
+    rounds (``MODE_ROUNDS``: none ``left``) or at the limit (otherwise: a total reaches
+    ``limit``), docs/rules.md §3. (An elimination game ends for each seat on its own:
+    :func:`game_value` says when.)"""
+    if mode == MODE_ROUNDS:
+        return left <= 0
+    for k in range(n):  # noqa: SIM110 - numba compiles loops, not generators
+        if t[k] >= limit:
+            return True
+    return False
+
+
+@_jit
 def _exact(t: FloatArray, inn: IntArray, me: int, n: int) -> tuple[float, float]:
     """A finished game among the seats with ``inn[k] == 1``: fewest points win, ties share;
     ahead = the share of the other seats ``me`` beats (seats out earlier are beaten)."""
-    low = 1e18
-    for k in range(n):
-        if inn[k] == 1 and t[k] < low:
-            low = t[k]
+    better, level, group = places(t, inn, me, n)
     win = 0.0
-    if inn[me] == 1 and t[me] == low:
-        ties = 0
-        for k in range(n):
-            if inn[k] == 1 and t[k] == low:
-                ties += 1
-        win = 1.0 / ties
-    ahead = 0.0
-    for k in range(n):
-        if k == me:
-            continue
-        if inn[me] == 1 and inn[k] == 0:
-            ahead += 1.0
-        elif inn[me] == inn[k]:
-            if t[k] > t[me]:
-                ahead += 1.0
-            elif t[k] == t[me]:
-                ahead += 0.5
+    ahead = (group - better - level) + 0.5 * level
+    if inn[me] == 1:
+        if better == 0:
+            win = 1.0 / (level + 1)
+        ahead += n - 1 - group
     return win, ahead / max(n - 1, 1)
 
 
@@ -749,14 +839,12 @@ def game_value(st: IntArray, me: int, ctx: FloatArray) -> tuple[float, float]:
         if real[k] > hi:
             hi = real[k]
     sigma = ctx[GAME_SIGMA]
+    left = ctx[GAME_LEFT]
+    if mode != MODE_ELIMINATION and game_over(real, n, mode, lim, left):
+        return _exact(real, inn, me, n)
     if mode == MODE_ROUNDS:
-        left = ctx[GAME_LEFT]
-        if left <= 0.0:
-            return _exact(real, inn, me, n)
         return _model(t, mean, inn, me, n, left, sigma)
     if mode == MODE_CLASSIC:
-        if hi >= lim:
-            return _exact(real, inn, me, n)
         # Rounds until the highest total reaches the limit: it grows by the mean plus the
         # expected maximum of n spreads (the leader is whoever is unluckiest).
         mu = 0.0
