@@ -767,13 +767,18 @@ class _Step:
             raise P.ProtocolError("seat_taken", f"seat {seat + 1} is taken")
         return seat
 
-    def check_decision(self, decision: Decision) -> None:
+    def game_on(self) -> Game:
+        """The game under way; refused before it starts and once it is over."""
         t = self.t
         game = t.logged.game
         if game is None or t.logged.status == "open":
             raise P.ProtocolError("not_started", "the game has not started")
-        if game.is_over:
+        if t.logged.status != "playing" or game.is_over:
             raise P.ProtocolError("game_over", "the game is over")
+        return game
+
+    def check_decision(self, decision: Decision) -> None:
+        game = self.game_on()
         seat, kind, value = decision.player, decision.kind, decision.value
         pend = game.pending
         legal = game.legal(seat)
@@ -851,11 +856,7 @@ class _Step:
             raise P.ProtocolError("hints_off", "a rated game gives no hints")
         if not t.logged.hints:
             raise P.ProtocolError("hints_off", "the host turned hints off at this table")
-        game = t.logged.game
-        if game is None or t.logged.status == "open":
-            raise P.ProtocolError("not_started", "the game has not started")
-        if t.logged.status != "playing" or game.is_over:
-            raise P.ProtocolError("game_over", "the game is over")
+        game = self.game_on()
         pend = game.pending
         if pend is None or seat not in pend.players or not game.legal(seat):
             raise P.ProtocolError("not_your_turn", "nothing is asked of you now; a hint is "
