@@ -1448,6 +1448,11 @@ export interface ViewPayload {
    * The winning seats once the game is over; empty before.
    */
   winners: number[];
+  /**
+   * Per seat: its place in the standings, from 1: the winners first, then the fewest
+   * points; a tie shares a place (1, 1, 3). The results pages of every client show it.
+   */
+  places: number[];
 }
 /**
  * The decision the game waits for, and from whom.
@@ -1542,7 +1547,8 @@ export interface Sheet {
    */
   scores: string;
   /**
-   * The hand, and the card chosen this turn; null for a spectator.
+   * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
+   * null from servers before it did).
    */
   hand: string | null;
   /**
@@ -2078,7 +2084,8 @@ export interface SheetChange {
    */
   scores?: string;
   /**
-   * The hand, and the card chosen this turn; null for a spectator.
+   * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
+   * null from servers before it did).
    */
   hand?: string | null;
   /**
