@@ -8,7 +8,7 @@ a :class:`Session` and only shows what it says. A session keeps
   chosen, the decision asked of you as an :class:`Ask`) with the
   :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9);
 - a stream of :class:`Said` lines given to its listeners: the narration of
-  every event (one line each), notices, chat, the decision asked (once per
+  every event (one line each; online, one line per step of the game), notices, chat, the decision asked (once per
   decision), refusals and connection troubles.
 
 Two sessions exist: :class:`~nimmt.tui.local.LocalSession` drives the engine
