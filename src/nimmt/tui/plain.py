@@ -1,7 +1,8 @@
 """The plain line mode: for console screen readers, Braille displays and pipes.
 
-Nothing moves the cursor and nothing is redrawn: every event is one line of the
-narration, written once, in order, so a screen reader (Speakup, Orca or NVDA
+Nothing moves the cursor and nothing is redrawn: every event (online, every step of
+the game, as the server's frames tell it) is one line of the narration, written
+once, in order, so a screen reader (Speakup, Orca or NVDA
 reading a terminal, a Braille display) reads it as it comes and its review
 keys find it again. When a decision is asked, its sentence says every option,
 and a short prompt ("Your card: ") waits for a number, a shortcut letter or a

@@ -8,8 +8,8 @@ a :class:`Session` and only shows what it says. A session keeps
   chosen, the decision asked of you as an :class:`Ask`) with the
   :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9);
 - a stream of :class:`Said` lines given to its listeners: the narration of
-  every event (one line each), notices, chat, the decision asked (once per
-  decision), refusals and connection troubles.
+  every event (one line each; online, one line per step of the game), notices,
+  chat, the decision asked (once per decision), refusals and connection troubles.
 
 Two sessions exist: :class:`~nimmt.tui.local.LocalSession` drives the engine
 and the bots on this machine; :class:`~nimmt.tui.remote.RemoteSession` sits at
