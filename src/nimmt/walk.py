@@ -40,6 +40,9 @@ __all__ = ["STEP_STARTS", "Checksum", "GameVisitor", "StepVisitor", "Steps", "st
 #: Events that open a new resolution step: the narration says each step as one entry.
 STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
 
+#: Events that end the round walked (a tuple, not a union built on every call).
+ROUND_ENDS = (RoundStarted, GameOver)
+
 ResultT = TypeVar("ResultT")
 
 
@@ -98,7 +101,7 @@ def walk(events: Iterable[Event], visitor: GameVisitor[ResultT]) -> ResultT:
     description); nothing is filtered here, so a consumer walks the events as
     its reader may know them (:func:`nimmt.events.for_viewer`).
     """
-    seq = events if isinstance(events, list | tuple) else list(events)
+    seq = events if isinstance(events, (list, tuple)) else list(events)
     visitor.begin_game()
     starts = [i for i, event in enumerate(seq) if isinstance(event, STEP_STARTS)]
     if seq and (not starts or starts[0] != 0):
@@ -108,7 +111,7 @@ def walk(events: Iterable[Event], visitor: GameVisitor[ResultT]) -> ResultT:
     for k in range(len(starts) - 1):
         first = starts[k]
         event = seq[first]
-        if in_round and isinstance(event, RoundStarted | GameOver):
+        if in_round and isinstance(event, ROUND_ENDS):
             visitor.end_round()
             in_round = False
         if isinstance(event, RoundStarted):
