@@ -6,8 +6,9 @@ resolution step as one entry, the replay page shows the table after each step,
 of them walks the same events; :func:`walk` is that walk, written once, and a
 :class:`GameVisitor` is what a consumer does on the way, as a PGN visitor is for
 a chess game: the walk calls ``begin_game``, then for each event ``visit_event``,
-opening and closing rounds and steps around it, then ``end_game``, and returns
-the visitor's ``result()``.
+opening and closing rounds and steps around it (a visitor may take each step
+whole instead: ``visit_step``), then ``end_game``, and returns the visitor's
+``result()``.
 
 A **step** begins at the first event walked and at every event of
 :data:`STEP_STARTS` (a turn, a round, a round's scores, the game's end), so the
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
 
 from .events import Event, GameOver, RoundScored, RoundStarted, TurnStarted, event_to_dict
@@ -38,6 +39,9 @@ __all__ = ["STEP_STARTS", "Checksum", "GameVisitor", "StepVisitor", "Steps", "st
 
 #: Events that open a new resolution step: the narration says each step as one entry.
 STEP_STARTS = (TurnStarted, RoundStarted, RoundScored, GameOver)
+
+#: Events that end the round walked (a tuple, not a union built on every call).
+ROUND_ENDS = (RoundStarted, GameOver)
 
 ResultT = TypeVar("ResultT")
 
@@ -69,6 +73,16 @@ class GameVisitor(Generic[ResultT]):
     def end_step(self) -> None:
         """The step begun last has no more events."""
 
+    def visit_step(self, events: Sequence[Event], first: int) -> None:
+        """One whole step, its events in order from position ``first``: here
+        ``begin_step``, ``visit_event`` for each and ``end_step``. A visitor that takes
+        a step at once (:class:`StepVisitor`) answers this alone and saves a call per
+        event, which the server's narration, on its hot path, needs."""
+        self.begin_step(events[0], first)
+        for index, event in enumerate(events, first):
+            self.visit_event(event, index)
+        self.end_step()
+
     def end_round(self) -> None:
         """The round begun last has no more events (after its last step ended)."""
 
@@ -87,24 +101,23 @@ def walk(events: Iterable[Event], visitor: GameVisitor[ResultT]) -> ResultT:
     description); nothing is filtered here, so a consumer walks the events as
     its reader may know them (:func:`nimmt.events.for_viewer`).
     """
+    seq = events if isinstance(events, (list, tuple)) else list(events)
     visitor.begin_game()
-    in_step = False
+    starts = [i for i, event in enumerate(seq) if isinstance(event, STEP_STARTS)]
+    if seq and (not starts or starts[0] != 0):
+        starts.insert(0, 0)
+    starts.append(len(seq))
     in_round = False
-    for index, event in enumerate(events):
-        if not in_step or isinstance(event, STEP_STARTS):
-            if in_step:
-                visitor.end_step()
-            if in_round and isinstance(event, RoundStarted | GameOver):
-                visitor.end_round()
-                in_round = False
-            if isinstance(event, RoundStarted):
-                visitor.begin_round(event, index)
-                in_round = True
-            visitor.begin_step(event, index)
-            in_step = True
-        visitor.visit_event(event, index)
-    if in_step:
-        visitor.end_step()
+    for k in range(len(starts) - 1):
+        first = starts[k]
+        event = seq[first]
+        if in_round and isinstance(event, ROUND_ENDS):
+            visitor.end_round()
+            in_round = False
+        if isinstance(event, RoundStarted):
+            visitor.begin_round(event, first)
+            in_round = True
+        visitor.visit_step(seq[first:starts[k + 1]], first)
     if in_round:
         visitor.end_round()
     visitor.end_game()
@@ -112,38 +125,24 @@ def walk(events: Iterable[Event], visitor: GameVisitor[ResultT]) -> ResultT:
 
 
 class StepVisitor(GameVisitor[ResultT]):
-    """A visitor that takes each step whole: :meth:`step` gets its events at its end.
+    """A visitor that takes each step whole: :meth:`step` gets its events."""
 
-    ``first`` is the position of the step's first event in the events walked.
-    """
+    def visit_step(self, events: Sequence[Event], first: int) -> None:
+        self.step(events, first)
 
-    def __init__(self) -> None:
-        self._events: list[Event] = []
-        self._first = 0
-
-    def begin_step(self, event: Event, index: int) -> None:
-        self._events = []
-        self._first = index
-
-    def visit_event(self, event: Event, index: int) -> None:
-        self._events.append(event)
-
-    def end_step(self) -> None:
-        self.step(self._events, self._first)
-
-    def step(self, events: list[Event], first: int) -> None:
-        """One step's events, in order."""
+    def step(self, events: Sequence[Event], first: int) -> None:
+        """One step's events, in order; ``first`` is the position of the first of them
+        in the events walked."""
 
 
 class Steps(StepVisitor[list[list[Event]]]):
     """The steps themselves, each a list of its events."""
 
     def __init__(self) -> None:
-        super().__init__()
         self._steps: list[list[Event]] = []
 
-    def step(self, events: list[Event], first: int) -> None:
-        self._steps.append(events)
+    def step(self, events: Sequence[Event], first: int) -> None:
+        self._steps.append(list(events))
 
     def result(self) -> list[list[Event]]:
         return self._steps

@@ -95,14 +95,13 @@ class _Told(StepVisitor[list[tuple[int, str]]]):
 
     def __init__(self, speak: Narrator, names: Sequence[str], viewer: int | None,
                  others_chosen: bool | None = None) -> None:
-        super().__init__()
         self._speak = speak
         self._names = names
         self._viewer = viewer
         self._others_chosen = others_chosen
         self._told: list[tuple[int, str]] = []
 
-    def step(self, events: list[Event], first: int) -> None:
+    def step(self, events: Sequence[Event], first: int) -> None:
         text = self._speak.announce(events, self._names, self._viewer, self._others_chosen)
         if text:
             self._told.append((first, text))

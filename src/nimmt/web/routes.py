@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,34 +75,31 @@ def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
 
 class _ReplaySteps(StepVisitor[list[dict[str, Any]]]):
     """Each resolution step of a game's public events: its sentences, and the rows and
-    scores as they are after it (kept up to date event by event)."""
+    scores as they are after it."""
 
     def __init__(self, speak: Narrator, names: list[str], scores: list[int]) -> None:
-        super().__init__()
         self._speak = speak
         self._names = names
         self._rows: list[list[int]] = []
         self._scores = scores
         self._steps: list[dict[str, Any]] = []
 
-    def visit_event(self, event: Event, index: int) -> None:
-        super().visit_event(event, index)
+    def step(self, events: Sequence[Event], first: int) -> None:
         rows = self._rows
-        if isinstance(event, RowsDealt):
-            self._rows = [list(r) for r in event.rows]
-        elif isinstance(event, RowTaken):
-            rows[event.row - 1] = []
-        elif isinstance(event, CardPlaced):
-            if event.end == "left":
-                rows[event.row - 1].insert(0, event.card)
-            else:
-                rows[event.row - 1].append(event.card)
-        elif isinstance(event, RoundScored):
-            self._scores = list(event.totals)
-
-    def step(self, events: list[Event], first: int) -> None:
+        for event in events:
+            if isinstance(event, RowsDealt):
+                rows = self._rows = [list(r) for r in event.rows]
+            elif isinstance(event, RowTaken):
+                rows[event.row - 1] = []
+            elif isinstance(event, CardPlaced):
+                if event.end == "left":
+                    rows[event.row - 1].insert(0, event.card)
+                else:
+                    rows[event.row - 1].append(event.card)
+            elif isinstance(event, RoundScored):
+                self._scores = list(event.totals)
         self._steps.append({"sentences": self._speak.narrate(events, self._names, None),
-                            "rows": [list(r) for r in self._rows],
+                            "rows": [list(r) for r in rows],
                             "scores": list(self._scores)})
 
     def result(self) -> list[dict[str, Any]]:
