@@ -32,7 +32,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from .decisions import decision_message
-from .server.payloads import Sheet, merge_sheet
+from .server.payloads import GameOver, Sheet, merge_sheet
 from .server.protocol import (
     Ack,
     Error,
@@ -196,7 +196,7 @@ class Client:
                 self.sheet = merge_sheet(self.sheet, msg.sheet)
             self.narration.extend(msg.text)
             for item in msg.items:
-                if isinstance(item, EventItem) and item.event.type == "game_over":
+                if isinstance(item, EventItem) and isinstance(item.event, GameOver):
                     self.game_over = True
                 if isinstance(item, NoticeItem) and item.notice == "started":
                     self.game_over = False

@@ -41,8 +41,11 @@ class RoundStarted(EventBase):
     """A round begins for the ``players`` still in the game (seat numbers)."""
 
     round: int
+    """The round number, from 1."""
     players: tuple[int, ...]
+    """The seats playing this round."""
     deck_size: int
+    """Cards in the deck this round."""
 
     def __init__(self, round: int, players: tuple[int, ...], deck_size: int) -> None:
         self.round = round
@@ -55,8 +58,11 @@ class HandDealt(EventBase):
     """``player`` receives ``hand``. Secret unless ``public`` (open hands, logic draft)."""
 
     player: int
+    """The seat dealt to."""
     hand: tuple[Card, ...]
+    """The cards dealt."""
     public: bool = False
+    """Whether every seat sees this hand (``open-hands``, the ``logic`` draft)."""
 
     def __init__(self, player: int, hand: tuple[Card, ...], public: bool = False) -> None:
         self.player = player
@@ -66,10 +72,12 @@ class HandDealt(EventBase):
 
 @dataclass(slots=True, unsafe_hash=True, init=False)
 class DraftStarted(EventBase):
-    """Logic: the face-up ``pool`` is drafted in ``order`` (seats, repeated until 10 each)."""
+    """Logic: the face-up ``pool`` is drafted, seat ``first`` picking first."""
 
     pool: tuple[Card, ...]
+    """The face-up cards to draft."""
     first: int
+    """The seat that picks first."""
 
     def __init__(self, pool: tuple[Card, ...], first: int) -> None:
         self.pool = pool
@@ -81,7 +89,9 @@ class CardDrafted(EventBase):
     """Logic: ``player`` took ``card`` from the face-up pool."""
 
     player: int
+    """The seat that picked."""
     card: Card
+    """The card taken."""
 
     def __init__(self, player: int, card: Card) -> None:
         self.player = player
@@ -93,6 +103,7 @@ class RowsDealt(EventBase):
     """The four rows the round starts with (row 1 first)."""
 
     rows: Rows
+    """The rows, row 1 first."""
 
     def __init__(self, rows: Rows) -> None:
         self.rows = rows
@@ -103,7 +114,9 @@ class TurnStarted(EventBase):
     """Turn ``turn`` (1..10) of the round. ``marker`` is the first chooser in ``open``."""
 
     turn: int
+    """The turn number (1..10)."""
     marker: int | None = None
+    """``open``: the seat choosing first this turn; else null."""
 
     def __init__(self, turn: int, marker: int | None = None) -> None:
         self.turn = turn
@@ -115,8 +128,11 @@ class CardChosen(EventBase):
     """``player`` has chosen a card. ``card`` is ``None`` for viewers who may not see it."""
 
     player: int
+    """The seat that chose."""
     card: Card | None
+    """The card, only for its chooser and for cards chosen face up; else null."""
     face_up: bool = False
+    """Whether the card was chosen face up (``open``)."""
 
     def __init__(self, player: int, card: Card | None, face_up: bool = False) -> None:
         self.player = player
@@ -129,6 +145,7 @@ class CardsRevealed(EventBase):
     """All chosen cards, in the order they will be resolved."""
 
     plays: tuple[Play, ...]
+    """``[seat, card]`` pairs in resolution order."""
 
     def __init__(self, plays: tuple[Play, ...]) -> None:
         self.plays = plays
@@ -143,8 +160,11 @@ class RowChoiceNeeded(EventBase):
     """
 
     player: int
+    """The seat that chooses."""
     card: Card
+    """The card to place."""
     reason: RowReason
+    """``too_low`` (below every row), ``fits_no_end`` (``professional``) or ``joker``."""
 
     def __init__(self, player: int, card: Card, reason: RowReason) -> None:
         self.player = player
@@ -161,10 +181,15 @@ class RowTaken(EventBase):
     """
 
     player: int
+    """The seat that takes."""
     row: int
+    """The row number (1..4)."""
     cards: tuple[Card, ...]
+    """The cards taken."""
     bullheads: int
+    """Their penalty points."""
     reason: TakeReason
+    """``full`` (a sixth card), ``too_low`` or ``fits_no_end``."""
 
     def __init__(
         self,
@@ -189,10 +214,15 @@ class CardPlaced(EventBase):
     """
 
     player: int
+    """The seat whose card it is."""
     card: Card
+    """The card."""
     row: int
+    """The row number (1..4)."""
     end: Literal["right", "left"] = "right"
+    """The end of the row it lies at (``left`` only in ``professional``)."""
     started: bool = False
+    """Whether it starts the row anew after a take."""
 
     def __init__(
         self,
@@ -214,8 +244,11 @@ class RoundScored(EventBase):
     """End of a round: this round's ``penalties`` and the new ``totals``, per seat."""
 
     round: int
+    """The round that ended."""
     penalties: tuple[int, ...]
+    """This round's penalties, per seat."""
     totals: tuple[int, ...]
+    """The totals after the round, per seat."""
 
     def __init__(self, round: int, penalties: tuple[int, ...], totals: tuple[int, ...]) -> None:
         self.round = round
@@ -228,7 +261,9 @@ class PlayerEliminated(EventBase):
     """Elimination end: ``player`` reached the limit with ``total`` and gets no more cards."""
 
     player: int
+    """The seat eliminated."""
     total: int
+    """Its total."""
 
     def __init__(self, player: int, total: int) -> None:
         self.player = player
@@ -240,7 +275,9 @@ class GameOver(EventBase):
     """The game has ended; ``winners`` share the win."""
 
     winners: tuple[int, ...]
+    """The winning seats (they share the win)."""
     totals: tuple[int, ...]
+    """The final totals, per seat."""
 
     def __init__(self, winners: tuple[int, ...], totals: tuple[int, ...]) -> None:
         self.winners = winners

@@ -3,9 +3,9 @@
 Every payload of a server message is a pydantic model here, so the JSON Schema
 served at ``/protocol.json`` describes every field a client reads (each field's
 docstring is its ``description`` there) and a client parses typed values, not
-free-form dicts. One model per game event (:data:`EventPayload`, discriminated
-by ``type``) mirrors each class of :mod:`nimmt.events` field for field; the
-tests hold the two together, so an event cannot change without its wire form.
+free-form dicts. The model of each game event (:data:`EventPayload`, discriminated
+by ``type``) is made from its class in :mod:`nimmt.events`: its fields, types,
+defaults and descriptions (the fields' docstrings there) are declared once.
 
 Building them costs nothing it need not: the server's data is trusted (it comes
 from the engine), so the builders below make models without validation
@@ -19,11 +19,17 @@ arrays); the models validate only what a client parses.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
+import itertools
 import operator
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, TypeAlias, TypeVar, get_args
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, Union, get_type_hints
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field
+from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
 from .. import events as E
 from ..decisions import DecisionKind
@@ -349,202 +355,70 @@ class Prompt(_Payload):
 # -- game events: one model per class of nimmt.events ------------------------------------------
 
 
-class RoundStarted(_Payload):
-    """A round begins for the ``players`` still in the game."""
-
-    type: Literal["round_started"] = "round_started"
-    """The event's name."""
-    round: int
-    """The round number, from 1."""
-    players: tuple[int, ...]
-    """The seats playing this round."""
-    deck_size: int
-    """Cards in the deck this round."""
-
-
-class HandDealt(_Payload):
-    """A seat receives its hand: sent only to that seat, unless hands are public."""
-
-    type: Literal["hand_dealt"] = "hand_dealt"
-    """The event's name."""
-    player: int
-    """The seat dealt to."""
-    hand: tuple[Card, ...]
-    """The cards dealt."""
-    public: bool = False
-    """Whether every seat sees this hand (``open-hands``, the ``logic`` draft)."""
+def _attribute_docs(module: ModuleType) -> dict[str, dict[str, str]]:
+    """The docstring under each field of each class of ``module``'s source, by class and
+    field. Read from the source file, which the compiled engine keeps beside its
+    extension modules (and whose classes keep no attribute docstrings themselves)."""
+    path = Path(module.__file__ or "")
+    source = path.with_name(path.name.split(".")[0] + ".py")
+    if not source.is_file():
+        # An install without the sources: the wire is the same, the schema undescribed
+        # (tests/server/test_server_protocol.py checks every field is described).
+        return {}
+    tree = ast.parse(source.read_text("utf-8"))
+    docs: dict[str, dict[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            body = node.body
+            docs[node.name] = {
+                field.target.id: inspect.cleandoc(after.value.value)
+                for field, after in itertools.pairwise(body)
+                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)}
+    return docs
 
 
-class DraftStarted(_Payload):
-    """``logic``: the face-up pool is drafted, seat ``first`` picking first."""
-
-    type: Literal["draft_started"] = "draft_started"
-    """The event's name."""
-    pool: tuple[Card, ...]
-    """The face-up cards to draft."""
-    first: int
-    """The seat that picks first."""
-
-
-class CardDrafted(_Payload):
-    """``logic``: a seat took a card from the pool."""
-
-    type: Literal["card_drafted"] = "card_drafted"
-    """The event's name."""
-    player: int
-    """The seat that picked."""
-    card: Card
-    """The card taken."""
+def _event_model(name: str, cls: type[E.Event], docs: dict[str, str]) -> type[_Payload]:
+    """The wire model of event class ``cls`` (``type`` ``name``): its fields, types,
+    defaults and docstrings, as declared in :mod:`nimmt.events`, after the ``type``."""
+    hints = get_type_hints(cls)
+    fields: dict[str, Any] = {
+        "type": (Literal[name], Field(name, description="The event's name."))}
+    for f in dataclasses.fields(cls):
+        default = ... if f.default is dataclasses.MISSING else f.default
+        fields[f.name] = (hints[f.name], Field(default, description=docs.get(f.name)))
+    model: type[_Payload] = create_model(
+        cls.__name__, __base__=_Payload, __doc__=cls.__doc__, __module__=__name__, **fields)
+    return model
 
 
-class RowsDealt(_Payload):
-    """The four rows the round starts with."""
-
-    type: Literal["rows_dealt"] = "rows_dealt"
-    """The event's name."""
-    rows: tuple[tuple[Card, ...], ...]
-    """The rows, row 1 first."""
-
-
-class TurnStarted(_Payload):
-    """A turn of the round begins."""
-
-    type: Literal["turn_started"] = "turn_started"
-    """The event's name."""
-    turn: int
-    """The turn number (1..10)."""
-    marker: int | None = None
-    """``open``: the seat choosing first this turn; else null."""
-
-
-class CardChosen(_Payload):
-    """A seat has chosen its card for this turn."""
-
-    type: Literal["card_chosen"] = "card_chosen"
-    """The event's name."""
-    player: int
-    """The seat that chose."""
-    card: Card | None
-    """The card, only for its chooser and for cards chosen face up; else null."""
-    face_up: bool = False
-    """Whether the card was chosen face up (``open``)."""
-
-
-class CardsRevealed(_Payload):
-    """Every chosen card is shown, in the order they will be placed."""
-
-    type: Literal["cards_revealed"] = "cards_revealed"
-    """The event's name."""
-    plays: tuple[Play, ...]
-    """``[seat, card]`` pairs in resolution order."""
-
-
-class RowChoiceNeeded(_Payload):
-    """A seat must choose a row for its card."""
-
-    type: Literal["row_choice_needed"] = "row_choice_needed"
-    """The event's name."""
-    player: int
-    """The seat that chooses."""
-    card: Card
-    """The card to place."""
-    reason: RowReason
-    """``too_low`` (below every row), ``fits_no_end`` (``professional``) or ``joker``."""
-
-
-class RowTaken(_Payload):
-    """A seat takes the cards of a row as penalty."""
-
-    type: Literal["row_taken"] = "row_taken"
-    """The event's name."""
-    player: int
-    """The seat that takes."""
-    row: int
-    """The row number (1..4)."""
-    cards: tuple[Card, ...]
-    """The cards taken."""
-    bullheads: int
-    """Their penalty points."""
-    reason: TakeReason
-    """``full`` (a sixth card), ``too_low`` or ``fits_no_end``."""
-
-
-class CardPlaced(_Payload):
-    """A card now lies in a row."""
-
-    type: Literal["card_placed"] = "card_placed"
-    """The event's name."""
-    player: int
-    """The seat whose card it is."""
-    card: Card
-    """The card."""
-    row: int
-    """The row number (1..4)."""
-    end: Literal["right", "left"] = "right"
-    """The end of the row it lies at (``left`` only in ``professional``)."""
-    started: bool = False
-    """Whether it starts the row anew after a take."""
-
-
-class RoundScored(_Payload):
-    """The end of a round: its penalties and the new totals."""
-
-    type: Literal["round_scored"] = "round_scored"
-    """The event's name."""
-    round: int
-    """The round that ended."""
-    penalties: tuple[int, ...]
-    """This round's penalties, per seat."""
-    totals: tuple[int, ...]
-    """The totals after the round, per seat."""
-
-
-class PlayerEliminated(_Payload):
-    """Elimination end: a seat reached the limit and gets no more cards."""
-
-    type: Literal["player_eliminated"] = "player_eliminated"
-    """The event's name."""
-    player: int
-    """The seat eliminated."""
-    total: int
-    """Its total."""
-
-
-class GameOver(_Payload):
-    """The game has ended."""
-
-    type: Literal["game_over"] = "game_over"
-    """The event's name."""
-    winners: tuple[int, ...]
-    """The winning seats (they share the win)."""
-    totals: tuple[int, ...]
-    """The final totals, per seat."""
-
-
-EventPayload: TypeAlias = Annotated[
-    RoundStarted
-    | HandDealt
-    | DraftStarted
-    | CardDrafted
-    | RowsDealt
-    | TurnStarted
-    | CardChosen
-    | CardsRevealed
-    | RowChoiceNeeded
-    | RowTaken
-    | CardPlaced
-    | RoundScored
-    | PlayerEliminated
-    | GameOver,
-    Field(discriminator="type"),
-]
-
-#: The wire model of each event class, found by the event's ``type`` name (so a model
-#: naming no event fails at import).
+_EVENT_DOCS = _attribute_docs(E)
+#: The wire model of each event class, made from the class (so a field is declared once,
+#: in :mod:`nimmt.events`, with its description).
 EVENT_MODELS: dict[type[E.Event], type[_Payload]] = {
-    E.EVENT_TYPES[m.model_fields["type"].default]: m
-    for m in get_args(get_args(EventPayload)[0])
-}
+    cls: _event_model(name, cls, _EVENT_DOCS.get(cls.__name__, {}))
+    for name, cls in E.EVENT_TYPES.items()}
+RoundStarted = EVENT_MODELS[E.RoundStarted]
+HandDealt = EVENT_MODELS[E.HandDealt]
+DraftStarted = EVENT_MODELS[E.DraftStarted]
+CardDrafted = EVENT_MODELS[E.CardDrafted]
+RowsDealt = EVENT_MODELS[E.RowsDealt]
+TurnStarted = EVENT_MODELS[E.TurnStarted]
+CardChosen = EVENT_MODELS[E.CardChosen]
+CardsRevealed = EVENT_MODELS[E.CardsRevealed]
+RowChoiceNeeded = EVENT_MODELS[E.RowChoiceNeeded]
+RowTaken = EVENT_MODELS[E.RowTaken]
+CardPlaced = EVENT_MODELS[E.CardPlaced]
+RoundScored = EVENT_MODELS[E.RoundScored]
+PlayerEliminated = EVENT_MODELS[E.PlayerEliminated]
+GameOver = EVENT_MODELS[E.GameOver]
+
+if TYPE_CHECKING:
+    EventPayload: TypeAlias = _Payload
+else:
+    EventPayload = Annotated[Union[tuple(EVENT_MODELS.values())],  # noqa: UP007
+                             Field(discriminator="type")]
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

@@ -1659,7 +1659,7 @@ export interface EventItem {
     | GameOver;
 }
 /**
- * A round begins for the ``players`` still in the game.
+ * A round begins for the ``players`` still in the game (seat numbers).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RoundStarted".
@@ -1683,7 +1683,7 @@ export interface RoundStarted {
   deck_size: number;
 }
 /**
- * A seat receives its hand: sent only to that seat, unless hands are public.
+ * ``player`` receives ``hand``. Secret unless ``public`` (open hands, logic draft).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "HandDealt".
@@ -1707,7 +1707,7 @@ export interface HandDealt {
   public?: boolean;
 }
 /**
- * ``logic``: the face-up pool is drafted, seat ``first`` picking first.
+ * Logic: the face-up ``pool`` is drafted, seat ``first`` picking first.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "DraftStarted".
@@ -1727,7 +1727,7 @@ export interface DraftStarted {
   first: number;
 }
 /**
- * ``logic``: a seat took a card from the pool.
+ * Logic: ``player`` took ``card`` from the face-up pool.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "CardDrafted".
@@ -1747,7 +1747,7 @@ export interface CardDrafted {
   card: number;
 }
 /**
- * The four rows the round starts with.
+ * The four rows the round starts with (row 1 first).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RowsDealt".
@@ -1763,7 +1763,7 @@ export interface RowsDealt {
   rows: number[][];
 }
 /**
- * A turn of the round begins.
+ * Turn ``turn`` (1..10) of the round. ``marker`` is the first chooser in ``open``.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "TurnStarted".
@@ -1783,7 +1783,7 @@ export interface TurnStarted {
   marker?: number | null;
 }
 /**
- * A seat has chosen its card for this turn.
+ * ``player`` has chosen a card. ``card`` is ``None`` for viewers who may not see it.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "CardChosen".
@@ -1807,7 +1807,7 @@ export interface CardChosen {
   face_up?: boolean;
 }
 /**
- * Every chosen card is shown, in the order they will be placed.
+ * All chosen cards, in the order they will be resolved.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "CardsRevealed".
@@ -1823,7 +1823,10 @@ export interface CardsRevealed {
   plays: [number, number][];
 }
 /**
- * A seat must choose a row for its card.
+ * ``player`` must choose a row for ``card``.
+ *
+ * ``reason``: ``"too_low"`` (below every row), ``"fits_no_end"`` (at neither
+ * end of any row, ``professional``) or ``"joker"`` (placed on a row of choice).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RowChoiceNeeded".
@@ -1847,7 +1850,10 @@ export interface RowChoiceNeeded {
   reason: "too_low" | "fits_no_end" | "joker";
 }
 /**
- * A seat takes the cards of a row as penalty.
+ * ``player`` takes the ``cards`` of row ``row`` (1..4) for ``bullheads`` points.
+ *
+ * ``reason``: ``"full"`` (the sixth card), ``"too_low"`` (a card below every
+ * row) or ``"fits_no_end"`` (a card at neither end of any row, ``professional``).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RowTaken".
@@ -1879,7 +1885,9 @@ export interface RowTaken {
   reason: "full" | "too_low" | "fits_no_end";
 }
 /**
- * A card now lies in a row.
+ * ``card`` of ``player`` now lies in row ``row`` (1..4) at its ``end``.
+ *
+ * ``started`` is true when the card starts the row anew after a take.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "CardPlaced".
@@ -1911,7 +1919,7 @@ export interface CardPlaced {
   started?: boolean;
 }
 /**
- * The end of a round: its penalties and the new totals.
+ * End of a round: this round's ``penalties`` and the new ``totals``, per seat.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RoundScored".
@@ -1935,7 +1943,7 @@ export interface RoundScored {
   totals: number[];
 }
 /**
- * Elimination end: a seat reached the limit and gets no more cards.
+ * Elimination end: ``player`` reached the limit with ``total`` and gets no more cards.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "PlayerEliminated".
@@ -1955,7 +1963,7 @@ export interface PlayerEliminated {
   total: number;
 }
 /**
- * The game has ended.
+ * The game has ended; ``winners`` share the win.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "GameOver".
