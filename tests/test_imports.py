@@ -1,5 +1,7 @@
-"""No import cycles in ``src/nimmt``: the floors of DESIGN.md only hold if no module needs,
-however indirectly, a module that needs it.
+"""No import cycles in ``src/nimmt``, and no import up a floor: the floors of DESIGN.md only
+hold if no module needs, however indirectly, a module that needs it, and if no module
+needs one on a higher floor. docs/modules.md's table places every module on its floor;
+this test reads that table, so the map people read is the one that is checked.
 
 The graph is read from the source with :mod:`ast`, not from ``sys.modules``: an import
 inside a function is as much a dependency as one at the top (it only runs later), so both
@@ -10,10 +12,12 @@ strongly connected component of more than one module is a cycle, and each is nam
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+MODULE_MAP = SRC.parent / "docs" / "modules.md"
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
@@ -139,3 +143,63 @@ def test_the_detector_finds_cycles_and_only_cycles(tmp_path: Path) -> None:
     assert graph["pkg.b"] == {"pkg.a"}
     assert graph["pkg.e"] == set()
     assert cycles(graph) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.sub.d"]]
+
+
+# -- floors -------------------------------------------------------------------------------
+
+
+def floors(text: str) -> dict[str, int]:
+    """Each name of the module map's table (a module or a package) and its floor: the rows
+    whose last cell is a number, every `name` in the first cell."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[1].isdigit():
+            for name in re.findall(r"`([\w.]+)`", cells[0]):
+                out[name] = int(cells[1])
+    return out
+
+
+def floor_of(module: str, table: dict[str, int]) -> int | None:
+    """``module``'s floor: its own row, else its closest package's below the front package
+    (the row of ``nimmt`` itself places the front package only, not every module)."""
+    parts = module.split(".")
+    for end in range(len(parts), 1, -1):
+        name = ".".join(parts[:end])
+        if name in table:
+            return table[name]
+    return table.get(module)
+
+
+def upward(graph: dict[str, set[str]], table: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The modules the table does not place, and each import of a higher floor."""
+    unplaced = sorted(m for m in graph if floor_of(m, table) is None)
+    up = []
+    for module in sorted(graph):
+        here = floor_of(module, table)
+        for target in sorted(graph[module]):
+            there = floor_of(target, table)
+            if here is not None and there is not None and there > here:
+                up.append(f"{module} (floor {here}) imports {target} (floor {there})")
+    return unplaced, up
+
+
+def test_every_module_is_placed_and_no_import_goes_up_a_floor() -> None:
+    unplaced, up = upward(import_graph(SRC, "nimmt"), floors(MODULE_MAP.read_text("utf-8")))
+    assert not unplaced, f"modules docs/modules.md does not place on a floor: {unplaced}"
+    assert not up, "imports up a floor: " + "; ".join(up)
+
+
+def test_the_floor_check_finds_an_upward_import_and_an_unplaced_module(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/low.py": "from .face import x\n",       # floor 1 needs floor 3
+        "pkg/face/__init__.py": "from ..low import y\n",
+        "pkg/face/inner.py": "from ..low import y\n",  # placed by its package's row
+        "pkg/stray.py": "",
+    })
+    table = floors("| module | floor |\n| --- | --- |\n| `pkg`, `pkg.low` | 1 |\n"
+                   "| `pkg.face` | 3 |\n")
+    unplaced, up = upward(import_graph(tmp_path, "pkg"), table)
+    assert unplaced == ["pkg.stray"]
+    assert up == ["pkg.low (floor 1) imports pkg.face (floor 3)"]
