@@ -27,7 +27,17 @@ import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar, Union, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    TypeAlias,
+    TypeVar,
+    Union,
+    cast,
+    get_type_hints,
+)
 
 from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
@@ -355,34 +365,47 @@ class Prompt(_Payload):
 # -- game events: one model per class of nimmt.events ------------------------------------------
 
 
-def _attribute_docs(module: ModuleType) -> dict[str, dict[str, str]]:
-    """The docstring under each field of each class of ``module``'s source, by class and
-    field. Read from the source file, which the compiled engine keeps beside its
-    extension modules (and whose classes keep no attribute docstrings themselves)."""
-    path = Path(module.__file__ or "")
-    source = path.with_name(path.name.split(".")[0] + ".py")
-    if not source.is_file():
-        # An install without the sources: the wire is the same, the schema undescribed
-        # (tests/server/test_server_protocol.py checks every field is described).
-        return {}
-    tree = ast.parse(source.read_text("utf-8"))
-    docs: dict[str, dict[str, str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            body = node.body
-            docs[node.name] = {
+class _Declared:
+    """Each field of each class of a module, as its source declares it: the annotation
+    (evaluated in the module) and the docstring under it.
+
+    Read from the source file, not from the classes: the compiled engine (mypyc) keeps
+    its ``.py`` sources beside its extension modules, but its classes keep neither
+    attribute docstrings nor their annotations (``int | None`` becomes ``type``), and a
+    wire model made from those would refuse a null ``marker``."""
+
+    def __init__(self, module: ModuleType) -> None:
+        path = Path(module.__file__ or "")
+        source = path.with_name(path.name.split(".")[0] + ".py")
+        if not source.is_file():
+            raise ImportError(f"the wire models are made from {source}, which is missing")
+        tree = ast.parse(source.read_text("utf-8"))
+        self.types: dict[str, dict[str, Any]] = {}
+        self.docs: dict[str, dict[str, str]] = {}
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            fields = [f for f in node.body
+                      if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
+            # The annotations as the source writes them, resolved in the module by
+            # typing on a stand-in class (as it resolves the pure build's own).
+            written = {cast(ast.Name, f.target).id: ast.unparse(f.annotation) for f in fields}
+            stand_in = type(node.name, (), {"__annotations__": written,
+                                            "__module__": module.__name__})
+            self.types[node.name] = get_type_hints(stand_in)
+            self.docs[node.name] = {
                 field.target.id: inspect.cleandoc(after.value.value)
-                for field, after in itertools.pairwise(body)
+                for field, after in itertools.pairwise(node.body)
                 if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
                 and isinstance(after.value.value, str)}
-    return docs
 
 
-def _event_model(name: str, cls: type[E.Event], docs: dict[str, str]) -> type[_Payload]:
+def _event_model(name: str, cls: type[E.Event], declared: _Declared) -> type[_Payload]:
     """The wire model of event class ``cls`` (``type`` ``name``): its fields, types,
     defaults and docstrings, as declared in :mod:`nimmt.events`, after the ``type``."""
-    hints = get_type_hints(cls)
+    hints = declared.types[cls.__name__]
+    docs = declared.docs.get(cls.__name__, {})
     fields: dict[str, Any] = {
         "type": (Literal[name], Field(name, description="The event's name."))}
     for f in dataclasses.fields(cls):
@@ -393,11 +416,11 @@ def _event_model(name: str, cls: type[E.Event], docs: dict[str, str]) -> type[_P
     return model
 
 
-_EVENT_DOCS = _attribute_docs(E)
+_DECLARED = _Declared(E)
 #: The wire model of each event class, made from the class (so a field is declared once,
 #: in :mod:`nimmt.events`, with its description).
 EVENT_MODELS: dict[type[E.Event], type[_Payload]] = {
-    cls: _event_model(name, cls, _EVENT_DOCS.get(cls.__name__, {}))
+    cls: _event_model(name, cls, _DECLARED)
     for name, cls in E.EVENT_TYPES.items()}
 RoundStarted = EVENT_MODELS[E.RoundStarted]
 HandDealt = EVENT_MODELS[E.HandDealt]

@@ -36,8 +36,8 @@ from ..client_sync import (
     http_url,
     is_game_over,
 )
+from ..server.payloads import CardsRevealed, SheetChange, merge_sheet
 from ..server.payloads import Sheet as SheetPayload
-from ..server.payloads import SheetChange, merge_sheet
 from ..server.protocol import (
     ChatItem,
     Error,
@@ -310,7 +310,7 @@ class RemoteSession(Session):
             self.say(text, "notice")
         for sentence in msg.text:
             self.say(sentence)
-        if any(it.event.type == "cards_revealed" for it in events):
+        if any(isinstance(it.event, CardsRevealed) for it in events):
             # As the web client keeps it: the narration of the frame that revealed cards.
             self.last_reveal = " ".join(msg.text)
         if msg.view is not None:
