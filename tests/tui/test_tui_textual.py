@@ -91,7 +91,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert "Rows" in text and "Your hand" in text and "Players" in text
         sheet = session.snapshot.sheet
         assert sheet.row[0] in text
-        assert said(app) == sheet.decision
+        assert said(app) == sheet.typed_decision
 
         # The Playroom's shortcuts, from the hand.
         await pilot.press("s")
@@ -116,7 +116,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         await pilot.press(*str(target))
         assert app._highlighted_card() == target
         await pilot.press("c")
-        assert said(app) == sheet.cards[target]
+        assert said(app) == sheet.card(target)
         await pilot.press("home")
 
         # The command line takes what the plain mode takes; single keys do not act there.

@@ -279,6 +279,22 @@ class Sheet(_Payload):
     rules: str
     """The rules in a sentence."""
 
+    @classmethod
+    def empty(cls) -> Sheet:
+        """A sheet with nothing to say: a client's before its first frame."""
+        return build(cls, {"rows": "", "row": (), "row_bullheads": (), "cards": (),
+                           "chosen": "", "scores": "", "hand": None, "decision": None,
+                           "decision_with_hand": None, "timer": (), "idle": "", "rules": ""})
+
+    def card(self, card: Card) -> str | None:
+        """Key C's answer on ``card`` of the hand or the pool; None for another card."""
+        return next((text for c, text in self.cards if c == card), None)
+
+    @property
+    def typed_decision(self) -> str | None:
+        """The decision as a reader who types the card's number hears it (the hand listed)."""
+        return self.decision_with_hand or self.decision
+
 
 class SheetChange(_Payload):
     """The fields of the :class:`Sheet` that changed since the last sheet this connection was

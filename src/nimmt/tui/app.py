@@ -264,7 +264,7 @@ class NimmtApp(App[int]):
         self.query_one("#hand-title", Label).update(labels("pool" if pool else "hand"))
         hand.clear_options()
         for card in cards:
-            text = sheet.cards.get(card) or s.narrator.bullheads_sentence(card)
+            text = sheet.card(card) or s.narrator.bullheads_sentence(card)
             if card == snap.my_choice:
                 text = f"▶ {text} ({labels('player.chosen')})"
             hand.add_option(Option(text, id=f"card{card}"))

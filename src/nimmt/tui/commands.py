@@ -152,7 +152,7 @@ class Interpreter:
         sheet = self.session.snapshot.sheet
         card = self.card if card is None else card
         if card is not None:
-            return sheet.cards.get(card) or self.session.narrator.bullheads_sentence(card)
+            return sheet.card(card) or self.session.narrator.bullheads_sentence(card)
         if self.row is not None and self.row <= len(sheet.row_bullheads):
             return sheet.row_bullheads[self.row - 1]
         return " ".join(sheet.row_bullheads)
@@ -179,8 +179,8 @@ class Interpreter:
     def question(self) -> str:
         """Enter alone: the decision asked again, or who the table waits for."""
         snap = self.session.snapshot
-        if snap.ask is not None and snap.sheet.decision:
-            return snap.sheet.decision
+        if snap.ask is not None and snap.sheet.typed_decision:
+            return snap.sheet.typed_decision
         if snap.status == "over":
             return self.session.labels("status.over")
         if not snap.playing:

@@ -31,7 +31,6 @@ from .session import (
     Refused,
     Seat,
     Session,
-    Sheet,
     Snapshot,
     default_name,
 )
@@ -156,7 +155,7 @@ class LocalSession(Session):
             game_no=self.game_no,
             ask=ask,
             # Said as the server says it to a seat: the same function makes both.
-            sheet=Sheet.from_dict(sheet_payload(view, self.names, self.narrator).model_dump()),
+            sheet=sheet_payload(view, self.names, self.narrator),
         ).with_view(lambda k: getattr(view, k))
         self._set(snap)
 

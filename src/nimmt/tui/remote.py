@@ -154,8 +154,8 @@ class RemoteSession(Session):
         self._invitation: Invitation | None = None
         self._view: ViewPayload | None = None
         #: The sheet as the server holds it for this connection (each change merged in).
-        self._sheet_payload: SheetPayload | None = None
-        self._sheet = Sheet()
+        self._sheet = Sheet.empty()
+        self._sheet_held: SheetPayload | None = None
         self._prompt: Prompt | None = None
 
     # -- connecting ------------------------------------------------------------------
@@ -331,9 +331,8 @@ class RemoteSession(Session):
         if sheet is None:
             return
         if isinstance(sheet, SheetChange):
-            sheet = merge_sheet(self._sheet_payload, sheet)
-        self._sheet_payload = sheet
-        self._sheet = Sheet.from_dict(sheet.model_dump())
+            sheet = merge_sheet(self._sheet_held, sheet)
+        self._sheet = self._sheet_held = sheet
 
     def _item_text(self, item: NoticeItem | ChatItem) -> str:
         """A notice or a chat line as the server says it in the player's language."""

@@ -6,7 +6,8 @@ a :class:`Session` and only shows what it says. A session keeps
 
 - a :class:`Snapshot` of the table (rows, hand, players, scores, who has
   chosen, the decision asked of you as an :class:`Ask`) with the
-  :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9);
+  :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9): the wire's own
+  model, as the server sends it;
 - a stream of :class:`Said` lines given to its listeners: the narration of
   every event (one line each; online, one line per step of the game), notices,
   chat, the decision asked (once per decision), refusals and connection troubles.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -31,6 +32,7 @@ from ..cards import Card
 from ..decisions import DecisionKind
 from ..errors import CardNotInHand, NoSuchRow
 from ..narrate import narrator
+from ..server.payloads import Sheet
 from .labels import Labels
 
 __all__ = [
@@ -80,41 +82,6 @@ class Seat:
 
 
 @dataclass(frozen=True, slots=True)
-class Sheet:
-    """The sentences of the shortcuts for the table as it is now, from :mod:`nimmt.narrate`
-    (the same fields as the web client's speech sheet)."""
-
-    rows: str = ""
-    row: tuple[str, ...] = ()
-    row_bullheads: tuple[str, ...] = ()
-    cards: Mapping[int, str] = field(default_factory=dict)
-    chosen: str = ""
-    scores: str = ""
-    hand: str | None = None
-    decision: str | None = None
-    idle: str = ""
-    rules: str = ""
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Sheet:
-        """The sheet the server sends (a frame's, as JSON; ``cards`` as pairs)."""
-        return cls(
-            rows=data.get("rows") or "",
-            row=tuple(data.get("row") or ()),
-            row_bullheads=tuple(data.get("row_bullheads") or ()),
-            cards={int(card): text for card, text in (data.get("cards") or ())},
-            chosen=data.get("chosen") or "",
-            scores=data.get("scores") or "",
-            hand=data.get("hand"),
-            # A line-mode reader types the card's number from the sentence: the one that
-            # lists the hand.
-            decision=data.get("decision_with_hand") or data.get("decision"),
-            idle=data.get("idle") or "",
-            rules=data.get("rules") or "",
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class Snapshot:
     """The table as a face shows it. ``status`` is ``open`` (seating, online), ``playing`` or
     ``over``; ``you`` is your seat (``None`` while watching); ``host`` says whether you may
@@ -141,7 +108,7 @@ class Snapshot:
     winners: tuple[int, ...] = ()
     places: tuple[int, ...] = ()
     ask: Ask | None = None
-    sheet: Sheet = field(default_factory=Sheet)
+    sheet: Sheet = field(default_factory=Sheet.empty)
 
     @property
     def names(self) -> list[str]:
@@ -252,7 +219,7 @@ class Session(ABC):
         ask = self.snapshot.ask
         if ask is not None and ask.key != self._announced:
             self._announced = ask.key
-            self.say(self.snapshot.sheet.decision or "", "decision")
+            self.say(self.snapshot.sheet.typed_decision or "", "decision")
 
     def forget_announced(self) -> None:
         """Say the decision asked again at the next change, even if it was said before."""
