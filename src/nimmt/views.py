@@ -48,23 +48,41 @@ class Table(Value):
     """
 
     round: int
+    """The round number, from 1."""
     turn: int
+    """The turn within the round (1..10); 0 between rounds and during a draft."""
     phase: Phase
+    """Where the game stands."""
     rows: Rows
+    """The four rows, row 1 first, each from its left end."""
     scores: tuple[int, ...]
+    """Totals per seat before this round's penalties."""
     penalties: tuple[int, ...]
+    """This round's penalties so far, per seat."""
     taken: tuple[tuple[Card, ...], ...]
+    """The cards each seat has taken this round."""
     hand_sizes: tuple[int, ...]
+    """How many cards each seat holds."""
     revealed: tuple[tuple[Play, ...], ...]
+    """Every turn's revealed plays this round, in resolution order."""
     to_resolve: tuple[Play, ...]
+    """Revealed plays not yet placed; the first may wait for a row choice."""
     hands: tuple[tuple[Card, ...], ...] | None
+    """Every hand, where hands are public (``open-hands``, the ``logic`` draft); else null."""
     active: tuple[int, ...]
+    """The seats playing this round."""
     eliminated: tuple[bool, ...]
+    """Per seat: out of the game (elimination end)."""
     has_joker: tuple[bool, ...]
+    """Per seat: still holds their joker (``jokers``)."""
     marker: int | None
+    """``open``: the seat holding the first-player marker this turn; else null."""
     draft_pool: tuple[Card, ...]
+    """``logic``: the face-up cards still to draft."""
     winners: tuple[int, ...]
+    """The winning seats once the game is over; empty before."""
     first_picker: int | None
+    """``logic``: the seat that picked first in this round's draft; else null."""
 
     def __init__(
         self,
@@ -138,13 +156,21 @@ class View(Value):
     """
 
     rules: Rules
+    """The rules of this game."""
     player: int | None
+    """The seat this view is for; null for a spectator."""
     table: Table
+    """The public part, shared by every view of the same moment."""
     pending: Pending | None
+    """The decision the game waits for; null when it waits for none."""
     face_up: tuple[Card | None, ...]
+    """Per seat: the card chosen face up this turn (``open``), else null."""
     hand: tuple[Card, ...]
+    """Your hand (empty for a spectator)."""
     my_choice: Card | None
+    """The card you chose this turn and may still change; null if none."""
     options: tuple[int, ...]
+    """Your legal options now: cards, or row numbers for a row choice."""
 
     def __init__(
         self,

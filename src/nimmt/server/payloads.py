@@ -42,6 +42,7 @@ from typing import (
 from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
 from .. import events as E
+from .. import views
 from ..decisions import DecisionKind
 from ..narrate import Narrator, narrator
 from ..record import DecisionKindName
@@ -166,6 +167,48 @@ class TableInfo(_Payload):
     host may turn hints off (``set_hints``)."""
 
 
+class _Declared:
+    """Each field (and property) of each class of a module, as its source declares it:
+    the annotation (resolved in the module) and the docstring under it.
+
+    Read from the source file, not from the classes: the compiled engine (mypyc) keeps
+    its ``.py`` sources beside its extension modules, but its classes keep neither
+    attribute docstrings nor their annotations (``int | None`` becomes ``type``), and a
+    wire model made from those would refuse a null ``marker``."""
+
+    def __init__(self, module: ModuleType) -> None:
+        path = Path(module.__file__ or "")
+        source = path.with_name(path.name.split(".")[0] + ".py")
+        if not source.is_file():
+            raise ImportError(f"the wire models are made from {source}, which is missing")
+        tree = ast.parse(source.read_text("utf-8"))
+        self.types: dict[str, dict[str, Any]] = {}
+        self.docs: dict[str, dict[str, str]] = {}
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            fields = [f for f in node.body
+                      if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
+            props = [f for f in node.body if isinstance(f, ast.FunctionDef) and f.returns
+                     and any(ast.unparse(d) == "property" for d in f.decorator_list)]
+            # The annotations as the source writes them, resolved in the module by
+            # typing on a stand-in class (as it resolves the pure build's own).
+            written = {cast(ast.Name, f.target).id: ast.unparse(f.annotation) for f in fields}
+            written.update((f.name, ast.unparse(cast(ast.expr, f.returns))) for f in props)
+            stand_in = type(node.name, (), {"__annotations__": written,
+                                            "__module__": module.__name__})
+            self.types[node.name] = get_type_hints(stand_in)
+            self.docs[node.name] = {
+                field.target.id: inspect.cleandoc(after.value.value)
+                for field, after in itertools.pairwise(node.body)
+                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)}
+            self.docs[node.name].update(
+                (f.name, inspect.cleandoc(ast.get_docstring(f) or "")) for f in props)
+
+
+
 # -- the view -----------------------------------------------------------------------------
 
 
@@ -182,67 +225,48 @@ class PendingInfo(_Payload):
     """For a row choice: why a row must be chosen; else null."""
 
 
-class ViewPayload(_Payload):
-    """One seat's view of the game (docs/rules.md §6): everything it may know, nothing more.
+#: What a view sends, in order: the engine's own fields and properties of a view
+#: (:class:`nimmt.views.View` and its :class:`~nimmt.views.Table`), each with the type and
+#: the description declared there, and ``rules_name``. The draft's first picker stays
+#: home: the narration says it as it happens.
+VIEW_FIELDS: tuple[str, ...] = (
+    "player", "rules", "rules_name", "phase", "pending", "round", "turn", "options", "hand",
+    "my_choice", "rows", "scores", "penalties", "taken", "hand_sizes", "chosen", "face_up",
+    "revealed", "to_resolve", "hands", "active", "eliminated", "has_joker", "marker",
+    "draft_pool", "winners", "places")
+#: Where the wire says a view's fact in its own shape (the engine's value has no JSON).
+_VIEW_WIRE: dict[str, tuple[Any, str | None]] = {
+    "rules": (RulesInfo, None),
+    "rules_name": (str, "The rules in a few words."),
+    "phase": (Literal[tuple(phase.value for phase in Phase)], None),
+    "pending": (PendingInfo | None, None),
+}
 
-    A spectator's view (``player`` null) holds the public part only.
-    """
 
-    player: int | None
-    """The seat this view is for; null for a spectator."""
-    rules: RulesInfo
-    """The rules of this game."""
-    rules_name: str
-    """The rules in a few words."""
-    phase: Literal["draft", "choose", "row", "deal", "over"]
-    """Where the game stands."""
-    pending: PendingInfo | None
-    """The decision the game waits for; null when it waits for none."""
-    round: int
-    """The round number, from 1."""
-    turn: int
-    """The turn within the round (1..10); 0 between rounds and during a draft."""
-    options: tuple[int, ...]
-    """Your legal options now: cards, or row numbers for a row choice."""
-    hand: tuple[Card, ...]
-    """Your hand (empty for a spectator)."""
-    my_choice: Card | None
-    """The card you chose this turn and may still change; null if none."""
-    rows: tuple[tuple[Card, ...], ...]
-    """The four rows, row 1 first, each from its left end."""
-    scores: tuple[int, ...]
-    """Totals per seat before this round's penalties."""
-    penalties: tuple[int, ...]
-    """This round's penalties so far, per seat."""
-    taken: tuple[tuple[Card, ...], ...]
-    """The cards each seat has taken this round."""
-    hand_sizes: tuple[int, ...]
-    """How many cards each seat holds."""
-    chosen: tuple[bool, ...]
-    """Per seat: has chosen this turn's card (not which)."""
-    face_up: tuple[Card | None, ...]
-    """Per seat: the card chosen face up this turn (``open``), else null."""
-    revealed: tuple[tuple[Play, ...], ...]
-    """Every turn's revealed plays this round, in resolution order."""
-    to_resolve: tuple[Play, ...]
-    """Revealed plays not yet placed; the first may wait for a row choice."""
-    hands: tuple[tuple[Card, ...], ...] | None
-    """Every hand, where hands are public (``open-hands``, the ``logic`` draft); else null."""
-    active: tuple[int, ...]
-    """The seats playing this round."""
-    eliminated: tuple[bool, ...]
-    """Per seat: out of the game (elimination end)."""
-    has_joker: tuple[bool, ...]
-    """Per seat: still holds their joker (``jokers``)."""
-    marker: int | None
-    """``open``: the seat holding the first-player marker this turn; else null."""
-    draft_pool: tuple[Card, ...]
-    """``logic``: the face-up cards still to draft."""
-    winners: tuple[int, ...]
-    """The winning seats once the game is over; empty before."""
-    places: tuple[int, ...]
-    """Per seat: its place in the standings, from 1: the winners first, then the fewest
-    points; a tie shares a place (1, 1, 3). The results pages of every client show it."""
+def _view_model() -> type[_Payload]:
+    declared = _Declared(views)
+    # The table's own declarations over the view's properties that pass them through.
+    types = {**declared.types["View"], **declared.types["Table"]}
+    docs = {**declared.docs["View"], **declared.docs["Table"]}
+    fields: dict[str, Any] = {}
+    for name in VIEW_FIELDS:
+        kind, doc = _VIEW_WIRE.get(name, (types.get(name), None))
+        fields[name] = (kind, Field(description=doc or docs[name]))
+    model: type[_Payload] = create_model(
+        "ViewPayload", __base__=_Payload, __module__=__name__, __doc__=(
+            "One seat's view of the game (docs/rules.md §6): everything it may know, "
+            "nothing more.\n\nA spectator's view (``player`` null) holds the public part "
+            "only."), **fields)
+    return model
+
+
+if TYPE_CHECKING:
+    class ViewPayload(_Payload):
+        """The view's wire model (made by :func:`_view_model`)."""
+
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    ViewPayload = _view_model()
 
 
 class Sheet(_Payload):
@@ -379,42 +403,6 @@ class Prompt(_Payload):
 
 
 # -- game events: one model per class of nimmt.events ------------------------------------------
-
-
-class _Declared:
-    """Each field of each class of a module, as its source declares it: the annotation
-    (evaluated in the module) and the docstring under it.
-
-    Read from the source file, not from the classes: the compiled engine (mypyc) keeps
-    its ``.py`` sources beside its extension modules, but its classes keep neither
-    attribute docstrings nor their annotations (``int | None`` becomes ``type``), and a
-    wire model made from those would refuse a null ``marker``."""
-
-    def __init__(self, module: ModuleType) -> None:
-        path = Path(module.__file__ or "")
-        source = path.with_name(path.name.split(".")[0] + ".py")
-        if not source.is_file():
-            raise ImportError(f"the wire models are made from {source}, which is missing")
-        tree = ast.parse(source.read_text("utf-8"))
-        self.types: dict[str, dict[str, Any]] = {}
-        self.docs: dict[str, dict[str, str]] = {}
-        for node in tree.body:
-            if not isinstance(node, ast.ClassDef):
-                continue
-            fields = [f for f in node.body
-                      if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)]
-            # The annotations as the source writes them, resolved in the module by
-            # typing on a stand-in class (as it resolves the pure build's own).
-            written = {cast(ast.Name, f.target).id: ast.unparse(f.annotation) for f in fields}
-            stand_in = type(node.name, (), {"__annotations__": written,
-                                            "__module__": module.__name__})
-            self.types[node.name] = get_type_hints(stand_in)
-            self.docs[node.name] = {
-                field.target.id: inspect.cleandoc(after.value.value)
-                for field, after in itertools.pairwise(node.body)
-                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
-                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)}
 
 
 def _event_model(name: str, cls: type[E.Event], declared: _Declared) -> type[_Payload]:
@@ -762,42 +750,24 @@ def rules_info(rules: Rules) -> RulesInfo:
     return build(RulesInfo, rules.to_dict())
 
 
+_VIEW_GETTER = operator.attrgetter(*VIEW_FIELDS[3:])  # after player, rules, rules_name
+
+
 def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
     """``view`` as its wire model, unvalidated (``rules``: its rules' model, when the
     caller keeps one). Only what the view holds goes out: the view is already the
     seat's share of the game (docs/rules.md §6)."""
+    values = dict(zip(VIEW_FIELDS[3:], _VIEW_GETTER(view), strict=True))
+    values["phase"] = view.phase.value
     pending = view.pending
+    if pending is not None:
+        values["pending"] = build(PendingInfo, {
+            "kind": pending.kind, "players": pending.players, "card": pending.card,
+            "reason": pending.reason})
     return build(ViewPayload, {
         "player": view.player,
         "rules": rules if rules is not None else rules_info(view.rules),
-        "rules_name": view.rules.name,
-        "phase": view.phase.value,
-        "pending": None if pending is None else build(PendingInfo, {
-            "kind": pending.kind, "players": pending.players, "card": pending.card,
-            "reason": pending.reason}),
-        "round": view.round,
-        "turn": view.turn,
-        "options": view.options,
-        "hand": view.hand,
-        "my_choice": view.my_choice,
-        "rows": view.rows,
-        "scores": view.scores,
-        "penalties": view.penalties,
-        "taken": view.taken,
-        "hand_sizes": view.hand_sizes,
-        "chosen": view.chosen,
-        "face_up": view.face_up,
-        "revealed": view.revealed,
-        "to_resolve": view.to_resolve,
-        "hands": view.hands,
-        "active": view.active,
-        "eliminated": view.eliminated,
-        "has_joker": view.has_joker,
-        "marker": view.marker,
-        "draft_pool": view.draft_pool,
-        "winners": view.winners,
-        "places": view.places,
-    })
+        "rules_name": view.rules.name, **values})
 
 
 class SheetMemo:

@@ -1405,7 +1405,7 @@ export interface ViewPayload {
    */
   hand_sizes: number[];
   /**
-   * Per seat: has chosen this turn's card (not which).
+   * Per seat: has chosen this turn's card (not what, unless face up).
    */
   chosen: boolean[];
   /**
@@ -1449,8 +1449,10 @@ export interface ViewPayload {
    */
   winners: number[];
   /**
-   * Per seat: its place in the standings, from 1: the winners first, then the fewest
-   * points; a tie shares a place (1, 1, 3). The results pages of every client show it.
+   * Per seat: its place in the standings, from 1. The winners come first (with the
+   * elimination end, the last one in may have more points than one out before,
+   * docs/rules.md §3), then the fewest points; seats that tie share a place and the
+   * next place is skipped (1, 1, 3). Both clients' results show these places.
    */
   places: number[];
 }
