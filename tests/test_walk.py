@@ -126,7 +126,7 @@ def check_consumers(game: Game) -> None:
             items.append(StreamItem(len(items) + 1, "notice", Notice("sat", None, 1, "Bob")))
             items.append(StreamItem(len(items) + 1, "chat", ChatLine(0, "Ana", "hi")))
     seen = [e for e in (for_viewer(ev, 0) for ev in game.events) if e is not None]
-    page = json.loads(history_frame(items, 0, "sr", names, {}, len(items), None, None))
+    page = json.loads(history_frame(items, 0, "sr", names, len(items), None, None))
     lines = page["lines"]
     assert [line["seq"] for line in lines] == sorted(line["seq"] for line in lines)
     assert [line["text"] for line in lines if line["kind"] == "event"] == narration(

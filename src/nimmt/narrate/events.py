@@ -1,11 +1,15 @@
 """A game's events in words: one event (``describe``), a run of them (``narrate``, where a
-row taken and the card starting it are one sentence) and a resolution step as one
-announcement (``announce``), told to one viewer, who hears nothing hidden from them."""
+row taken and the card starting it are one sentence), a resolution step as one
+announcement (``announce``) and a stretch of the game as one announcement per step
+(``steps``, over :func:`nimmt.walk.walk`), told to one viewer, who hears nothing hidden
+from them. Every face (the server's frames and pages, the terminal's local games) tells a
+stretch through ``steps``, so they group and word it alike."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..decisions import DecisionKind
 from ..events import (
     CardChosen,
     CardDrafted,
@@ -24,7 +28,41 @@ from ..events import (
     TurnStarted,
     for_viewer,
 )
+from ..views import View
+from ..walk import StepVisitor, walk
 from .base import Vocabulary
+
+
+def others_have_chosen(view: View) -> bool:
+    """Whether the game waits for the viewer's card alone: everyone else has chosen. The
+    narration then says the others' hidden choices as that one fact (``others_chosen``);
+    a spectator is never in that case (the reveal tells them)."""
+    pending, me = view.pending, view.player
+    if pending is None or me is None or pending.kind is not DecisionKind.CARD:
+        return False
+    chosen = view.chosen
+    return not chosen[me] and all(chosen[p] for p in view.active if p != me)
+
+
+class Told(StepVisitor[list[tuple[int, str]]]):
+    """Each resolution step said as one announcement, with the position of its first
+    event; a step with nothing to tell this reader is left out."""
+
+    def __init__(self, speak: EventSentences, names: Sequence[str], viewer: int | None,
+                 others_chosen: bool | None = None) -> None:
+        self._speak = speak
+        self._names = names
+        self._viewer = viewer
+        self._others_chosen = others_chosen
+        self._told: list[tuple[int, str]] = []
+
+    def step(self, events: Sequence[Event], first: int) -> None:
+        text = self._speak.announce(events, self._names, self._viewer, self._others_chosen)
+        if text:
+            self._told.append((first, text))
+
+    def result(self) -> list[tuple[int, str]]:
+        return self._told
 
 
 class EventSentences(Vocabulary):
@@ -277,6 +315,19 @@ class EventSentences(Vocabulary):
     ) -> str:
         """A batch of events (say, one resolution step) as one announcement."""
         return " ".join(self.narrate(events, names, viewer, others_chosen))
+
+    def steps(
+        self,
+        events: Sequence[Event],
+        names: Sequence[str],
+        viewer: int | None = None,
+        others_chosen: bool | None = None,
+    ) -> list[str]:
+        """A stretch of the game (``events`` already as ``viewer`` may know them), one
+        announcement per resolution step; ``others_chosen`` as :meth:`narrate`."""
+        if not events:
+            return []
+        return [text for _, text in walk(events, Told(self, names, viewer, others_chosen))]
 
     def record_verified(self, rounds: int, decisions: int, finished: bool, digest: str) -> str:
         """The last line of ``nimmt replay``: what the replay checked, so that a listener

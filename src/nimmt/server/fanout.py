@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
-from ..decisions import DecisionKind
 from ..events import Event, for_viewer
 from ..narrate import Narrator, narrator
+from ..narrate.events import Told, others_have_chosen
 from ..views import View
-from ..walk import STEP_STARTS, StepVisitor, starts_step, walk
+from ..walk import STEP_STARTS, starts_step, walk
 from . import protocol as P
 from .commands import Audience
 from .payloads import (
@@ -81,33 +81,8 @@ def narration(events: Sequence[Event], names: Sequence[str], viewer: int | None,
               lang: str, others_chosen: bool | None = None) -> list[str]:
     """The sentences of ``events`` (already filtered for ``viewer``: a spectator gets the
     public events, so no sentence tells what the viewer may not know), one entry per
-    resolution step (:func:`nimmt.walk.walk`), in ``lang``; ``others_chosen`` as
-    :meth:`nimmt.Narrator.narrate`."""
-    if not events:
-        return []
-    told = _Told(narrator(lang), names, viewer, others_chosen)
-    return [text for _, text in walk(events, told)]
-
-
-class _Told(StepVisitor[list[tuple[int, str]]]):
-    """Each resolution step said as one announcement, with the position of its first
-    event; a step with nothing to tell this reader is left out."""
-
-    def __init__(self, speak: Narrator, names: Sequence[str], viewer: int | None,
-                 others_chosen: bool | None = None) -> None:
-        self._speak = speak
-        self._names = names
-        self._viewer = viewer
-        self._others_chosen = others_chosen
-        self._told: list[tuple[int, str]] = []
-
-    def step(self, events: Sequence[Event], first: int) -> None:
-        text = self._speak.announce(events, self._names, self._viewer, self._others_chosen)
-        if text:
-            self._told.append((first, text))
-
-    def result(self) -> list[tuple[int, str]]:
-        return self._told
+    resolution step (:meth:`nimmt.Narrator.steps`), in ``lang``."""
+    return narrator(lang).steps(events, names, viewer, others_chosen)
 
 
 def error_frame(seq: int, code: P.CodeLike, message: str, ref: P.Ref, lang: str,
@@ -232,7 +207,7 @@ def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
     lines = [(m.seq, m.kind, m.text if m.kind == "notice" else m.said)
              for m in models if m.kind != "event"]
     seqs = [m.seq for m in models if m.kind == "event"]  # the seq of each of ``events``
-    told = walk(events, _Told(narrator(lang), names, viewer))
+    told = walk(events, Told(narrator(lang), names, viewer))
     lines += [(seqs[first], "event", text) for first, text in told]
     lines.sort(key=lambda line: line[0])
     return dump(build(P.History, {
@@ -438,18 +413,13 @@ def unmuted(items: Sequence[StreamItem], quiet: frozenset[str]) -> Sequence[Stre
 
 
 def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> bool:
-    """Whether the table waits for ``viewer``'s card alone: everyone else has chosen. The
-    others' choices are said as that one fact (a spectator hears none of them: the reveal
-    tells). ``view``: the viewer's view of the game now, when the caller has it."""
+    """Whether the table waits for ``viewer``'s card alone
+    (:func:`nimmt.narrate.events.others_have_chosen`). ``view``: the viewer's view of the
+    game now, when the caller has it."""
     game = t.logged.game
     if game is None or viewer is None or game.pending is None:
         return False
-    if game.pending.kind is not DecisionKind.CARD:
-        return False
-    if view is None:
-        view = game.view(viewer)
-    return not view.chosen[viewer] and all(
-        view.chosen[p] for p in view.active if p != viewer)
+    return others_have_chosen(game.view(viewer) if view is None else view)
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:
