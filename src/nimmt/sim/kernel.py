@@ -413,7 +413,7 @@ def enqueue(qp: IntArray, qc: IntArray, m: int, p: int, c: int) -> int:
     return m + 1
 
 
-@_jit
+@_inline
 def reveal(
     st: IntArray, policy: IntArray, noise: FloatArray, qp: IntArray, qc: IntArray, rs: IntArray
 ) -> int:
@@ -454,7 +454,7 @@ def play_turn(
     _turn(st, policy, noise, row_mode, seq, pos, rs, qp, qc)
 
 
-@_jit
+@_inline
 def _turn(
     st: IntArray,
     policy: IntArray,
@@ -478,7 +478,7 @@ TOOK_SIXTH = 1  # its card was a row's sixth
 TOOK_ROW = 2  # its card was too low (or fitted no end), or its joker met a full row
 
 
-@_jit
+@_inline
 def resolve(
     st: IntArray,
     qp: IntArray,
@@ -593,7 +593,7 @@ def redeal(
 DEAL_ROOM = 114
 
 
-@_jit
+@_inline
 def deal(
     st: IntArray,
     players: int,
