@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from .. import decisions as D
 from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
@@ -48,6 +48,7 @@ from .payloads import (
 )
 
 __all__ = [
+    "DECISION_MESSAGES",
     "PROTOCOL_VERSION",
     "ChatItem",
     "ClientMessage",
@@ -256,31 +257,58 @@ class Leave(_Client):
     """The message's name."""
 
 
-class PlayCard(_Client):
-    """Choose (or change) your card for this turn."""
+class DecisionMessage(_Client):
+    """A client message that makes a decision: ``play_card``, ``take_row`` or
+    ``draft_card``. Each is made from its :class:`~nimmt.decisions.DecisionCodec`
+    (:data:`DECISION_MESSAGES`), so its name, ``type`` and value field are the codec's."""
 
-    type: Literal["play_card"]
-    """The message's name."""
-    card: Card
-    """The card (jokers as −10..−1)."""
+    codec: ClassVar[D.DecisionCodec]
+    """The decision's codec: the kind of decision, the message's name and its value field."""
+    type: str
+    """The message's name (the codec's ``message``)."""
+
+    @property
+    def value(self) -> int:
+        """The card or the row the message names (its codec's field)."""
+        value: int = getattr(self, self.codec.field)
+        return value
 
 
-class TakeRow(_Client):
-    """Choose the row (1..4) for your too-low card or joker."""
+#: What the protocol says of each decision message, to the client that sends it: the
+#: message, and its value field with the type that bounds it.
+_DECISION_WORDS: dict[D.DecisionKind, tuple[str, Any, str]] = {
+    D.DecisionKind.CARD: ("Choose (or change) your card for this turn.",
+                          Card, "The card (jokers as −10..−1)."),
+    D.DecisionKind.ROW: ("Choose the row (1..4) for your too-low card or joker.",
+                         Annotated[int, Field(strict=True)], "The row number, 1 to 4."),
+    D.DecisionKind.DRAFT: ("Logic: take ``card`` from the face-up pool.",
+                           Card, "The card to take."),
+}
 
-    type: Literal["take_row"]
-    """The message's name."""
-    row: Annotated[int, Field(strict=True)]
-    """The row number, 1 to 4."""
+
+def _decision_model(codec: D.DecisionCodec) -> type[DecisionMessage]:
+    """The client message of ``codec``'s decision, named as the decision's class."""
+    doc, value_type, field_doc = _DECISION_WORDS[codec.kind]
+    fields: dict[str, Any] = {
+        "type": (Literal[codec.message], Field(description="The message's name.")),
+        codec.field: (value_type, Field(description=field_doc))}
+    model = create_model(codec.type.__name__, __base__=DecisionMessage,
+                         __module__=__name__, __doc__=doc, **fields)
+    model.codec = codec
+    return model
 
 
-class DraftCard(_Client):
-    """Logic: take ``card`` from the face-up pool."""
-
-    type: Literal["draft_card"]
-    """The message's name."""
-    card: Card
-    """The card to take."""
+#: The client message of each kind of decision, made from its codec.
+DECISION_MESSAGES: dict[D.DecisionKind, type[DecisionMessage]] = {
+    codec.kind: _decision_model(codec) for codec in D.CODECS.values()}
+if TYPE_CHECKING:
+    PlayCard = DecisionMessage
+    TakeRow = DecisionMessage
+    DraftCard = DecisionMessage
+else:
+    PlayCard = DECISION_MESSAGES[D.DecisionKind.CARD]
+    TakeRow = DECISION_MESSAGES[D.DecisionKind.ROW]
+    DraftCard = DECISION_MESSAGES[D.DecisionKind.DRAFT]
 
 
 class TakeOver(_Client):
@@ -586,10 +614,6 @@ ClientMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-#: The three messages that are decisions (:func:`decision`).
-DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
-
-
 def decision(msg: DecisionMessage, seat: int) -> Decision:
     """The :data:`~nimmt.decisions.Decision` that ``msg`` asks for, by ``seat``: the one
     place where the protocol's decision messages meet the engine's decisions.
@@ -597,13 +621,7 @@ def decision(msg: DecisionMessage, seat: int) -> Decision:
     >>> decision(TakeRow(type="take_row", row=2), seat=1)
     TakeRow(player=1, row=2)
     """
-    match msg:
-        case PlayCard(card=card):
-            return D.PlayCard(seat, card)
-        case TakeRow(row=row):
-            return D.TakeRow(seat, row)
-        case DraftCard(card=card):
-            return D.DraftCard(seat, card)
+    return D.make_decision(msg.codec.kind, seat, msg.value)
 
 
 # -- server → client -------------------------------------------------------------
