@@ -627,14 +627,17 @@ def decision(msg: DecisionMessage, seat: int) -> Decision:
 # -- server → client -------------------------------------------------------------
 
 
-class _Server(BaseModel):
+class _ServerMessage(BaseModel):
+    """Fields every server message carries: ``seq``, so a client that reconnects can say
+    what it already saw."""
+
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     seq: int
     """The stream position of the newest table item this connection has been sent (0
     before any table)."""
 
 
-class Welcome(_Server):
+class Welcome(_ServerMessage):
     """Answer to ``hello``. ``token`` is sent when a session starts (a new player, a
     sign-in): keep it, and say ``hello`` with it next time. ``lang`` is the narration
     language the server chose for this connection; ``account`` whether the player has a
@@ -657,7 +660,7 @@ class Welcome(_Server):
     """The ``ref`` of the ``hello``."""
 
 
-class Error(_Server):
+class Error(_ServerMessage):
     """A refusal: nothing changed. ``code`` is machine-readable, ``message`` the details in
     English (for logs and programs), ``text`` what a person hears."""
 
@@ -678,7 +681,7 @@ class Error(_Server):
     again then)."""
 
 
-class Ack(_Server):
+class Ack(_ServerMessage):
     """The intention ``ref`` was accepted and is stored."""
 
     type: Literal["ack"] = "ack"
@@ -687,7 +690,7 @@ class Ack(_Server):
     """The ``ref`` of the accepted message."""
 
 
-class TableState(_Server):
+class TableState(_ServerMessage):
     """Everything you may know now: the table and your view of the game (docs/rules.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
@@ -711,7 +714,7 @@ class TableState(_Server):
     else null."""
 
 
-class Events(_Server):
+class Events(_ServerMessage):
     """New table stream items, in order, and the decision now asked of you (if any).
 
     ``text`` is the narration of the game events among ``items``, as your seat may know
@@ -738,7 +741,7 @@ class Events(_Server):
     it read them as ever)."""
 
 
-class History(_Server):
+class History(_ServerMessage):
     """A page of the table's stream, older than what the client has (answer to
     ``history``): the items, filtered for you as ever, and the page said line by line."""
 
@@ -779,7 +782,7 @@ class LobbyTable(BaseModel):
     """``open`` (not started) or ``playing``."""
 
 
-class LobbyList(_Server):
+class LobbyList(_ServerMessage):
     """The open, public tables."""
 
     type: Literal["lobby"] = "lobby"
@@ -790,7 +793,7 @@ class LobbyList(_Server):
     """The ``ref`` of the ``lobby`` message."""
 
 
-class Hint(_Server):
+class Hint(_ServerMessage):
     """The expert's advice on your decision ``key`` (the ``key`` of the prompt it answers;
     if your prompt's key has changed since, the advice is about a decision already
     made). ``text`` is the hint in one or two short sentences in your language; ``advice``
@@ -808,7 +811,7 @@ class Hint(_Server):
     """The ``ref`` of the ``hint`` message."""
 
 
-class RecoveryCodes(_Server):
+class RecoveryCodes(_ServerMessage):
     """Your account's recovery codes, shown this once: each sets a new password once
     (``hello`` with ``recovery_code``). Any codes given before no longer work."""
 
@@ -839,7 +842,7 @@ class SessionInfo(BaseModel):
     """Whether it is the session of this connection."""
 
 
-class SessionList(_Server):
+class SessionList(_ServerMessage):
     """Your sessions, the most recently used first."""
 
     type: Literal["sessions"] = "sessions"
@@ -866,7 +869,7 @@ class FriendInfo(BaseModel):
     """Whether that table has a free seat (null: not known here)."""
 
 
-class FriendList(_Server):
+class FriendList(_ServerMessage):
     """The players you follow, by name."""
 
     type: Literal["friends"] = "friends"
@@ -881,7 +884,7 @@ class FriendList(_Server):
     """The ``ref`` of the ``friends`` message."""
 
 
-class Invitation(_Server):
+class Invitation(_ServerMessage):
     """A player invites you to their table (on every connection you have; again on each
     new one while it waits). Answer with ``answer_invitation``."""
 
@@ -899,7 +902,7 @@ class Invitation(_Server):
     """The invitation said in this connection's language."""
 
 
-class ChatMessage(_Server):
+class ChatMessage(_ServerMessage):
     """A line of the lobby chat (``channel`` ``lobby``) or a private message to you or from
     you on another connection (``private``)."""
 
@@ -921,7 +924,7 @@ class ChatMessage(_Server):
     """When it was written, in Unix seconds."""
 
 
-class InviteLink(_Server):
+class InviteLink(_ServerMessage):
     """A one-time invitation to your table: whoever says ``hello`` with ``invite`` set to
     ``code`` (a new guest, or anyone) joins it and takes a free seat, once, until
     ``expires``. ``path`` is the web client's address of it on this server."""
@@ -940,7 +943,7 @@ class InviteLink(_Server):
     """The ``ref`` of the ``invite_link`` message."""
 
 
-class Presence(_Server):
+class Presence(_ServerMessage):
     """A player you follow came, went, or moved to another table (on this server process):
     their entry of ``friends`` as it is now. Pushed at most every
     ``NIMMT_PRESENCE_INTERVAL`` seconds per player."""
@@ -951,7 +954,7 @@ class Presence(_Server):
     """Where they are now."""
 
 
-class Pong(_Server):
+class Pong(_ServerMessage):
     """Answer to ``ping``."""
 
     type: Literal["pong"] = "pong"
