@@ -11,14 +11,14 @@ import pytest
 
 from nimmt.server.nodewire import (
     DROP_LOG_EVERY,
-    Answer,
-    Ask,
     Batch,
     Drops,
     Enter,
     Forward,
     Moved,
-    Refused,
+    NodeAnswer,
+    NodeAsk,
+    NodeRefused,
     Sealer,
     moved,
     parse_body,
@@ -52,13 +52,13 @@ def test_a_sealed_message_opens_once_on_its_channel() -> None:
     sender, receiver = pair()
     data = sender.seal(CHANNEL, json.dumps(ENTER).encode())
     assert json.loads(receiver.open(CHANNEL, data)) == ENTER
-    with pytest.raises(Refused, match="replayed"):
+    with pytest.raises(NodeRefused, match="replayed"):
         receiver.open(CHANNEL, data)
     # The next message of the sender opens; an older one does not, though never seen.
     older = sender.seal(CHANNEL, b"{}")
     newer = sender.seal(CHANNEL, b"{}")
     assert receiver.open(CHANNEL, newer) == "{}"
-    with pytest.raises(Refused, match="replayed"):
+    with pytest.raises(NodeRefused, match="replayed"):
         receiver.open(CHANNEL, older)
 
 
@@ -76,7 +76,7 @@ def test_a_forged_message_is_refused(forge: str) -> None:
         "empty": b"",
         "not UTF-8": b"\xff" * 200,
     }[forge]
-    with pytest.raises(Refused):
+    with pytest.raises(NodeRefused):
         receiver.open(CHANNEL, data)
 
 
@@ -85,13 +85,13 @@ def test_a_message_out_of_its_window_is_refused() -> None:
     sender, receiver = pair(clock)
     stale = sender.seal(CHANNEL, b"{}")
     clock.now += 31
-    with pytest.raises(Refused, match="stamped 31 s ago"):
+    with pytest.raises(NodeRefused, match="stamped 31 s ago"):
         receiver.open(CHANNEL, stale)
     # Stamped in the future past the window: refused too.
     clock.now -= 62
     ahead = sender.seal(CHANNEL, b"{}")
     clock.now += 62
-    with pytest.raises(Refused, match="stamped"):
+    with pytest.raises(NodeRefused, match="stamped"):
         receiver.open(CHANNEL, ahead)
     fresh = sender.seal(CHANNEL, b"{}")
     assert receiver.open(CHANNEL, fresh) == "{}"
@@ -105,13 +105,13 @@ def test_forgotten_senders_stay_refused_by_age() -> None:
     clock.now += 61
     receiver.forget()
     assert receiver._seen == {}
-    with pytest.raises(Refused, match="stamped"):
+    with pytest.raises(NodeRefused, match="stamped"):
         receiver.open(CHANNEL, first)
 
 
 def test_a_message_past_its_size_is_refused_before_its_seal_is_computed() -> None:
     sender = Sealer(KEY, 30.0, 1000)
-    with pytest.raises(Refused, match="larger than 1000 bytes"):
+    with pytest.raises(NodeRefused, match="larger than 1000 bytes"):
         sender.open(CHANNEL, b"0" * 1001)
 
 
@@ -119,11 +119,11 @@ def test_a_signed_value_is_read_back_only_under_its_name() -> None:
     sealer, other = pair()
     raw = sealer.sign("ABCDEF", '{"code":"ABCDEF"}').encode()
     assert other.unsign("ABCDEF", raw) == '{"code":"ABCDEF"}'
-    with pytest.raises(Refused):
+    with pytest.raises(NodeRefused):
         other.unsign("GHJKLM", raw)
-    with pytest.raises(Refused):
+    with pytest.raises(NodeRefused):
         other.unsign("ABCDEF", raw.replace(b"ABCDEF", b"ABCDEG"))
-    with pytest.raises(Refused):
+    with pytest.raises(NodeRefused):
         other.unsign("ABCDEF", b'{"code":"ABCDEF"}')
 
 
@@ -135,8 +135,8 @@ def test_each_kind_of_body_is_read() -> None:
     assert isinstance(batch, Batch) and batch.e[1] == (6, "l", "ABCDEF", 0)
     ask = parse_body('{"k":"rq","t":"ABCDEF","n":2,"i":1,"q":{"what":"speech","player":3,'
                      '"lang":"cs","after":-5,"upto":null}}')
-    assert isinstance(ask, Ask) and ask.q.lang == "cs"
-    assert isinstance(parse_body('{"k":"rs","i":1,"a":null}'), Answer)
+    assert isinstance(ask, NodeAsk) and ask.q.lang == "cs"
+    assert isinstance(parse_body('{"k":"rs","i":1,"a":null}'), NodeAnswer)
     # A table taken over by process 3, and one a draining process let go (to none yet).
     for node in (3, 0):
         body = parse_body(moved("ABCDEF", node))
@@ -180,7 +180,7 @@ MALFORMED: dict[str, str] = {
 
 @pytest.mark.parametrize("name", list(MALFORMED))
 def test_a_malformed_body_is_refused_with_a_reason(name: str) -> None:
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(NodeRefused) as refused:
         parse_body(MALFORMED[name])
     assert refused.value.reason.startswith("malformed")
 

@@ -14,7 +14,7 @@ from nimmt.rules import Rules
 from nimmt.sim.advice import advise
 from nimmt.tui.commands import Interpreter
 from nimmt.tui.local import LocalSession
-from nimmt.tui.remote import RemoteSession, Target, TokenStore
+from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
 from nimmt.tui.session import Refused
 
 from .tui_helpers import Server
@@ -47,7 +47,7 @@ def test_a_local_hint_is_the_advice_from_the_players_view() -> None:
 @pytest.mark.timeout(600)
 def test_a_hint_at_a_server_and_the_hosts_switch(server: Server, tmp_path: Path) -> None:
     session = RemoteSession(
-        Target(server.url), name="Hana", lang="sr", bots=["easy"],
+        RemoteTarget(server.url), name="Hana", lang="sr", bots=["easy"],
         rules={"preset": "classic", "players": 2, "end": "rounds", "rounds": 1},
         tokens=TokenStore(tmp_path / "client.json"),
     )

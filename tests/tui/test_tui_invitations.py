@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nimmt.tui.commands import Interpreter
-from nimmt.tui.remote import RemoteSession, Target, TokenStore
+from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
 from nimmt.tui.session import Said
 
 from .tui_helpers import Server
@@ -18,9 +18,9 @@ from .tui_helpers import Server
 @pytest.mark.timeout(300)
 def test_an_invitation_is_shown_and_accepted(server: Server, tmp_path: Path) -> None:
     rules = {"preset": "classic", "players": 3}
-    hana = RemoteSession(Target(server.url), name="Hana", lang="sr", bots=[], rules=rules,
+    hana = RemoteSession(RemoteTarget(server.url), name="Hana", lang="sr", bots=[], rules=rules,
                          tokens=TokenStore(tmp_path / "hana.json"))
-    ivo = RemoteSession(Target(server.url), name="Ivo", lang="cs", bots=[], rules=rules,
+    ivo = RemoteSession(RemoteTarget(server.url), name="Ivo", lang="cs", bots=[], rules=rules,
                         tokens=TokenStore(tmp_path / "ivo.json"))
     heard: list[Said] = []
     ivo.listen(lambda u: heard.append(u) if isinstance(u, Said) else None)

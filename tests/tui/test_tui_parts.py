@@ -10,7 +10,7 @@ import pytest
 from nimmt.cli_output import wants_plain
 from nimmt.tui.commands import DEFAULT_KEYS, Keymap, KeymapError
 from nimmt.tui.labels import LABELS
-from nimmt.tui.remote import Target
+from nimmt.tui.remote import RemoteTarget
 
 
 def fields(text: str) -> set[str]:
@@ -46,11 +46,12 @@ def test_keymaps() -> None:
 
 
 def test_addresses_and_links() -> None:
-    assert Target.parse("http://h:8000/") == Target("http://h:8000")
-    assert Target.parse("ws://h:8000/ws") == Target("http://h:8000")
-    assert Target.parse("h:8000", join="k7qx2m") == Target("http://h:8000", "K7QX2M")
-    assert Target.parse("https://h/play/#/table/AB12CD") == Target("https://h", "AB12CD")
-    assert Target.parse("http://h:1", spectate="ab") == Target("http://h:1", "AB", True)
+    assert RemoteTarget.parse("http://h:8000/") == RemoteTarget("http://h:8000")
+    assert RemoteTarget.parse("ws://h:8000/ws") == RemoteTarget("http://h:8000")
+    assert RemoteTarget.parse("h:8000", join="k7qx2m") == RemoteTarget("http://h:8000", "K7QX2M")
+    assert (RemoteTarget.parse("https://h/play/#/table/AB12CD")
+            == RemoteTarget("https://h", "AB12CD"))
+    assert RemoteTarget.parse("http://h:1", spectate="ab") == RemoteTarget("http://h:1", "AB", True)
 
 
 def test_plain_mode_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ from nimmt.record import load_record, replay
 from nimmt.rules import Rules
 from nimmt.tui.app import NimmtApp, ResultsDialog, RowDialog
 from nimmt.tui.local import LocalSession
-from nimmt.tui.remote import RemoteSession, Target, TokenStore
+from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
 from nimmt.tui.session import Said, Update
 
 from .tui_helpers import Server
@@ -210,7 +210,7 @@ async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
     """The same face at a server's table: the session pumps the server's messages in a
     worker thread and the screen follows to the results."""
     session = RemoteSession(
-        Target(server.url), name="Tex", lang="en", bots=["easy"],
+        RemoteTarget(server.url), name="Tex", lang="en", bots=["easy"],
         rules={"preset": "classic", "players": 2, "end": "rounds", "rounds": 1},
         tokens=TokenStore(tmp_path / "client.json"),
     )

@@ -33,7 +33,7 @@ from nimmt.client_sync import SyncClient
 from nimmt.keymap import actions_of
 from nimmt.record import record_from_dict
 from nimmt.tui.commands import Interpreter
-from nimmt.tui.remote import RemoteSession, Target, TokenStore
+from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
 from nimmt.tui.session import Said, Update
 
 from .conftest import QUOTAS, NewPage, _pages, _serve
@@ -80,7 +80,7 @@ class Terminal:
         tokens = TokenStore(data / "client.json")
         tokens.put(url, name, token)
         self.lines: list[tuple[str, str]] = []
-        self.session = Watched(Target(url, code), name=name, tokens=tokens,
+        self.session = Watched(RemoteTarget(url, code), name=name, tokens=tokens,
                                listener=self._heard)
         self.interpreter = Interpreter(self.session)
         self.session.open()

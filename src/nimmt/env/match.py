@@ -39,7 +39,7 @@ __all__ = [
     "REWARDS",
     "Match",
     "MatchEnv",
-    "Settings",
+    "MatchSettings",
     "default_illegal_reward",
     "make_rules",
     "settings",
@@ -102,7 +102,7 @@ def default_illegal_reward(rules: Rules, reward: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class MatchSettings:
     """An environment's validated keywords (see :func:`settings`)."""
 
     rules: Rules
@@ -126,7 +126,7 @@ def settings(
     render_mode: str | None,
     illegal: str = "terminate",
     illegal_reward: float | None = None,
-) -> Settings:
+) -> MatchSettings:
     """Check an environment's keywords once, for every kind of environment alike."""
     if render_mode not in (None, "ansi"):
         raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -141,7 +141,7 @@ def settings(
     )
     if illegal_reward is None:
         illegal_reward = default_illegal_reward(made, reward)
-    return Settings(made, reward, observation, render_mode, illegal, float(illegal_reward))
+    return MatchSettings(made, reward, observation, render_mode, illegal, float(illegal_reward))
 
 
 class Match:
@@ -239,13 +239,13 @@ class Match:
 class MatchEnv:
     """What the engine-based environments share: their match, their seeds, rendering."""
 
-    settings: Settings
+    settings: MatchSettings
     render_mode: str | None
     _match: Match
     _seeds: random.Random
     _rendered: int
 
-    def _start(self, s: Settings) -> None:
+    def _start(self, s: MatchSettings) -> None:
         self.settings = s
         self.rules = s.rules
         self.render_mode = s.render_mode

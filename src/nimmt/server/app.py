@@ -69,7 +69,7 @@ from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import LogEntry, Store
 from .table import Peer, TableActor
 from .text import clean_text
-from .tutor import Job, Tutor, TutorBusy, TutorStopped
+from .tutor import Tutor, TutorBusy, TutorJob, TutorStopped
 
 if TYPE_CHECKING:
     from .cluster import Cluster, RemoteTable
@@ -986,7 +986,7 @@ def game_json(data: dict[str, Any]) -> bytes:
 class Analysing:
     """A game's analysis being computed, and how many requests wait for it."""
 
-    job: Job
+    job: TutorJob
     waiters: int = 0
 
 

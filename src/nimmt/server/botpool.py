@@ -170,7 +170,7 @@ def dump_job(spec: str, seed: int, seconds: float, view: View) -> bytes:
 
 
 @dataclass(eq=False)
-class Job:
+class BotJob:
     """One decision to make: who asks (table, seat), which bot, from which view."""
 
     owner: Owner
@@ -183,7 +183,7 @@ class Job:
     started: float = 0.0
 
 
-class Lane:
+class BotLane:
     """The workers of one kind, and per table a queue of the jobs waiting for them."""
 
     def __init__(self, pool: BotPool, name: str, size: int, nice: int) -> None:
@@ -192,7 +192,7 @@ class Lane:
         self.nice = nice
         #: Per table its waiting jobs, in the round-robin order of the tables: a table
         #: served goes to the back (dicts keep insertion order).
-        self.queues: dict[Owner, collections.deque[Job]] = {}
+        self.queues: dict[Owner, collections.deque[BotJob]] = {}
         self.workers = [Worker(self, i) for i in range(size)]
         self._changed = asyncio.Event()
         #: Jobs answered, and jobs that got the default player instead (failures).
@@ -209,11 +209,11 @@ class Lane:
         """Workers thinking on a job now."""
         return sum(1 for w in self.workers if w.job is not None)
 
-    def put(self, job: Job) -> None:
+    def put(self, job: BotJob) -> None:
         self.queues.setdefault(job.owner, collections.deque()).append(job)
         self._changed.set()
 
-    def discard(self, job: Job) -> None:
+    def discard(self, job: BotJob) -> None:
         q = self.queues.get(job.owner)
         if q is not None and job in q:
             q.remove(job)
@@ -223,7 +223,7 @@ class Lane:
     def wake(self) -> None:
         self._changed.set()
 
-    def pick(self) -> Job | None:
+    def pick(self) -> BotJob | None:
         """The next job: the first table in round-robin order among the most urgent."""
         best: Owner | None = None
         level = AWAY + 1
@@ -247,7 +247,7 @@ class Lane:
             self.queues[best] = q  # to the back of the round
         return job
 
-    async def take(self) -> Job:
+    async def take(self) -> BotJob:
         while True:
             job = self.pick()
             if job is not None:
@@ -259,10 +259,10 @@ class Lane:
 class Worker(WorkerProcess):
     """One worker process of a lane and the task that feeds it jobs."""
 
-    def __init__(self, lane: Lane, index: int) -> None:
+    def __init__(self, lane: BotLane, index: int) -> None:
         super().__init__(index, MAX_REPLY)
         self.lane = lane
-        self.job: Job | None = None
+        self.job: BotJob | None = None
         #: Set when the process said it is ready (imports done, kernel loaded).
         self.ready = asyncio.Event()
         #: The seconds the last process took to be ready.
@@ -329,7 +329,7 @@ class Worker(WorkerProcess):
             finally:
                 self.job = None
 
-    async def _think(self, job: Job) -> None:
+    async def _think(self, job: BotJob) -> None:
         pool = self.lane.pool
         assert self.writer is not None
         limit = pool.seconds + pool.grace
@@ -372,8 +372,8 @@ class BotPool:
         self.unavailable: dict[str, str] = {}
         #: Whether the search workers' kernel is compiled (None: no search worker ready yet).
         self.compiled: bool | None = None
-        self.quick = Lane(self, "quick", 1, QUICK_NICE)
-        self.search = Lane(self, "search", max(1, workers), SEARCH_NICE)
+        self.quick = BotLane(self, "quick", 1, QUICK_NICE)
+        self.search = BotLane(self, "search", max(1, workers), SEARCH_NICE)
         self.lanes = {"quick": self.quick, "search": self.search}
         #: Where the tables count their bots' decisions (the hub's metrics), if anywhere.
         self.metrics: Metrics | None = None
@@ -450,7 +450,7 @@ class BotPool:
         ended its process), with the :class:`~nimmt.bots.play.Fault` that says so.
         """
         loop = asyncio.get_running_loop()
-        job = Job(owner, seat, spec, seed, view, loop.create_future())
+        job = BotJob(owner, seat, spec, seed, view, loop.create_future())
         if spec != DEFAULT and spec not in self.names():
             # A bot the operator no longer offers (a table resumed after a restart).
             self.fallback(job, "raised", "is not offered by this server")
@@ -463,7 +463,7 @@ class BotPool:
             lane.discard(job)
             raise
 
-    def answer(self, job: Job, reply: object) -> None:
+    def answer(self, job: BotJob, reply: object) -> None:
         """Settle ``job`` with a worker's ``reply``: its decision if it is the one asked for
         and legal (with the fault the worker's policy reported, if any), else the
         default player's."""
@@ -495,7 +495,7 @@ class BotPool:
         lane.done += 1
         self._settle(job, Answer(decision, None, self._seconds(job)))
 
-    def report(self, job: Job, kind: FaultKind, message: str) -> Fault:
+    def report(self, job: BotJob, kind: FaultKind, message: str) -> Fault:
         """The fault of ``job``'s bot, logged in one line with its table, its seat and the
         seconds since a worker took the job: the default player answers."""
         view = job.view
@@ -506,7 +506,7 @@ class BotPool:
                                 seat=job.seat))
         return fault
 
-    def fallback(self, job: Job, kind: FaultKind, message: str) -> None:
+    def fallback(self, job: BotJob, kind: FaultKind, message: str) -> None:
         """Answer ``job`` with the default player's decision, and report the bot's fault."""
         self.lanes[lane_of(job.spec)].failed += 1
         fault = self.report(job, kind, message)
@@ -516,11 +516,11 @@ class BotPool:
         self._settle(job, Answer(decision, fault, self._seconds(job)))
 
     @staticmethod
-    def _seconds(job: Job) -> float:
+    def _seconds(job: BotJob) -> float:
         return time.perf_counter() - job.started if job.started else 0.0
 
     @staticmethod
-    def _settle(job: Job, answer: Answer) -> None:
+    def _settle(job: BotJob, answer: Answer) -> None:
         if not job.future.done():
             job.future.set_result(answer)
 

@@ -52,15 +52,15 @@ from .logs import event, set_context
 from .nodewire import (
     NODE_MAX,
     NODE_SHIFT,
-    Answer,
-    Ask,
     Batch,
     Drops,
     Enter,
     Forward,
-    Leave,
     Moved,
-    Refused,
+    NodeAnswer,
+    NodeAsk,
+    NodeLeave,
+    NodeRefused,
     Sealer,
     moved,
     parse_body,
@@ -552,7 +552,7 @@ class Cluster:
         finally:
             self._asked.pop(number, None)
 
-    def _answer(self, ask: Ask) -> None:
+    def _answer(self, ask: NodeAsk) -> None:
         """At the owner: answer an HTTP read another process sent."""
         actor = self.hub.tables.get(ask.t)
         text = None if actor is None else answer(actor, ask.q)
@@ -666,7 +666,7 @@ class Cluster:
                 name = code.decode() if isinstance(code, bytes) else code
                 value = raw if isinstance(raw, bytes) else raw.encode()
                 line = P.LobbyTable.model_validate_json(self.sealer.unsign(name, value))
-            except Refused as exc:
+            except NodeRefused as exc:
                 self.drops.drop(f"lobby line: {exc.reason}")
             except (UnicodeDecodeError, ValueError):
                 self.drops.drop("lobby line: malformed")
@@ -777,17 +777,17 @@ class Cluster:
             self.hub.metrics.relay_lag.observe(max(0.0, self.sealer.age))
             body = parse_body(opened)
             if (channel == moved) != isinstance(body, Moved):
-                raise Refused(f"a {body.k!r} message on the wrong channel")
-        except Refused as exc:
+                raise NodeRefused(f"a {body.k!r} message on the wrong channel")
+        except NodeRefused as exc:
             self.drops.drop(exc.reason)
             return
         if isinstance(body, Batch):
             self._at_edge(body)
-        elif isinstance(body, Enter | Forward | Leave):
+        elif isinstance(body, Enter | Forward | NodeLeave):
             self._at_owner(body)
-        elif isinstance(body, Ask):
+        elif isinstance(body, NodeAsk):
             self._answer(body)
-        elif isinstance(body, Answer):
+        elif isinstance(body, NodeAnswer):
             waiting = self._asked.get(body.i)
             if waiting is not None and not waiting.done():
                 waiting.set_result(body.a)
@@ -812,7 +812,7 @@ class Cluster:
                 else:
                     self.drop(conn)
 
-    def _at_owner(self, body: Enter | Forward | Leave) -> None:
+    def _at_owner(self, body: Enter | Forward | NodeLeave) -> None:
         """A remote connection's message, in the order its edge sent them. Entering reads
         the player's mutes first, and sitting checks the blocks at the table (both in the
         store), as for a connection of this process; a message that comes meanwhile waits
@@ -851,7 +851,7 @@ class Cluster:
         task.add_done_callback(
             lambda done: self._steps.pop(pid) if self._steps.get(pid) is done else None)
 
-    async def _may_sit(self, body: Enter | Forward | Leave, pid: int) -> bool:
+    async def _may_sit(self, body: Enter | Forward | NodeLeave, pid: int) -> bool:
         """The blocks at the table checked for a remote connection's ``sit`` (refused
         ``blocked`` as at a connection of this process)."""
         peer = self.peers.get(pid)
@@ -864,16 +864,16 @@ class Cluster:
             return False
         return True
 
-    def _owner_step(self, body: Enter | Forward | Leave, pid: int, msg: P.ClientMessage | None,
+    def _owner_step(self, body: Enter | Forward | NodeLeave, pid: int, msg: P.ClientMessage | None,
                     silenced: frozenset[str] | None = None) -> None:
         code, node, conn_id = body.t, body.n, body.c
         actor = self.hub.tables.get(code)
         if actor is None:
-            if not isinstance(body, Leave):  # not ours (any more): it finds the new owner
+            if not isinstance(body, NodeLeave):  # not ours (any more): it finds the new owner
                 self.to_edge(node, [conn_id, "d", code, 0])
             return
         peer = self.peers.get(pid)
-        if isinstance(body, Leave):
+        if isinstance(body, NodeLeave):
             if peer is not None:
                 actor.detach(peer)
             return

@@ -40,9 +40,9 @@ from . import protocol as P
 from .params import ID_MAX
 from .reads import SEQ_MAX, TableRead, languages
 
-__all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Answer", "Ask", "Batch", "Body",
-           "Drops", "Enter", "Forward", "Leave", "Moved", "Refused", "Sealer", "moved",
-           "parse_body"]
+__all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Batch", "Body", "Drops", "Enter",
+           "Forward", "Moved", "NodeAnswer", "NodeAsk", "NodeLeave", "NodeRefused", "Sealer",
+           "moved", "parse_body"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -116,7 +116,7 @@ class Forward(_FromEdge):
     x: Annotated[str, Field(strict=True, max_length=FORWARD_MAX)]
 
 
-class Leave(_FromEdge):
+class NodeLeave(_FromEdge):
     """A connection left the table (or closed)."""
 
     k: Literal["out"]
@@ -145,7 +145,7 @@ class Moved(BaseModel):
     """The new owner, or 0: none yet (a draining process let it go)."""
 
 
-class Ask(BaseModel):
+class NodeAsk(BaseModel):
     """An HTTP read of a table, sent to its owner (:mod:`.reads`)."""
 
     model_config = _Strict
@@ -157,8 +157,8 @@ class Ask(BaseModel):
     q: TableRead
 
 
-class Answer(BaseModel):
-    """The owner's answer to :class:`Ask` ``i``: the JSON text, or None when the table is
+class NodeAnswer(BaseModel):
+    """The owner's answer to :class:`NodeAsk` ``i``: the JSON text, or None when the table is
     not (or no longer) here."""
 
     model_config = _Strict
@@ -167,11 +167,11 @@ class Answer(BaseModel):
     a: Text | None
 
 
-Body: TypeAlias = Enter | Forward | Leave | Batch | Moved | Ask | Answer
+Body: TypeAlias = Enter | Forward | NodeLeave | Batch | Moved | NodeAsk | NodeAnswer
 _BODY: TypeAdapter[Body] = TypeAdapter(Annotated[Body, Field(discriminator="k")])
 
 
-class Refused(Exception):
+class NodeRefused(Exception):
     """A message from Redis that is not believed; ``reason`` says why (for the log)."""
 
     def __init__(self, reason: str) -> None:
@@ -186,7 +186,7 @@ def moved(code: str, node: int) -> str:
 
 
 def parse_body(text: str) -> Body:
-    """A message's body, checked as strictly as a client's frame, or :class:`Refused`.
+    """A message's body, checked as strictly as a client's frame, or :class:`NodeRefused`.
 
     Parsed by pydantic-core's JSON parser straight into the models: it refuses what
     :func:`~.protocol.load_json` refuses (``NaN``, a lone surrogate, a number of
@@ -200,7 +200,7 @@ def parse_body(text: str) -> Body:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "body"
-        raise Refused(f"malformed: {where}: {err['msg']}") from None
+        raise NodeRefused(f"malformed: {where}: {err['msg']}") from None
 
 
 class Sealer:
@@ -234,29 +234,29 @@ class Sealer:
         return self._mac(channel, signed) + b"|" + signed
 
     def open(self, channel: bytes, data: bytes) -> str:
-        """The body of ``data`` received on ``channel``, or :class:`Refused`."""
+        """The body of ``data`` received on ``channel``, or :class:`NodeRefused`."""
         if len(data) > self.largest:
-            raise Refused(f"larger than {self.largest} bytes")
+            raise NodeRefused(f"larger than {self.largest} bytes")
         if len(data) <= _MAC_HEX or data[_MAC_HEX:_MAC_HEX + 1] != b"|":
-            raise Refused("not sealed")
+            raise NodeRefused("not sealed")
         signed = data[_MAC_HEX + 1:]
         if not hmac.compare_digest(data[:_MAC_HEX], self._mac(channel, signed)):
-            raise Refused("bad seal")
+            raise NodeRefused("bad seal")
         parts = signed.split(b"|", 3)
         if len(parts) != 4 or not (parts[1].isdigit() and parts[2].isdigit()) \
                 or len(parts[1]) > 19 or len(parts[2]) > 19:
-            raise Refused("malformed seal")
+            raise NodeRefused("malformed seal")
         sender, number, stamp = parts[0], int(parts[1]), int(parts[2])
         now = self._clock()
         if abs(now - stamp / 1000) > self.window:
-            raise Refused(f"stamped {now - stamp / 1000:.0f} s ago (more than {self.window:g})")
+            raise NodeRefused(f"stamped {now - stamp / 1000:.0f} s ago (more than {self.window:g})")
         last = self._seen.get(sender)
         if last is not None and number <= last[0]:
-            raise Refused("replayed")
+            raise NodeRefused("replayed")
         try:
             body = parts[3].decode()
         except UnicodeDecodeError:
-            raise Refused("malformed: not UTF-8") from None
+            raise NodeRefused("malformed: not UTF-8") from None
         self._seen[sender] = (number, now)
         self.age = now - stamp / 1000
         return body
@@ -273,16 +273,16 @@ class Sealer:
         return self._mac(b"value:" + name.encode(), value.encode()).decode() + "|" + value
 
     def unsign(self, name: str, raw: bytes) -> str:
-        """The value :meth:`sign` stored under ``name``, or :class:`Refused`."""
+        """The value :meth:`sign` stored under ``name``, or :class:`NodeRefused`."""
         if len(raw) > self.largest or raw[_MAC_HEX:_MAC_HEX + 1] != b"|":
-            raise Refused("not signed")
+            raise NodeRefused("not signed")
         value = raw[_MAC_HEX + 1:]
         if not hmac.compare_digest(raw[:_MAC_HEX], self._mac(b"value:" + name.encode(), value)):
-            raise Refused("bad seal")
+            raise NodeRefused("bad seal")
         try:
             return value.decode()
         except UnicodeDecodeError:
-            raise Refused("malformed: not UTF-8") from None
+            raise NodeRefused("malformed: not UTF-8") from None
 
 
 class Drops:

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from .. import decisions as D
 from ..bots.registry import NAME_PATTERN as BOT_NAME_PATTERN
@@ -48,6 +48,7 @@ from .payloads import (
 )
 
 __all__ = [
+    "DECISION_MESSAGES",
     "PROTOCOL_VERSION",
     "ChatItem",
     "ClientMessage",
@@ -256,31 +257,58 @@ class Leave(_Client):
     """The message's name."""
 
 
-class PlayCard(_Client):
-    """Choose (or change) your card for this turn."""
+class DecisionMessage(_Client):
+    """A client message that makes a decision: ``play_card``, ``take_row`` or
+    ``draft_card``. Each is made from its :class:`~nimmt.decisions.DecisionCodec`
+    (:data:`DECISION_MESSAGES`), so its name, ``type`` and value field are the codec's."""
 
-    type: Literal["play_card"]
-    """The message's name."""
-    card: Card
-    """The card (jokers as −10..−1)."""
+    codec: ClassVar[D.DecisionCodec]
+    """The decision's codec: the kind of decision, the message's name and its value field."""
+    type: str
+    """The message's name (the codec's ``message``)."""
+
+    @property
+    def value(self) -> int:
+        """The card or the row the message names (its codec's field)."""
+        value: int = getattr(self, self.codec.field)
+        return value
 
 
-class TakeRow(_Client):
-    """Choose the row (1..4) for your too-low card or joker."""
+#: What the protocol says of each decision message, to the client that sends it: the
+#: message, and its value field with the type that bounds it.
+_DECISION_WORDS: dict[D.DecisionKind, tuple[str, Any, str]] = {
+    D.DecisionKind.CARD: ("Choose (or change) your card for this turn.",
+                          Card, "The card (jokers as −10..−1)."),
+    D.DecisionKind.ROW: ("Choose the row (1..4) for your too-low card or joker.",
+                         Annotated[int, Field(strict=True)], "The row number, 1 to 4."),
+    D.DecisionKind.DRAFT: ("Logic: take ``card`` from the face-up pool.",
+                           Card, "The card to take."),
+}
 
-    type: Literal["take_row"]
-    """The message's name."""
-    row: Annotated[int, Field(strict=True)]
-    """The row number, 1 to 4."""
+
+def _decision_model(codec: D.DecisionCodec) -> type[DecisionMessage]:
+    """The client message of ``codec``'s decision, named as the decision's class."""
+    doc, value_type, field_doc = _DECISION_WORDS[codec.kind]
+    fields: dict[str, Any] = {
+        "type": (Literal[codec.message], Field(description="The message's name.")),
+        codec.field: (value_type, Field(description=field_doc))}
+    model = create_model(codec.type.__name__, __base__=DecisionMessage,
+                         __module__=__name__, __doc__=doc, **fields)
+    model.codec = codec
+    return model
 
 
-class DraftCard(_Client):
-    """Logic: take ``card`` from the face-up pool."""
-
-    type: Literal["draft_card"]
-    """The message's name."""
-    card: Card
-    """The card to take."""
+#: The client message of each kind of decision, made from its codec.
+DECISION_MESSAGES: dict[D.DecisionKind, type[DecisionMessage]] = {
+    codec.kind: _decision_model(codec) for codec in D.CODECS.values()}
+if TYPE_CHECKING:
+    PlayCard = DecisionMessage
+    TakeRow = DecisionMessage
+    DraftCard = DecisionMessage
+else:
+    PlayCard = DECISION_MESSAGES[D.DecisionKind.CARD]
+    TakeRow = DECISION_MESSAGES[D.DecisionKind.ROW]
+    DraftCard = DECISION_MESSAGES[D.DecisionKind.DRAFT]
 
 
 class TakeOver(_Client):
@@ -586,10 +614,6 @@ ClientMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-#: The three messages that are decisions (:func:`decision`).
-DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
-
-
 def decision(msg: DecisionMessage, seat: int) -> Decision:
     """The :data:`~nimmt.decisions.Decision` that ``msg`` asks for, by ``seat``: the one
     place where the protocol's decision messages meet the engine's decisions.
@@ -597,26 +621,23 @@ def decision(msg: DecisionMessage, seat: int) -> Decision:
     >>> decision(TakeRow(type="take_row", row=2), seat=1)
     TakeRow(player=1, row=2)
     """
-    match msg:
-        case PlayCard(card=card):
-            return D.PlayCard(seat, card)
-        case TakeRow(row=row):
-            return D.TakeRow(seat, row)
-        case DraftCard(card=card):
-            return D.DraftCard(seat, card)
+    return D.make_decision(msg.codec.kind, seat, msg.value)
 
 
 # -- server → client -------------------------------------------------------------
 
 
-class _Server(BaseModel):
+class _ServerMessage(BaseModel):
+    """Fields every server message carries: ``seq``, so a client that reconnects can say
+    what it already saw."""
+
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     seq: int
     """The stream position of the newest table item this connection has been sent (0
     before any table)."""
 
 
-class Welcome(_Server):
+class Welcome(_ServerMessage):
     """Answer to ``hello``. ``token`` is sent when a session starts (a new player, a
     sign-in): keep it, and say ``hello`` with it next time. ``lang`` is the narration
     language the server chose for this connection; ``account`` whether the player has a
@@ -639,7 +660,7 @@ class Welcome(_Server):
     """The ``ref`` of the ``hello``."""
 
 
-class Error(_Server):
+class Error(_ServerMessage):
     """A refusal: nothing changed. ``code`` is machine-readable, ``message`` the details in
     English (for logs and programs), ``text`` what a person hears."""
 
@@ -660,7 +681,7 @@ class Error(_Server):
     again then)."""
 
 
-class Ack(_Server):
+class Ack(_ServerMessage):
     """The intention ``ref`` was accepted and is stored."""
 
     type: Literal["ack"] = "ack"
@@ -669,7 +690,7 @@ class Ack(_Server):
     """The ``ref`` of the accepted message."""
 
 
-class TableState(_Server):
+class TableState(_ServerMessage):
     """Everything you may know now: the table and your view of the game (docs/rules.md §6).
 
     ``you`` is your seat (null for a spectator). ``view`` is null before the
@@ -693,7 +714,7 @@ class TableState(_Server):
     else null."""
 
 
-class Events(_Server):
+class Events(_ServerMessage):
     """New table stream items, in order, and the decision now asked of you (if any).
 
     ``text`` is the narration of the game events among ``items``, as your seat may know
@@ -720,7 +741,7 @@ class Events(_Server):
     it read them as ever)."""
 
 
-class History(_Server):
+class History(_ServerMessage):
     """A page of the table's stream, older than what the client has (answer to
     ``history``): the items, filtered for you as ever, and the page said line by line."""
 
@@ -761,7 +782,7 @@ class LobbyTable(BaseModel):
     """``open`` (not started) or ``playing``."""
 
 
-class LobbyList(_Server):
+class LobbyList(_ServerMessage):
     """The open, public tables."""
 
     type: Literal["lobby"] = "lobby"
@@ -772,7 +793,7 @@ class LobbyList(_Server):
     """The ``ref`` of the ``lobby`` message."""
 
 
-class Hint(_Server):
+class Hint(_ServerMessage):
     """The expert's advice on your decision ``key`` (the ``key`` of the prompt it answers;
     if your prompt's key has changed since, the advice is about a decision already
     made). ``text`` is the hint in one or two short sentences in your language; ``advice``
@@ -790,7 +811,7 @@ class Hint(_Server):
     """The ``ref`` of the ``hint`` message."""
 
 
-class RecoveryCodes(_Server):
+class RecoveryCodes(_ServerMessage):
     """Your account's recovery codes, shown this once: each sets a new password once
     (``hello`` with ``recovery_code``). Any codes given before no longer work."""
 
@@ -821,7 +842,7 @@ class SessionInfo(BaseModel):
     """Whether it is the session of this connection."""
 
 
-class SessionList(_Server):
+class SessionList(_ServerMessage):
     """Your sessions, the most recently used first."""
 
     type: Literal["sessions"] = "sessions"
@@ -848,7 +869,7 @@ class FriendInfo(BaseModel):
     """Whether that table has a free seat (null: not known here)."""
 
 
-class FriendList(_Server):
+class FriendList(_ServerMessage):
     """The players you follow, by name."""
 
     type: Literal["friends"] = "friends"
@@ -863,7 +884,7 @@ class FriendList(_Server):
     """The ``ref`` of the ``friends`` message."""
 
 
-class Invitation(_Server):
+class Invitation(_ServerMessage):
     """A player invites you to their table (on every connection you have; again on each
     new one while it waits). Answer with ``answer_invitation``."""
 
@@ -881,7 +902,7 @@ class Invitation(_Server):
     """The invitation said in this connection's language."""
 
 
-class ChatMessage(_Server):
+class ChatMessage(_ServerMessage):
     """A line of the lobby chat (``channel`` ``lobby``) or a private message to you or from
     you on another connection (``private``)."""
 
@@ -903,7 +924,7 @@ class ChatMessage(_Server):
     """When it was written, in Unix seconds."""
 
 
-class InviteLink(_Server):
+class InviteLink(_ServerMessage):
     """A one-time invitation to your table: whoever says ``hello`` with ``invite`` set to
     ``code`` (a new guest, or anyone) joins it and takes a free seat, once, until
     ``expires``. ``path`` is the web client's address of it on this server."""
@@ -922,7 +943,7 @@ class InviteLink(_Server):
     """The ``ref`` of the ``invite_link`` message."""
 
 
-class Presence(_Server):
+class Presence(_ServerMessage):
     """A player you follow came, went, or moved to another table (on this server process):
     their entry of ``friends`` as it is now. Pushed at most every
     ``NIMMT_PRESENCE_INTERVAL`` seconds per player."""
@@ -933,7 +954,7 @@ class Presence(_Server):
     """Where they are now."""
 
 
-class Pong(_Server):
+class Pong(_ServerMessage):
     """Answer to ``ping``."""
 
     type: Literal["pong"] = "pong"

@@ -62,7 +62,9 @@ if TYPE_CHECKING:
     from .metrics import Metrics
     from .settings import Settings
 
-__all__ = ["TUTOR_NICE", "Job", "Lane", "Tutor", "TutorBusy", "TutorFailed", "TutorStopped"]
+__all__ = [
+    "TUTOR_NICE", "Tutor", "TutorBusy", "TutorFailed", "TutorJob", "TutorLane", "TutorStopped",
+]
 
 log = logging.getLogger("nimmt.server.tutor")
 
@@ -99,10 +101,10 @@ class TutorFailed(Exception):
 
 
 @dataclass(eq=False)
-class Job:
+class TutorJob:
     """One hint or analysis: what to run, for whom, and the future its asker awaits."""
 
-    lane: Lane
+    lane: TutorLane
     kind: str
     args: tuple[Any, ...]
     key: Hashable
@@ -113,7 +115,7 @@ class Job:
     asked: float = 0.0
 
 
-class Lane:
+class TutorLane:
     """The workers of one kind of job, and per key a queue of the jobs waiting for them.
 
     ``limit``: seconds a worker may take on a job before it is stopped (the job's
@@ -132,7 +134,7 @@ class Lane:
         self.expected = expected
         #: Per key its waiting jobs, in the round-robin order of the keys: a key served
         #: goes to the back (dicts keep insertion order).
-        self.queues: dict[Hashable, collections.deque[Job]] = {}
+        self.queues: dict[Hashable, collections.deque[TutorJob]] = {}
         self.workers = [TutorWorker(self, i) for i in range(max(1, workers))]
         self._changed = asyncio.Event()
         self._started = False
@@ -144,11 +146,11 @@ class Lane:
 
     # -- what is pending ------------------------------------------------------------------
 
-    def running(self) -> list[Job]:
+    def running(self) -> list[TutorJob]:
         """Jobs a worker is computing now."""
         return [w.job for w in self.workers if w.job is not None and not w.job.future.done()]
 
-    def waiting(self) -> list[Job]:
+    def waiting(self) -> list[TutorJob]:
         """Jobs waiting for a worker, in no particular order."""
         return [j for q in self.queues.values() for j in q if not j.future.done()]
 
@@ -157,7 +159,7 @@ class Lane:
         jobs = self.running() + self.waiting()
         return len(jobs) if key is None else sum(1 for j in jobs if j.key == key)
 
-    def _left(self, job: Job, now: float) -> float:
+    def _left(self, job: TutorJob, now: float) -> float:
         """Seconds a running job is expected to take still: what is left of a typical job's
         time, or, for a job that already took longer, as long again (never past the time
         its worker is given)."""
@@ -174,13 +176,13 @@ class Lane:
             return self.expected
         return min(self._left(j, now) for j in running)
 
-    def _order(self) -> list[Job]:
+    def _order(self) -> list[TutorJob]:
         """The waiting jobs in the order the workers will take them (round-robin)."""
         queues = [[j for j in q if not j.future.done()] for q in self.queues.values()]
         return [q[depth] for depth in range(max(map(len, queues), default=0))
                 for q in queues if depth < len(q)]
 
-    def _finish_of(self, job: Job, now: float) -> float:
+    def _finish_of(self, job: TutorJob, now: float) -> float:
         """Seconds until ``job`` is expected to be answered: the work ahead of it shared
         by the workers, then its own."""
         if job.started:
@@ -205,7 +207,7 @@ class Lane:
 
     # -- asking -------------------------------------------------------------------------
 
-    def submit(self, kind: str, args: tuple[Any, ...], key: Hashable) -> Job:
+    def submit(self, kind: str, args: tuple[Any, ...], key: Hashable) -> TutorJob:
         """Queue a job for ``key``. Raises :class:`TutorStopped` when the server stops,
         :class:`TutorBusy` when ``key``'s share or the lane is full."""
         if self.tutor.closing:
@@ -224,7 +226,7 @@ class Lane:
                 metrics.refused(f"{self.name}_queue")
             raise TutorBusy(f"{pending} {self.name}s are being computed or waiting",
                             self._seconds(self._room_in(now)), own=False)
-        job = Job(self, kind, args, key, loop.create_future(), asked=now)
+        job = TutorJob(self, kind, args, key, loop.create_future(), asked=now)
         self.queues.setdefault(key, collections.deque()).append(job)
         self._start()
         self._changed.set()
@@ -239,7 +241,7 @@ class Lane:
         for w in self.workers:
             w.task = asyncio.create_task(w.run(), name=w.label)
 
-    def pick(self) -> Job | None:
+    def pick(self) -> TutorJob | None:
         """The next job: the first key's, in round-robin order of the keys."""
         for key, q in list(self.queues.items()):
             while q and q[0].future.done():
@@ -254,7 +256,7 @@ class Lane:
             return job
         return None
 
-    async def take(self) -> Job:
+    async def take(self) -> TutorJob:
         while True:
             job = self.pick()
             if job is not None:
@@ -268,7 +270,7 @@ class Lane:
 
     # -- answers --------------------------------------------------------------------------
 
-    def answered(self, job: Job, value: Any, took: float) -> None:
+    def answered(self, job: TutorJob, value: Any, took: float) -> None:
         self.done += 1
         self.expected += _WEIGHT * (took - self.expected)
         metrics = self.tutor.metrics
@@ -278,7 +280,7 @@ class Lane:
         if not job.future.done():
             job.future.set_result(value)
 
-    def fail(self, job: Job, exc: Exception) -> None:
+    def fail(self, job: TutorJob, exc: Exception) -> None:
         self.failed += 1
         if not job.future.done():
             job.future.set_exception(exc)
@@ -297,10 +299,10 @@ class TutorWorker(WorkerProcess):
     """One worker process of a lane and the task that feeds it jobs (restarted after a
     cancelled or overrunning job)."""
 
-    def __init__(self, lane: Lane, index: int) -> None:
+    def __init__(self, lane: TutorLane, index: int) -> None:
         super().__init__(index, MAX_ANSWER)
         self.lane = lane
-        self.job: Job | None = None
+        self.job: TutorJob | None = None
 
     @property
     def label(self) -> str:
@@ -348,7 +350,7 @@ class TutorWorker(WorkerProcess):
             finally:
                 self.job = None
 
-    async def _work(self, job: Job) -> None:
+    async def _work(self, job: TutorJob) -> None:
         lane = self.lane
         assert self.writer is not None
         loop = asyncio.get_running_loop()
@@ -418,12 +420,12 @@ class Tutor:
         self.hint_seconds = hint_seconds
         self.analysis_seconds = analysis_seconds
         self.decision_seconds = decision_seconds
-        self.hints = Lane(self, "hint", workers=hint_workers, queue=hint_queue,
+        self.hints = TutorLane(self, "hint", workers=hint_workers, queue=hint_queue,
                           per_key=hints_per_player, limit=hint_seconds + grace,
                           expected=hint_seconds)
         # An analysis checks its time between decisions: its last decision may run a
         # decision's seconds past the whole budget.
-        self.analyses = Lane(self, "analysis", workers=analysis_workers, queue=analysis_queue,
+        self.analyses = TutorLane(self, "analysis", workers=analysis_workers, queue=analysis_queue,
                              per_key=analyses_per_address,
                              limit=analysis_seconds + decision_seconds + grace,
                              expected=analysis_seconds)
@@ -452,7 +454,7 @@ class Tutor:
         result: tuple[dict[str, Any], str] = await job.future
         return result
 
-    def analysis(self, address: str, record_json: str, seed: int, rollouts: int) -> Job:
+    def analysis(self, address: str, record_json: str, seed: int, rollouts: int) -> TutorJob:
         """Queue the analysis of the game stored as ``record_json``, asked from ``address``;
         its ``future`` gives the :class:`~nimmt.advice.GameReview`. Raises
         :class:`TutorBusy` or :class:`TutorStopped` at once; :meth:`cancel` it when nobody
@@ -463,14 +465,14 @@ class Tutor:
             address)
 
     @staticmethod
-    def cancel(job: Job) -> None:
+    def cancel(job: TutorJob) -> None:
         """Nobody waits for ``job`` any more: it leaves its queue, or its worker is stopped."""
         if not job.future.done():
             job.future.cancel()
             job.lane.wake()
 
     @staticmethod
-    async def review(job: Job) -> GameReview:
+    async def review(job: TutorJob) -> GameReview:
         """The analysis ``job`` gives (shielded: one asker leaving does not cancel it for the
         others)."""
         result: GameReview = await asyncio.shield(job.future)

@@ -172,9 +172,9 @@ def play_command(
         session = LocalSession(rules, seat_bots, name=name, seed=seed, lang=language,
                                bot_seconds=bot_seconds, record=record)
     else:
-        from .remote import RemoteSession, Target
+        from .remote import RemoteSession, RemoteTarget
 
-        target = Target.parse(url, join=join, spectate=spectate)
+        target = RemoteTarget.parse(url, join=join, spectate=spectate)
         rules_spec: dict[str, object] | None = None
         seat_bots = []
         if target.code is None:

@@ -53,7 +53,7 @@ from ..server.protocol import (
 from ..server.settings import default_data_dir
 from .session import Ask, Listener, Refused, Seat, Session, Sheet, Snapshot, default_name
 
-__all__ = ["DEFAULT_SERVER", "RemoteSession", "Target", "TokenStore"]
+__all__ = ["DEFAULT_SERVER", "RemoteSession", "RemoteTarget", "TokenStore"]
 
 #: The server ``--join CODE`` goes to when no address is given (or ``NIMMT_SERVER``).
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -62,7 +62,7 @@ _CODE = re.compile(r"(?:#/table/|/table/)([A-Za-z0-9]{1,16})")
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class RemoteTarget:
     """Where to play: the server's HTTP base, and a table ``code`` to join or watch (none:
     open a new table)."""
 
@@ -72,7 +72,7 @@ class Target:
 
     @classmethod
     def parse(cls, url: str | None, join: str | None = None,
-              spectate: str | None = None) -> Target:
+              spectate: str | None = None) -> RemoteTarget:
         """From ``nimmt play``'s address (a server or a table link) and its options."""
         raw = url or os.environ.get("NIMMT_SERVER") or DEFAULT_SERVER
         code = spectate or join
@@ -128,7 +128,7 @@ class RemoteSession(Session):
 
     def __init__(
         self,
-        target: Target,
+        target: RemoteTarget,
         *,
         name: str | None = None,
         lang: str = "en",
