@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -49,6 +49,7 @@ from .payloads import (
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "TABLE_MESSAGES",
     "ChatItem",
     "ClientMessage",
     "CodeLike",
@@ -65,8 +66,10 @@ __all__ = [
     "SeatInfo",
     "ServerMessage",
     "TableInfo",
+    "TableMessage",
     "ViewPayload",
     "decision",
+    "is_table_message",
     "load_json",
     "parse_client",
     "parse_server",
@@ -544,6 +547,16 @@ class Ping(_Client):
     """The message's name."""
 
 
+#: The three messages that are decisions (:func:`decision`).
+DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
+
+#: The client messages that go to the table the connection is at: its actor receives each
+#: as it is, as one command (:class:`~.commands.Message`).
+TableMessage: TypeAlias = (
+    DecisionMessage | Sit | AddBot | RemoveBot | Start | Rematch | TakeOver | Chat | Kick
+    | Leave | AskHint | SetHints | AskHistory
+)
+
 ClientMessage: TypeAlias = Annotated[
     Hello
     | CreateTable
@@ -586,8 +599,13 @@ ClientMessage: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-#: The three messages that are decisions (:func:`decision`).
-DecisionMessage: TypeAlias = PlayCard | TakeRow | DraftCard
+#: The classes of :data:`TableMessage`, which the hub routes to the connection's table.
+TABLE_MESSAGES: frozenset[type[ClientMessage]] = frozenset(get_args(TableMessage))
+
+
+def is_table_message(msg: ClientMessage) -> TypeGuard[TableMessage]:
+    """Whether ``msg`` goes to the table the connection is at (:data:`TableMessage`)."""
+    return type(msg) in TABLE_MESSAGES
 
 
 def decision(msg: DecisionMessage, seat: int) -> Decision:
