@@ -36,7 +36,7 @@ from nimmt.server.commands import (
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
-from nimmt.server.reducer import Limits, TableState, reduce
+from nimmt.server.reducer import Limits, TableData, reduce
 
 
 @dataclass
@@ -67,8 +67,8 @@ def message(kind: DecisionKind, value: int) -> P.DecisionMessage:
 
 def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, int, int, int]:
     """One game: (seconds in broadcast, decisions, frames, bytes)."""
-    table = TableState(1, "ABCDEF", "bench", 1, Rules.parse("classic", players=players), None,
-                  False, False, Limits())
+    table = TableData(1, "ABCDEF", "bench", 1, Rules.parse("classic", players=players),
+                      None, False, False, Limits())
     peers: dict[int, Counter] = {}
     fanout = Fanout(table, peers)
     spent = 0.0

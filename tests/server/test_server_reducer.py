@@ -70,7 +70,7 @@ from nimmt.server.commands import (
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
-from nimmt.server.reducer import Limits, Live, TableState, reduce, replay, trim
+from nimmt.server.reducer import Limits, Live, TableData, reduce, replay, trim
 from nimmt.server.tablelog import (
     BotSeat,
     BotSeated,
@@ -107,8 +107,8 @@ class Harness:
 
     def __init__(self, rules: Rules = SHORT, limits: Limits | None = None, *,
                  turn_timer: float | None = None) -> None:
-        self.table = TableState(7, "ABCDEF", "test", 1, rules, turn_timer, True, False,
-                           limits or Limits())
+        self.table = TableData(7, "ABCDEF", "test", 1, rules, turn_timer, True, False,
+                               limits or Limits())
         self.peers: dict[int, FakePeer] = {}
         self.fanout = Fanout(self.table, self.peers)
         #: The stored log, as the database holds it: (n, kind, JSON text).
@@ -218,7 +218,7 @@ def _copied(part: Any) -> Any:
                             and f.name != "game"})
 
 
-def snapshot(t: TableState) -> dict[str, Any]:
+def snapshot(t: TableData) -> dict[str, Any]:
     """Everything a command could change, to see that a refused one changed nothing."""
     game = t.logged.game
     return {
@@ -228,14 +228,14 @@ def snapshot(t: TableState) -> dict[str, Any]:
     }
 
 
-def rebuilt(t: TableState) -> dict[str, Any]:
+def rebuilt(t: TableData) -> dict[str, Any]:
     """What the log must rebuild: the logged state, its game as every seat sees it."""
     game = t.logged.game
     views = None if game is None else [game.view(v) for v in (None, *range(len(t.logged.seats)))]
     return {"logged": t.logged, "views": views, "events": None if game is None else game.events}
 
 
-def replayed(h: Harness) -> TableState:
+def replayed(h: Harness) -> TableData:
     fresh = h.table.blank()
     replay(fresh.logged, fresh.rules, h.stored(), random.Random(0))
     return fresh

@@ -40,7 +40,7 @@ from nimmt.server.commands import (
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet, merge_sheet, sheet_payload
-from nimmt.server.reducer import Limits, TableState, reduce
+from nimmt.server.reducer import Limits, TableData, reduce
 from nimmt.web.speech import sheet as speech_sheet
 
 pytestmark = pytest.mark.timeout(600)
@@ -96,7 +96,7 @@ def decision(kind: DecisionKind, value: int) -> P.DecisionMessage:
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.name}-{r.players}")
 def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> None:
-    table = TableState(1, "ABCDEF", "test", 1, rules, None, False, False, Limits())
+    table = TableData(1, "ABCDEF", "test", 1, rules, None, False, False, Limits())
     readers: dict[int, Reader] = {}
     fanout = Fanout(table, readers)
     conns = iter(range(1, 10_000))

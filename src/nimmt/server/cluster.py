@@ -57,8 +57,8 @@ from .nodewire import (
     Batch,
     Drops,
     Enter,
+    Exit,
     Forward,
-    Leave,
     Moved,
     Refused,
     Sealer,
@@ -783,7 +783,7 @@ class Cluster:
             return
         if isinstance(body, Batch):
             self._at_edge(body)
-        elif isinstance(body, Enter | Forward | Leave):
+        elif isinstance(body, Enter | Forward | Exit):
             self._at_owner(body)
         elif isinstance(body, Ask):
             self._answer(body)
@@ -812,7 +812,7 @@ class Cluster:
                 else:
                     self.drop(conn)
 
-    def _at_owner(self, body: Enter | Forward | Leave) -> None:
+    def _at_owner(self, body: Enter | Forward | Exit) -> None:
         """A remote connection's message, in the order its edge sent them. Entering reads
         the player's mutes first, and sitting checks the blocks at the table (both in the
         store), as for a connection of this process; a message that comes meanwhile waits
@@ -851,7 +851,7 @@ class Cluster:
         task.add_done_callback(
             lambda done: self._steps.pop(pid) if self._steps.get(pid) is done else None)
 
-    async def _may_sit(self, body: Enter | Forward | Leave, pid: int) -> bool:
+    async def _may_sit(self, body: Enter | Forward | Exit, pid: int) -> bool:
         """The blocks at the table checked for a remote connection's ``sit`` (refused
         ``blocked`` as at a connection of this process)."""
         peer = self.peers.get(pid)
@@ -864,16 +864,16 @@ class Cluster:
             return False
         return True
 
-    def _owner_step(self, body: Enter | Forward | Leave, pid: int, msg: P.ClientMessage | None,
+    def _owner_step(self, body: Enter | Forward | Exit, pid: int, msg: P.ClientMessage | None,
                     silenced: frozenset[str] | None = None) -> None:
         code, node, conn_id = body.t, body.n, body.c
         actor = self.hub.tables.get(code)
         if actor is None:
-            if not isinstance(body, Leave):  # not ours (any more): it finds the new owner
+            if not isinstance(body, Exit):  # not ours (any more): it finds the new owner
                 self.to_edge(node, [conn_id, "d", code, 0])
             return
         peer = self.peers.get(pid)
-        if isinstance(body, Leave):
+        if isinstance(body, Exit):
             if peer is not None:
                 actor.detach(peer)
             return

@@ -50,7 +50,7 @@ from .reducer import (
     ChatLine,
     Notice,
     StreamItem,
-    TableState,
+    TableData,
     info,
     prompt,
     speaker_of,
@@ -220,7 +220,7 @@ def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
 class Fanout:
     """Builds and sends one table's frames (``peers``: its connections by number)."""
 
-    def __init__(self, table: TableState, peers: Mapping[int, Receiver]) -> None:
+    def __init__(self, table: TableData, peers: Mapping[int, Receiver]) -> None:
         self.table = table
         self.peers = peers
         self._rules: RulesInfo = rules_info(table.rules)
@@ -412,7 +412,7 @@ def unmuted(items: Sequence[StreamItem], quiet: frozenset[str]) -> Sequence[Stre
             if it.kind != "chat" or cast(ChatLine, it.payload).name not in quiet]
 
 
-def others_chosen(t: TableState, viewer: int | None, view: View | None = None) -> bool:
+def others_chosen(t: TableData, viewer: int | None, view: View | None = None) -> bool:
     """Whether the table waits for ``viewer``'s card alone
     (:func:`nimmt.narrate.events.others_have_chosen`). ``view``: the viewer's view of the
     game now, when the caller has it."""

@@ -41,7 +41,7 @@ from .params import ID_MAX
 from .reads import SEQ_MAX, TableRead, languages
 
 __all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Answer", "Ask", "Batch", "Body",
-           "Drops", "Enter", "Forward", "Leave", "Moved", "Refused", "Sealer", "moved",
+           "Drops", "Enter", "Exit", "Forward", "Moved", "Refused", "Sealer", "moved",
            "parse_body"]
 
 log = logging.getLogger("nimmt.server")
@@ -116,7 +116,7 @@ class Forward(_FromEdge):
     x: Annotated[str, Field(strict=True, max_length=FORWARD_MAX)]
 
 
-class Leave(_FromEdge):
+class Exit(_FromEdge):
     """A connection left the table (or closed)."""
 
     k: Literal["out"]
@@ -167,7 +167,7 @@ class Answer(BaseModel):
     a: Text | None
 
 
-Body: TypeAlias = Enter | Forward | Leave | Batch | Moved | Ask | Answer
+Body: TypeAlias = Enter | Forward | Exit | Batch | Moved | Ask | Answer
 _BODY: TypeAdapter[Body] = TypeAdapter(Annotated[Body, Field(discriminator="k")])
 
 

@@ -17,7 +17,7 @@ the same seats, game and stream, item for item and ``seq`` for ``seq``. A
 refused command raises before it changes anything and comes back as one
 :class:`~.commands.Refuse`.
 
-:class:`TableState` is changed in place (a game is too costly to copy per
+:class:`TableData` is changed in place (a game is too costly to copy per
 decision); ``reduce`` returns it with the effects. What it holds is kept in two
 parts: :class:`Logged`, what the log rebuilds (seats, game, stream, host,
 hints), changed only by :func:`apply`, so a replay gives an equal one; and
@@ -112,7 +112,7 @@ __all__ = [
     "Notice",
     "SeatState",
     "StreamItem",
-    "TableState",
+    "TableData",
     "apply",
     "bot_priority",
     "decision_key",
@@ -270,7 +270,7 @@ class Logged:
     game_seq: int = 0
     #: Decisions applied (for the benchmark and tests).
     decisions: int = 0
-    #: Whether the host allows hints (rated tables never give them: :attr:`TableState.hints_on`).
+    #: Whether the host allows hints (rated tables never give them: :attr:`TableData.hints_on`).
     hints: bool = True
     #: Where each game starts: the log position of its ``Started`` entry and the stream
     #: position before it, so a page of old items is rebuilt from its own game's entries.
@@ -331,7 +331,7 @@ class Live:
 
 
 @dataclass(eq=False)
-class TableState:
+class TableData:
     """One table: what it is (its row in the store), what its log rebuilds (``logged``)
     and what lives only while the server runs (``live``)."""
 
@@ -351,10 +351,10 @@ class TableState:
     def __post_init__(self, host_id: int) -> None:
         self.logged = Logged(host_id, [None] * self.rules.players)
 
-    def blank(self) -> TableState:
+    def blank(self) -> TableData:
         """The same table before anything happened at it (to replay its log into)."""
-        return TableState(self.id, self.code, self.name, self.logged.host_id, self.rules,
-                     self.turn_timer, self.rated, self.private, self.limits)
+        return TableData(self.id, self.code, self.name, self.logged.host_id, self.rules,
+                         self.turn_timer, self.rated, self.private, self.limits)
 
     @property
     def hints_on(self) -> bool:
@@ -444,7 +444,7 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
 
 def replay(log: Logged, rules: Rules, entries: Sequence[tuple[int, Entry]],
            rng: random.Random) -> None:
-    """Rebuild ``log`` (a fresh one, :meth:`TableState.blank`'s) from its stored entries:
+    """Rebuild ``log`` (a fresh one, :meth:`TableData.blank`'s) from its stored entries:
     ``(n, entry)`` in order. ``rng`` shuffles only the rounds the log has no deal for yet."""
     deals: dict[int, list[Deal]] = {}
     game_no = 0
@@ -458,7 +458,7 @@ def replay(log: Logged, rules: Rules, entries: Sequence[tuple[int, Entry]],
         log.n = n
 
 
-def trim(t: TableState, keep: int) -> None:
+def trim(t: TableData, keep: int) -> None:
     """Keep the stream in memory bounded: past ``2 × keep`` items, the oldest go (the
     store still has them). Called between commands, never while items wait to be sent."""
     if len(t.logged.items) > 2 * keep:
@@ -468,7 +468,7 @@ def trim(t: TableState, keep: int) -> None:
 # -- what a seat is asked, what everyone may see ---------------------------------------------------
 
 
-def decision_key(t: TableState, seat: int) -> str:
+def decision_key(t: TableData, seat: int) -> str:
     """The name of the decision ``seat`` is asked for now: the same while that decision is
     pending (a card choice may be changed under one key), and never used again."""
     game = t.logged.game
@@ -483,7 +483,7 @@ def decision_key(t: TableState, seat: int) -> str:
     return f"{base}.draft.{len(game.view(None).draft_pool)}"
 
 
-def prompt(t: TableState, viewer: int | None, now: float) -> Prompt | None:
+def prompt(t: TableData, viewer: int | None, now: float) -> Prompt | None:
     """The decision asked of seat ``viewer`` now, if a person plays it (and the time left
     on its timer at ``now``)."""
     game = t.logged.game
@@ -502,7 +502,7 @@ def prompt(t: TableState, viewer: int | None, now: float) -> Prompt | None:
                           "card": pend.card, "reason": pend.reason, "seconds": seconds})
 
 
-def host_name(t: TableState) -> str | None:
+def host_name(t: TableData) -> str | None:
     """The host's display name, while the host has a seat."""
     for s in t.logged.seats:
         if s is not None and s.player_id == t.logged.host_id:
@@ -510,7 +510,7 @@ def host_name(t: TableState) -> str | None:
     return None
 
 
-def info(t: TableState, audience: Audience | None = None, lang: str | None = None) -> TableInfo:
+def info(t: TableData, audience: Audience | None = None, lang: str | None = None) -> TableInfo:
     """The table's public facts, as the connections ``audience`` (default: those at the
     table now) see it: whose seats are connected, how many watch without a seat; bots
     named in ``lang``."""
@@ -535,7 +535,7 @@ def info(t: TableState, audience: Audience | None = None, lang: str | None = Non
     })
 
 
-def bot_priority(t: TableState) -> int | None:
+def bot_priority(t: TableData) -> int | None:
     """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
     is connected, last while they are all away, not at all with nobody seated (its bots
     wait until someone comes back)."""
@@ -550,7 +550,7 @@ def bot_priority(t: TableState) -> int | None:
 # -- reducing commands ------------------------------------------------------------------------
 
 
-def reduce(t: TableState, command: Command, now: float) -> tuple[TableState, list[Effect]]:
+def reduce(t: TableData, command: Command, now: float) -> tuple[TableData, list[Effect]]:
     """Apply ``command`` at time ``now``: the table, changed in place, and the effects to
     run in order. A refused command changes nothing and gives one :class:`Refuse`."""
     step = _Step(t, now)
@@ -567,7 +567,7 @@ def reduce(t: TableState, command: Command, now: float) -> tuple[TableState, lis
 class _Step:
     """One command being reduced: the entries it logs and the effects that follow them."""
 
-    def __init__(self, t: TableState, now: float) -> None:
+    def __init__(self, t: TableData, now: float) -> None:
         self.t = t
         self.now = now
         self.status = t.logged.status
@@ -1198,7 +1198,7 @@ def _shuffle(command: Message) -> random.Random:
     return random.Random(command.seed)
 
 
-def _result(t: TableState, *, finished: bool) -> GameResult:
+def _result(t: TableData, *, finished: bool) -> GameResult:
     """The current game as ``games`` keeps it."""
     game = t.logged.game
     assert game is not None

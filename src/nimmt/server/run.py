@@ -52,7 +52,7 @@ def address(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-class _Server(uvicorn.Server):
+class _DrainingServer(uvicorn.Server):
     """uvicorn's server, which drains the hub first when it starts to stop: it stops
     listening, then :meth:`Hub.wind_down` tells every client, lets the tables store what
     they received (and, with Redis, hands them over) and closes the connections with
@@ -139,7 +139,7 @@ async def _start(settings: Settings, reuse_port: bool = False
         host, ops_port = ops.getsockname()[:2]
         hub.metrics.listening = (str(host), int(ops_port))
     guard = Guard(settings, hub.counts)
-    server = _Server(_config(settings, hub, guard), hub)
+    server = _DrainingServer(_config(settings, hub, guard), hub)
     task = asyncio.create_task(server.serve(sockets=sockets))
     while not server.started:
         if task.done():

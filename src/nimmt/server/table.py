@@ -70,7 +70,7 @@ from .reducer import (
     Limits,
     SeatState,
     StreamItem,
-    TableState,
+    TableData,
     bot_priority,
     info,
     reduce,
@@ -143,8 +143,8 @@ class TableActor:
         self.paging: dict[int, asyncio.Task[None]] = {}
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
-        self.table = TableState(table_id, code, name, host_id, rules, turn_timer, rated, private,
-                           Limits.of(settings))
+        self.table = TableData(table_id, code, name, host_id, rules, turn_timer, rated,
+                               private, Limits.of(settings))
         #: The connections at the table, and those with commands on the queue, by number.
         self.peers: dict[int, TablePeer] = {}
         #: Commands on the queue per connection: a connection is kept while it has any.
