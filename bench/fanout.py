@@ -28,17 +28,15 @@ from nimmt.server.commands import (
     Attach,
     Broadcast,
     Create,
-    Decide,
     Effect,
-    Presence,
+    Message,
+    SendPresence,
     SendState,
-    SitDown,
-    StartGame,
     Who,
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
-from nimmt.server.reducer import Limits, Table, reduce
+from nimmt.server.reducer import Limits, TableData, reduce
 
 
 @dataclass
@@ -69,8 +67,8 @@ def message(kind: DecisionKind, value: int) -> P.DecisionMessage:
 
 def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, int, int, int]:
     """One game: (seconds in broadcast, decisions, frames, bytes)."""
-    table = Table(1, "ABCDEF", "bench", 1, Rules.parse("classic", players=players), None,
-                  False, False, Limits())
+    table = TableData(1, "ABCDEF", "bench", 1, Rules.parse("classic", players=players),
+                      None, False, False, Limits())
     peers: dict[int, Counter] = {}
     fanout = Fanout(table, peers)
     spent = 0.0
@@ -92,7 +90,7 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
         match effect:
             case Broadcast(after, state, audience):
                 fanout.broadcast(after, state, audience, 1000.0)
-            case Presence(audience):
+            case SendPresence(audience):
                 fanout.presence(audience, 1000.0)
             case SendState(conn, viewer, ref):
                 fanout.send_state(conn, viewer, ref, 1000.0)
@@ -104,13 +102,13 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
     run(Create(people[0], None))
     for who in people[1:]:
         run(Attach(who, None, False, None))
-        run(SitDown(who, None, None))
+        run(Message(who, P.Sit(type="sit")))
     for k in range(spectators):
         run(Attach(connect(100 + k), None, True, None))
     for peer in peers.values():
         peer.frames = peer.sent = 0
     spent = 0.0
-    run(StartGame(people[0], None, seed))
+    run(Message(people[0], P.Start(type="start"), seed=seed))
     decisions = 0
     while table.logged.status == "playing":
         game = table.logged.game
@@ -118,7 +116,7 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
         for seat in game.pending.players:
             options = game.legal(seat)
             if options:
-                run(Decide(people[seat], None, message(game.pending.kind, options[0])))
+                run(Message(people[seat], message(game.pending.kind, options[0])))
                 decisions += 1
                 break
     return (spent, decisions, sum(p.frames for p in peers.values()),

@@ -21,7 +21,7 @@ from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
 from nimmt.server.ratings import INITIAL
-from nimmt.server.reducer import Table, apply
+from nimmt.server.reducer import TableData, apply
 from nimmt.server.store import (
     Store,
     games,
@@ -56,14 +56,14 @@ class LongTable:
     host: str
     token: str
     rows: list[tuple[int, str, str]]
-    table: Table
+    table: TableData
 
 
 def _play(rules: Rules, seed: int, *, host_id: int = 1, table_id: int = 1,
-          stop_round: int | None, chat_every: int) -> tuple[Table, list[Entry]]:
+          stop_round: int | None, chat_every: int) -> tuple[TableData, list[Entry]]:
     """Seat the host and bots, start, let the host leave (the default player keeps the
     seat), and play at random until the game ends or reaches ``stop_round``'s fifth turn."""
-    t = Table(table_id, "LONG01", "A long game", host_id, rules, None, False, False)
+    t = TableData(table_id, "LONG01", "A long game", host_id, rules, None, False, False)
     rng = random.Random(seed)
     stored: list[Entry] = []
 

@@ -10,7 +10,6 @@ import pytest
 from nimmt.server import protocol as P
 from nimmt.server.accounts import ACCOUNT_MESSAGES
 from nimmt.server.app import BEFORE_HELLO, ROUTES, Hub, _routes
-from nimmt.server.commands import TABLE_MESSAGES
 from nimmt.server.social import SOCIAL_MESSAGES
 
 
@@ -28,7 +27,7 @@ def test_every_client_message_has_one_handler() -> None:
 
 
 def test_the_groups_of_messages_do_not_overlap() -> None:
-    groups = [ACCOUNT_MESSAGES, SOCIAL_MESSAGES, TABLE_MESSAGES]
+    groups = [ACCOUNT_MESSAGES, SOCIAL_MESSAGES, P.TABLE_MESSAGES]
     assert sum(map(len, groups)) == len(frozenset().union(*groups))
     assert ROUTES[P.SignOut] is Hub._account
     assert ROUTES[P.Follow] is Hub._social

@@ -10,17 +10,14 @@ from test_server_reducer import Harness, play_out, rebuilt, replayed, seated_tab
 from nimmt import Rules
 from nimmt.server import protocol as P
 from nimmt.server.commands import (
-    Ack,
     Advise,
-    AskHint,
     Attach,
     Command,
     Create,
-    Decide,
+    Message,
     Persist,
     Refuse,
-    SetHints,
-    StartGame,
+    SendAck,
     Who,
 )
 from nimmt.server.reducer import info
@@ -46,11 +43,11 @@ def refused(h: Harness, command: Command, code: str) -> None:
 def test_a_hint_is_asked_of_the_workers_with_the_askers_view_only() -> None:
     h = unrated()
     ana, bob = seated_table(h, bots=2)
-    h.run(StartGame(ana, None, 4))
+    h.run(Message(ana, P.Start(type="start"), seed=4))
     game = h.table.logged.game
     assert game is not None
     stored = len(h.store)
-    effects = h.run(AskHint(bob, "h1"))
+    effects = h.run(Message(bob, P.AskHint(type="hint", ref="h1")))
     (advise,) = effects
     assert isinstance(advise, Advise)
     assert (advise.conn, advise.ref, advise.seat, advise.key) == (bob.conn, "h1", 1, "1.1.1.card")
@@ -68,34 +65,34 @@ def test_hints_are_refused_with_a_code_that_says_why() -> None:
     ana, bob = seated_table(h, bots=2)
     cleo = h.connect(3)
     h.run(Attach(cleo, None, True, None))
-    refused(h, AskHint(ana, None), "not_started")
-    refused(h, AskHint(cleo, None), "spectator")
-    refused(h, AskHint(h.connect(4), None), "not_at_table")
-    h.run(StartGame(ana, None, 4))
+    refused(h, Message(ana, P.AskHint(type="hint")), "not_started")
+    refused(h, Message(cleo, P.AskHint(type="hint")), "spectator")
+    refused(h, Message(h.connect(4), P.AskHint(type="hint")), "not_at_table")
+    h.run(Message(ana, P.Start(type="start"), seed=4))
     game = h.table.logged.game
     assert game is not None
     # Ana chose her card: nothing is asked of her until the next turn.
-    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[0])))
-    refused(h, AskHint(ana, None), "not_your_turn")
-    assert isinstance(h.run(AskHint(bob, None))[0], Advise)
-    refused(h, SetHints(bob, None, False), "not_host")
-    h.run(SetHints(ana, None, False))
-    refused(h, AskHint(bob, None), "hints_off")
-    h.run(SetHints(ana, None, True))
+    h.run(Message(ana, P.PlayCard(type="play_card", card=game.legal(0)[0])))
+    refused(h, Message(ana, P.AskHint(type="hint")), "not_your_turn")
+    assert isinstance(h.run(Message(bob, P.AskHint(type="hint")))[0], Advise)
+    refused(h, Message(bob, P.SetHints(type="set_hints", hints=False)), "not_host")
+    h.run(Message(ana, P.SetHints(type="set_hints", hints=False)))
+    refused(h, Message(bob, P.AskHint(type="hint")), "hints_off")
+    h.run(Message(ana, P.SetHints(type="set_hints", hints=True)))
     play_out(h, [ana, bob])
-    refused(h, AskHint(bob, None), "game_over")
+    refused(h, Message(bob, P.AskHint(type="hint")), "game_over")
 
 
 def test_not_your_turn_while_another_seat_chooses_a_row() -> None:
     h = unrated()
     ana, bob = seated_table(h, bots=2)
-    h.run(StartGame(ana, None, 4))
+    h.run(Message(ana, P.Start(type="start"), seed=4))
     for _ in range(200):
         game = h.table.logged.game
         assert game is not None
         pend = game.pending
         if pend is not None and pend.kind.value == "row" and pend.players != (0,):
-            refused(h, AskHint(ana, None), "not_your_turn")
+            refused(h, Message(ana, P.AskHint(type="hint")), "not_your_turn")
             return
         if h.table.logged.status != "playing":
             break
@@ -107,9 +104,9 @@ def test_not_your_turn_while_another_seat_chooses_a_row() -> None:
 def test_rated_tables_never_give_hints() -> None:
     h = Harness(FOUR)  # rated
     ana, bob = seated_table(h, bots=2)
-    h.run(StartGame(ana, None, 4))
-    refused(h, AskHint(bob, None), "hints_off")
-    refused(h, SetHints(ana, None, True), "hints_off")
+    h.run(Message(ana, P.Start(type="start"), seed=4))
+    refused(h, Message(bob, P.AskHint(type="hint")), "hints_off")
+    refused(h, Message(ana, P.SetHints(type="set_hints", hints=True)), "hints_off")
     assert info(h.table).hints is False
 
 
@@ -119,16 +116,17 @@ def test_the_hosts_setting_is_logged_shown_and_replayed() -> None:
     h.run(Create(ana, None, hints=False))
     assert info(h.table).hints is False
     assert [kind for _, kind, _ in h.store] == ["sit", "hints"]
-    effects = h.run(SetHints(ana, "on", True))
+    effects = h.run(Message(ana, P.SetHints(type="set_hints", ref="on", hints=True)))
     assert isinstance(effects[0], Persist) and effects[0].entries == (HintsSet(True),)
-    assert Ack(ana.conn, "on") in effects
+    assert SendAck(ana.conn, "on") in effects
     # Everyone at the table gets the new table info.
     assert h.peers[ana.conn].frames[-1][1]["table"]["hints"] is True
     # Setting what is already set is acknowledged and changes nothing.
     before = len(h.store)
-    assert h.run(SetHints(ana, "again", True)) == [Ack(ana.conn, "again")]
+    again = Message(ana, P.SetHints(type="set_hints", ref="again", hints=True))
+    assert h.run(again) == [SendAck(ana.conn, "again")]
     assert len(h.store) == before
-    h.run(SetHints(ana, None, False))
+    h.run(Message(ana, P.SetHints(type="set_hints", hints=False)))
     again = replayed(h)
     assert again.logged.hints is False and rebuilt(again) == rebuilt(h.table)
     assert json.loads(h.store[-1][2]) == {"on": False}
@@ -138,9 +136,9 @@ def test_a_hint_for_a_person_whose_seat_the_default_player_keeps() -> None:
     """A person who timed out may still ask (acting takes the seat back)."""
     h = unrated()
     ana, bob = seated_table(h, bots=2)
-    h.run(StartGame(ana, None, 4))
+    h.run(Message(ana, P.Start(type="start"), seed=4))
     seat = h.table.logged.seats[1]
     assert seat is not None
     seat.auto = True
-    (advise,) = h.run(AskHint(Who(bob.conn, bob.player_id, bob.name), None))
+    (advise,) = h.run(Message(Who(bob.conn, bob.player_id, bob.name), P.AskHint(type="hint")))
     assert isinstance(advise, Advise) and advise.seat == 1

@@ -39,11 +39,8 @@ from nimmt.narrate import narrator
 from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
-    Ack,
-    AddBot,
     Advise,
     AskBot,
-    AskHint,
     Attach,
     BotAnswered,
     Broadcast,
@@ -51,29 +48,21 @@ from nimmt.server.commands import (
     CloseTable,
     Command,
     Create,
-    Decide,
     Detach,
     Effect,
     GraceTimer,
     IdleTimer,
-    Kick,
-    Leave,
+    Message,
     PaceTimer,
     Persist,
-    Presence,
     Refuse,
-    Rematch,
-    RemoveBot,
     Resume,
-    Say,
+    SendAck,
     SendMissed,
+    SendPresence,
     SendState,
-    SetHints,
     Shut,
-    SitDown,
-    StartGame,
     StartTimer,
-    TakeOver,
     TimerFired,
     TurnTimer,
     WakeBots,
@@ -81,7 +70,7 @@ from nimmt.server.commands import (
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet
-from nimmt.server.reducer import Limits, Live, Table, reduce, replay, trim
+from nimmt.server.reducer import Limits, Live, TableData, reduce, replay, trim
 from nimmt.server.tablelog import (
     BotSeat,
     BotSeated,
@@ -118,8 +107,8 @@ class Harness:
 
     def __init__(self, rules: Rules = SHORT, limits: Limits | None = None, *,
                  turn_timer: float | None = None) -> None:
-        self.table = Table(7, "ABCDEF", "test", 1, rules, turn_timer, True, False,
-                           limits or Limits())
+        self.table = TableData(7, "ABCDEF", "test", 1, rules, turn_timer, True, False,
+                               limits or Limits())
         self.peers: dict[int, FakePeer] = {}
         self.fanout = Fanout(self.table, self.peers)
         #: The stored log, as the database holds it: (n, kind, JSON text).
@@ -158,7 +147,7 @@ class Harness:
                 if status is not None:
                     self.statuses.append(status)
                 self.results.extend(results)
-            case Ack(conn, ref):
+            case SendAck(conn, ref):
                 self.fanout.ack(conn, ref)
             case Refuse(conn, code, message, ref):
                 self.fanout.refuse(conn, code, message, ref)
@@ -171,7 +160,7 @@ class Harness:
             case Broadcast(after, state, audience):
                 self._as(audience)
                 self.fanout.broadcast(after, state, audience, self.now)
-            case Presence(audience):
+            case SendPresence(audience):
                 self._as(audience)
                 self.fanout.presence(audience, self.now)
             case AskBot(seat, key):
@@ -209,16 +198,16 @@ class Harness:
         if seat not in game.pending.players or not game.legal(seat):
             return False
         value = game.legal(seat)[0]
-        self.run(Decide(who, None, _message(game.pending.kind, value)))
+        self.run(Message(who, _message(game.pending.kind, value)))
         return True
 
 
-def _message(kind: DecisionKind, value: int) -> P.DecisionMessage:
+def _message(kind: DecisionKind, value: int, ref: P.Ref = None) -> P.DecisionMessage:
     if kind is DecisionKind.CARD:
-        return P.PlayCard(type="play_card", card=value)
+        return P.PlayCard(type="play_card", card=value, ref=ref)
     if kind is DecisionKind.ROW:
-        return P.TakeRow(type="take_row", row=value)
-    return P.DraftCard(type="draft_card", card=value)
+        return P.TakeRow(type="take_row", row=value, ref=ref)
+    return P.DraftCard(type="draft_card", card=value, ref=ref)
 
 
 def _copied(part: Any) -> Any:
@@ -229,7 +218,7 @@ def _copied(part: Any) -> Any:
                             and f.name != "game"})
 
 
-def snapshot(t: Table) -> dict[str, Any]:
+def snapshot(t: TableData) -> dict[str, Any]:
     """Everything a command could change, to see that a refused one changed nothing."""
     game = t.logged.game
     return {
@@ -239,14 +228,14 @@ def snapshot(t: Table) -> dict[str, Any]:
     }
 
 
-def rebuilt(t: Table) -> dict[str, Any]:
+def rebuilt(t: TableData) -> dict[str, Any]:
     """What the log must rebuild: the logged state, its game as every seat sees it."""
     game = t.logged.game
     views = None if game is None else [game.view(v) for v in (None, *range(len(t.logged.seats)))]
     return {"logged": t.logged, "views": views, "events": None if game is None else game.events}
 
 
-def replayed(h: Harness) -> Table:
+def replayed(h: Harness) -> TableData:
     fresh = h.table.blank()
     replay(fresh.logged, fresh.rules, h.stored(), random.Random(0))
     return fresh
@@ -257,9 +246,9 @@ def seated_table(h: Harness, bots: int = 1) -> tuple[Who, Who]:
     ana, bob = h.connect(1), h.connect(2)
     h.run(Create(ana, None))
     h.run(Attach(bob, None, False, None))
-    h.run(SitDown(bob, None, None))
+    h.run(Message(bob, P.Sit(type="sit")))
     for _ in range(bots):
-        h.run(AddBot(ana, None, "easy", None))
+        h.run(Message(ana, P.AddBot(type="add_bot", strength="easy")))
     return ana, bob
 
 
@@ -281,9 +270,9 @@ def test_a_game_from_the_first_seat_to_its_record() -> None:
     h = Harness()
     ana, bob = seated_table(h)
     assert h.table.logged.seats[2] is not None and h.table.logged.seats[2].name == "Easy Bot 1"
-    effects = h.run(StartGame(ana, "go", 42))
+    effects = h.run(Message(ana, P.Start(type="start", ref="go"), seed=42))
     assert isinstance(effects[0], Persist) and effects[0].status == "playing"
-    assert Ack(ana.conn, "go") in effects
+    assert SendAck(ana.conn, "go") in effects
     assert any(isinstance(e, AskBot) and e.seat == 2 for e in effects)
     play_out(h, [ana, bob])
     assert h.table.logged.status == "over" and h.statuses == ["playing", "over"]
@@ -298,8 +287,8 @@ def test_the_log_rebuilds_the_logged_state_and_nothing_live() -> None:
     entries: an equal logged state, and a live state as fresh as a restart makes it."""
     h = Harness(turn_timer=30.0)
     ana, bob = seated_table(h)
-    h.run(Say(bob, None, "good luck"))
-    h.run(StartGame(ana, None, 3))
+    h.run(Message(bob, P.Chat(type="chat", text="good luck")))
+    h.run(Message(ana, P.Start(type="start"), seed=3))
     h.run(TimerFired(TurnTimer(1, "1.1.1.card"), h.table.live.timers[TurnTimer(1, "1.1.1.card")]))
     play_out(h, [ana, bob])
     assert h.table.live.watchers and h.table.live.changes  # the live state was used
@@ -313,7 +302,7 @@ def test_the_log_rebuilds_the_logged_state_and_nothing_live() -> None:
 def test_every_decision_is_stored_typed() -> None:
     h = Harness()
     ana, _bob = seated_table(h)
-    h.run(StartGame(ana, None, 1))
+    h.run(Message(ana, P.Start(type="start"), seed=1))
     h.play_human(ana)
     _n, kind, data = h.store[-1]
     assert kind == "decision"
@@ -328,7 +317,7 @@ def test_a_log_of_the_previous_version_replays() -> None:
     after an upgrade, with the same stream and the same game."""
     h = Harness(Rules.parse("classic+professional", players=3, end="rounds", rounds=2))
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 5))
+    h.run(Message(ana, P.Start(type="start"), seed=5))
     for _ in range(12):
         h.answer_bots()
         h.play_human(ana)
@@ -358,7 +347,7 @@ def test_bots_stored_by_their_name_alone_replay_as_typed_bots() -> None:
     read once into the same bot (kind and number), and the table rebuilds the same."""
     h = Harness(Rules.parse("classic", players=4, end="rounds", rounds=1))
     ana, bob = seated_table(h, bots=2)
-    h.run(StartGame(ana, None, 8))
+    h.run(Message(ana, P.Start(type="start"), seed=8))
     play_out(h, [ana, bob])
     old: list[tuple[int, Entry]] = []
     for n, kind, text in h.store:
@@ -384,7 +373,7 @@ def test_a_bots_notices_name_it_in_each_readers_language() -> None:
     h = Harness()
     ana, bob = seated_table(h)
     h.peers[bob.conn].lang = "sr"
-    h.run(RemoveBot(ana, None, 2))
+    h.run(Message(ana, P.RemoveBot(type="remove_bot", seat=2)))
     notices = [it for _, f in h.peers[bob.conn].frames if f["type"] == "events"
                for it in f["items"] if it["kind"] == "notice"]
     assert [(n["notice"], n["name"]) for n in notices[-1:]] == [("removed", "Bot Laki 1")]
@@ -407,46 +396,47 @@ def test_refusals_change_nothing() -> None:
         assert effects[0].code == code, effects[0]
         assert snapshot(h.table) == before
 
-    refused(Decide(ana, None, P.PlayCard(type="play_card", card=5)), "not_started")
-    refused(StartGame(bob, None, 1), "not_host")
-    refused(AddBot(ana, None, "godlike", None, "unknown bot 'godlike'"), "bad_bot")
-    refused(AddBot(ana, None, "easy", None), "table_full")
-    refused(SitDown(cleo, None, 0), "seat_taken")
-    refused(RemoveBot(ana, None, 1), "no_seat")
-    refused(Kick(ana, None, 0), "no_seat")
-    refused(Rematch(ana, None, 1), "not_over")
-    refused(Say(cleo, None, " \u202e "), "chat_empty")
-    refused(Say(cleo, None, "x" * 301), "chat_too_long")
-    h.run(Say(cleo, None, "hello"))
-    refused(Say(ana, None, "again"), "quota")
+    refused(Message(ana, P.PlayCard(type="play_card", card=5)), "not_started")
+    refused(Message(bob, P.Start(type="start"), seed=1), "not_host")
+    refused(Message(ana, P.AddBot(type="add_bot", strength="godlike"),
+                    refusal="unknown bot 'godlike'"), "bad_bot")
+    refused(Message(ana, P.AddBot(type="add_bot", strength="easy")), "table_full")
+    refused(Message(cleo, P.Sit(type="sit", seat=0)), "seat_taken")
+    refused(Message(ana, P.RemoveBot(type="remove_bot", seat=1)), "no_seat")
+    refused(Message(ana, P.Kick(type="kick", seat=0)), "no_seat")
+    refused(Message(ana, P.Rematch(type="rematch"), seed=1), "not_over")
+    refused(Message(cleo, P.Chat(type="chat", text=" \u202e ")), "chat_empty")
+    refused(Message(cleo, P.Chat(type="chat", text="x" * 301)), "chat_too_long")
+    h.run(Message(cleo, P.Chat(type="chat", text="hello")))
+    refused(Message(ana, P.Chat(type="chat", text="again")), "quota")
     stranger = h.connect(4)
-    refused(SitDown(stranger, None, None), "not_at_table")
-    h.run(StartGame(ana, None, 3))
-    refused(AddBot(ana, None, "easy", None), "already_started")
-    refused(TakeOver(cleo, None), "spectator")
+    refused(Message(stranger, P.Sit(type="sit")), "not_at_table")
+    h.run(Message(ana, P.Start(type="start"), seed=3))
+    refused(Message(ana, P.AddBot(type="add_bot", strength="easy")), "already_started")
+    refused(Message(cleo, P.TakeOver(type="take_over")), "spectator")
     game = h.table.logged.game
     assert game is not None
     hand = game.view(0).hand
     mine = game.view(1).hand
-    refused(Decide(ana, None, P.PlayCard(type="play_card", card=mine[0])), "card_not_in_hand")
-    refused(Decide(ana, None, P.TakeRow(type="take_row", row=1)), "not_your_turn")
-    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=hand[0])))
-    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=hand[1])))  # one change
-    refused(Decide(ana, None, P.PlayCard(type="play_card", card=hand[2])), "too_many_changes")
+    refused(Message(ana, P.PlayCard(type="play_card", card=mine[0])), "card_not_in_hand")
+    refused(Message(ana, P.TakeRow(type="take_row", row=1)), "not_your_turn")
+    h.run(Message(ana, P.PlayCard(type="play_card", card=hand[0])))
+    h.run(Message(ana, P.PlayCard(type="play_card", card=hand[1])))  # one change
+    refused(Message(ana, P.PlayCard(type="play_card", card=hand[2])), "too_many_changes")
     play_out(h, [ana, bob])
-    refused(Decide(ana, None, P.PlayCard(type="play_card", card=hand[0])), "game_over")
-    refused(Rematch(ana, None, 1), "quota")
-    h.run(Leave(ana, None))
-    h.run(Leave(bob, None))
+    refused(Message(ana, P.PlayCard(type="play_card", card=hand[0])), "game_over")
+    refused(Message(ana, P.Rematch(type="rematch"), seed=1), "quota")
+    h.run(Message(ana, P.Leave(type="leave")))
+    h.run(Message(bob, P.Leave(type="leave")))
     assert h.table.logged.status == "closed"
-    refused(Say(cleo, None, "anyone?"), "closed")
+    refused(Message(cleo, P.Chat(type="chat", text="anyone?")), "closed")
     refused(Attach(h.connect(2), None, False, None), "closed")
 
 
 def test_a_bot_answer_that_is_stale_or_wrong_is_asked_again() -> None:
     h = Harness()
     ana, _bob = seated_table(h)
-    h.run(StartGame(ana, None, 9))
+    h.run(Message(ana, P.Start(type="start"), seed=9))
     (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
     h.asks.clear()
     wrong = PlayCard(2, 200)
@@ -464,7 +454,7 @@ def test_a_bot_answer_that_is_stale_or_wrong_is_asked_again() -> None:
 def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decision() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 9))
+    h.run(Message(ana, P.Start(type="start"), seed=9))
     (key, ask), = ((k, a) for k, a in h.asks.items() if k[0] == 2)
     h.asks.clear()
     mark = h.table.logged.seq
@@ -497,7 +487,7 @@ def test_a_bot_that_ran_out_of_time_is_told_in_the_log_and_plays_its_next_decisi
 def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     h = Harness(turn_timer=30.0)
     ana, bob = seated_table(h)
-    effects = h.run(StartGame(ana, None, 11))
+    effects = h.run(Message(ana, P.Start(type="start"), seed=11))
     timers = [e for e in effects if isinstance(e, StartTimer)]
     assert {e.timer for e in timers} >= {TurnTimer(0, "1.1.1.card"), TurnTimer(1, "1.1.1.card")}
     deadline = h.table.live.timers[TurnTimer(1, "1.1.1.card")]
@@ -522,7 +512,7 @@ def test_turn_timer_hands_the_seat_to_the_default_player_and_back() -> None:
     h.asks.clear()
     game = h.table.logged.game
     assert game is not None
-    effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[0])))
+    effects = h.run(Message(bob, P.PlayCard(type="play_card", card=game.legal(1)[0])))
     assert isinstance(effects[0], Persist)
     assert [type(e).__name__ for e in effects[0].entries] == ["AutoPlay", "Decided"]
     assert seat.auto is False
@@ -535,7 +525,7 @@ def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
     def next_turn(limits: Limits) -> tuple[float, str, Harness]:
         h = Harness(limits=limits, turn_timer=30.0)
         ana, bob = seated_table(h)
-        h.run(StartGame(ana, None, 11))
+        h.run(Message(ana, P.Start(type="start"), seed=11))
         h.answer_bots()
         game = h.table.logged.game
         assert game is not None
@@ -543,8 +533,8 @@ def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
         # at once, the reveal would wait for the start's narration).
         h.now += 100.0
         mark = h.table.logged.seq
-        h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
-        effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
+        h.run(Message(ana, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
+        effects = h.run(Message(bob, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
         # The bot plays at once; then the reveal, and the next turn's timers start.
         h.answer_bots()
         starts = [e for e in h.effects + effects if isinstance(e, StartTimer)
@@ -564,7 +554,7 @@ def test_a_listener_gets_the_time_to_hear_what_led_to_the_decision() -> None:
     # The start of the game: the deal and the first turn's narration on top of the timer.
     h = Harness(limits=Limits(listen_cps=20.0), turn_timer=30.0)
     ana, _ = seated_table(h)
-    effects = h.run(StartGame(ana, None, 11))
+    effects = h.run(Message(ana, P.Start(type="start"), seed=11))
     first = [e.seconds for e in effects
              if isinstance(e, StartTimer) and e.timer == TurnTimer(1, "1.1.1.card")]
     assert first and first[0] > 30.0
@@ -575,7 +565,7 @@ def test_a_timeout_hands_over_that_decision_only() -> None:
     person's, with a timer, and everyone is told (``returned``)."""
     h = Harness(turn_timer=30.0)
     ana, _bob = seated_table(h)
-    h.run(StartGame(ana, None, 11))
+    h.run(Message(ana, P.Start(type="start"), seed=11))
     h.answer_bots()
     h.play_human(ana)
     h.now += 30.0
@@ -607,13 +597,13 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
     fires, so the reveal is heard first; without a person connected they do not wait."""
     h = Harness(limits=Limits(reveal_pace=2.5))
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 11))
+    h.run(Message(ana, P.Start(type="start"), seed=11))
     h.answer_bots()
     game = h.table.logged.game
     assert game is not None
     # The highest cards: this deal asks nobody to choose a row on the first turn.
-    h.run(Decide(ana, None, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
-    effects = h.run(Decide(bob, None, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
+    h.run(Message(ana, P.PlayCard(type="play_card", card=game.legal(0)[-1])))
+    effects = h.run(Message(bob, P.PlayCard(type="play_card", card=game.legal(1)[-1])))
     assert any(isinstance(i.payload, CardsRevealed) for i in h.table.logged.items[-12:])
     assert game is not None and game.pending is not None and 2 in game.pending.players
     assert not h.asks, "the bot is not asked before the pace has passed"
@@ -625,7 +615,7 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
     # Nobody seated connected: no pace.
     h2 = Harness(limits=Limits(reveal_pace=2.5))
     ana2, bob2 = seated_table(h2)
-    h2.run(StartGame(ana2, None, 11))
+    h2.run(Message(ana2, P.Start(type="start"), seed=11))
     h2.answer_bots()
     h2.play_human(ana2)
     h2.run(Detach(ana2.conn))
@@ -639,11 +629,11 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
 def test_disconnect_grace_and_idle_close() -> None:
     h = Harness(limits=Limits(disconnect_grace=5.0, idle_close=50.0, open_idle_close=20.0))
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 2))
+    h.run(Message(ana, P.Start(type="start"), seed=2))
     effects = h.run(Detach(bob.conn))
     (grace,) = [e for e in effects if isinstance(e, StartTimer)]
     assert grace.timer == GraceTimer(1) and grace.seconds == 5.0
-    assert any(isinstance(e, Presence) for e in effects)
+    assert any(isinstance(e, SendPresence) for e in effects)
     # Back in time: the grace timer goes.
     bob2 = h.connect(2)
     effects = h.run(Attach(bob2, None, False, 0))
@@ -672,8 +662,8 @@ def test_disconnect_grace_and_idle_close() -> None:
 def test_kick_tells_the_victim_after_the_table() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 4))
-    effects = h.run(Kick(ana, "k", 1))
+    h.run(Message(ana, P.Start(type="start"), seed=4))
+    effects = h.run(Message(ana, P.Kick(type="kick", ref="k", seat=1)))
     kinds = [type(e).__name__ for e in effects]
     assert kinds[0] == "Persist" and kinds.index("Broadcast") < kinds.index("Refuse")
     (broadcast,) = [e for e in effects if isinstance(e, Broadcast)]
@@ -688,12 +678,12 @@ def test_kick_tells_the_victim_after_the_table() -> None:
 def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 8))
-    h.run(Leave(ana, "bye"))
+    h.run(Message(ana, P.Start(type="start"), seed=8))
+    h.run(Message(ana, P.Leave(type="leave", ref="bye")))
     assert h.table.logged.host_id == 2
     assert [it.payload.notice for it in h.table.logged.items[-2:]] == [  # type: ignore[union-attr]
         "auto_on", "host"]
-    effects = h.run(Leave(bob, None))
+    effects = h.run(Message(bob, P.Leave(type="leave")))
     assert h.table.logged.status == "closed" and effects[-1] == CloseTable()
     persist = effects[0]
     assert isinstance(persist, Persist) and persist.status == "closed"
@@ -704,7 +694,7 @@ def test_leaving_passes_the_host_and_the_last_one_closes() -> None:
 def test_the_operator_closes_a_table_during_a_game() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 5))
+    h.run(Message(ana, P.Start(type="start"), seed=5))
     effects = h.run(Shut())
     assert h.table.logged.status == "closed" and effects[-1] == CloseTable()
     persist = effects[0]
@@ -723,10 +713,10 @@ def test_the_operator_closes_a_table_during_a_game() -> None:
 def test_rematch_starts_the_next_game_with_its_own_shuffle() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 1))
+    h.run(Message(ana, P.Start(type="start"), seed=1))
     first = h.table.logged.game
     play_out(h, [ana, bob])
-    h.run(Rematch(ana, None, 2))
+    h.run(Message(ana, P.Rematch(type="rematch"), seed=2))
     log = h.table.logged
     assert log.game_no == 2 and log.status == "playing" and log.game is not first
     assert log.game_seq == log.seq - len(log.game.events)  # type: ignore[union-attr]
@@ -738,7 +728,7 @@ def test_rematch_starts_the_next_game_with_its_own_shuffle() -> None:
 def test_trimmed_stream_is_rebuilt_from_the_log() -> None:
     h = Harness()
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 6))
+    h.run(Message(ana, P.Start(type="start"), seed=6))
     play_out(h, [ana, bob])
     whole = list(h.table.logged.items)
     trim(h.table, 16)
@@ -750,7 +740,7 @@ def test_trimmed_stream_is_rebuilt_from_the_log() -> None:
 def test_resume_after_replay_restarts_timers_and_bots() -> None:
     h = Harness(turn_timer=10.0)
     ana, _bob = seated_table(h)
-    h.run(StartGame(ana, None, 3))
+    h.run(Message(ana, P.Start(type="start"), seed=3))
     fresh = replayed(h)
     h2 = Harness(turn_timer=10.0)
     h2.table = fresh
@@ -763,7 +753,7 @@ def test_resume_after_replay_restarts_timers_and_bots() -> None:
 def test_the_default_players_decisions_are_typed() -> None:
     h = Harness(Rules.parse("classic+logic", players=3, end="rounds", rounds=1))
     ana, bob = seated_table(h)
-    h.run(StartGame(ana, None, 1))
+    h.run(Message(ana, P.Start(type="start"), seed=1))
     kinds = set()
     for _ in range(30):
         for ask in list(h.asks.values()):
@@ -784,7 +774,8 @@ RULE_SETS = [
     Rules.parse("classic+tactics+professional", players=2, end="rounds", rounds=1),
     Rules.parse("category5+jokers", players=4, end="rounds", rounds=1),
 ]
-SEATS = st.integers(-1, 4)
+#: Seats free, taken and past the table's (the protocol refuses a negative one: ``SeatNo``).
+SEATS = st.integers(0, 4)
 WORDS = st.sampled_from(["hi", "", "  ", "gg", "x" * 40, "\u202eevil", "<b>"])
 
 
@@ -844,33 +835,35 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), seat=st.none() | SEATS)
     def sit(self, data: st.DataObject, seat: int | None) -> None:
-        self.step(SitDown(self.pick(data), "s", seat))
+        self.step(Message(self.pick(data), P.Sit(type="sit", ref="s", seat=seat)))
 
     @rule(data=st.data(), seat=st.none() | SEATS, bot=st.sampled_from(["easy", "hard", "nope"]))
     def add_bot(self, data: st.DataObject, seat: int | None, bot: str) -> None:
         refusal = "unknown bot 'nope'" if bot == "nope" else None
-        self.step(AddBot(self.pick(data), "b", bot, seat, refusal))
+        self.step(Message(self.pick(data),
+                          P.AddBot(type="add_bot", ref="b", strength=bot, seat=seat),
+                          refusal=refusal))
 
     @rule(data=st.data(), seat=SEATS)
     def remove_bot(self, data: st.DataObject, seat: int) -> None:
-        self.step(RemoveBot(self.pick(data), "r", seat))
+        self.step(Message(self.pick(data), P.RemoveBot(type="remove_bot", ref="r", seat=seat)))
 
     @rule(data=st.data(), seed=st.integers(0, 2**32))
     def start(self, data: st.DataObject, seed: int) -> None:
-        self.step(StartGame(self.pick(data), "g", seed))
+        self.step(Message(self.pick(data), P.Start(type="start", ref="g"), seed=seed))
 
     @rule(data=st.data(), seed=st.integers(0, 2**32))
     def rematch(self, data: st.DataObject, seed: int) -> None:
-        self.step(Rematch(self.pick(data), "m", seed))
+        self.step(Message(self.pick(data), P.Rematch(type="rematch", ref="m"), seed=seed))
 
     @rule(data=st.data(), text=WORDS)
     def chat(self, data: st.DataObject, text: str) -> None:
-        self.step(Say(self.pick(data), "c", text))
+        self.step(Message(self.pick(data), P.Chat(type="chat", ref="c", text=text)))
 
     @rule(data=st.data())
     def hint(self, data: st.DataObject) -> None:
         who = self.pick(data)
-        self.step(AskHint(who, None))
+        self.step(Message(who, P.AskHint(type="hint")))
         for effect in self.h.effects:
             if isinstance(effect, Advise):
                 # Only the asker's own seat, its pending decision, and its view alone.
@@ -883,19 +876,19 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), on=st.booleans())
     def set_hints(self, data: st.DataObject, on: bool) -> None:
-        self.step(SetHints(self.pick(data), None, on))
+        self.step(Message(self.pick(data), P.SetHints(type="set_hints", hints=on)))
 
     @rule(data=st.data())
     def take_over(self, data: st.DataObject) -> None:
-        self.step(TakeOver(self.pick(data), "t"))
+        self.step(Message(self.pick(data), P.TakeOver(type="take_over", ref="t")))
 
     @rule(data=st.data(), seat=SEATS)
     def kick(self, data: st.DataObject, seat: int) -> None:
-        self.step(Kick(self.pick(data), "k", seat))
+        self.step(Message(self.pick(data), P.Kick(type="kick", ref="k", seat=seat)))
 
     @rule(data=st.data())
     def leave(self, data: st.DataObject) -> None:
-        self.step(Leave(self.pick(data), "l"))
+        self.step(Message(self.pick(data), P.Leave(type="leave", ref="l")))
 
     @precondition(lambda self: self.h.table.logged.status == "open")
     @rule(people=st.integers(0, 3), seed=st.integers(0, 2**32))
@@ -914,10 +907,10 @@ class TableMachine(RuleBasedStateMachine):
             who = self.h.connect(person)
             self.conns.append(who)
             self.step(Attach(who, "p", False, None))
-            self.step(SitDown(who, "s", None))
+            self.step(Message(who, P.Sit(type="sit", ref="s")))
         for _ in range(len(t.logged.seats)):
-            self.step(AddBot(host, "b", "easy", None))
-        self.step(StartGame(host, "g", seed))
+            self.step(Message(host, P.AddBot(type="add_bot", ref="b", strength="easy")))
+        self.step(Message(host, P.Start(type="start", ref="g"), seed=seed))
 
     # -- decisions -------------------------------------------------------------------------------
 
@@ -931,7 +924,7 @@ class TableMachine(RuleBasedStateMachine):
             options = game.legal(seat)
             if options:
                 kind, value = game.pending.kind, data.draw(st.sampled_from(options))
-        self.step(Decide(who, "d", _message(kind, value)))
+        self.step(Message(who, _message(kind, value, "d")))
 
     @precondition(lambda self: self.h.table.logged.status == "playing")
     @rule(decisions=st.integers(1, 60))
@@ -1076,7 +1069,7 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
     h = Harness()
     ana, bob = seated_table(h)
     h.peers[bob.conn].lang = "sr"
-    h.run(StartGame(ana, None, 11))
+    h.run(Message(ana, P.Start(type="start"), seed=11))
     for peer, rows_word in ((h.peers[ana.conn], "Row 1: "), (h.peers[bob.conn], "Skup 1: ")):
         state = next(f for _, f in reversed(peer.frames) if f["type"] == "table_state")
         sheet = state["sheet"]
@@ -1088,7 +1081,7 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
     # sheet changed: the hand and who has chosen, not the rows.
     assert h.table.logged.game is not None
     card = h.table.logged.game.view(1).hand[0]
-    h.run(Decide(bob, None, P.PlayCard(type="play_card", card=card)))
+    h.run(Message(bob, P.PlayCard(type="play_card", card=card)))
     events = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
     assert events["view"]["my_choice"] == card
     assert "rows" not in events["sheet"] and "timer" not in events["sheet"]
@@ -1099,6 +1092,6 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
     said = narrator("sr").chosen_sentence(game.view(1), h.table.logged.names("sr"))
     assert events["sheet"]["chosen"] == said and "Bot Laki 1" in said
     # A frame without a game event (a chat line) carries no view.
-    h.run(Say(ana, None, "hi"))
+    h.run(Message(ana, P.Chat(type="chat", text="hi")))
     chat = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
     assert chat["view"] is None and chat["sheet"] is None

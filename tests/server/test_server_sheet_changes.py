@@ -31,18 +31,16 @@ from nimmt.server.commands import (
     Attach,
     Broadcast,
     Create,
-    Decide,
     Effect,
-    Presence,
+    Message,
     SendMissed,
+    SendPresence,
     SendState,
-    SitDown,
-    StartGame,
     Who,
 )
 from nimmt.server.fanout import Fanout
 from nimmt.server.payloads import Sheet, merge_sheet, sheet_payload
-from nimmt.server.reducer import Limits, Table, reduce
+from nimmt.server.reducer import Limits, TableData, reduce
 from nimmt.web.speech import sheet as speech_sheet
 
 pytestmark = pytest.mark.timeout(600)
@@ -98,7 +96,7 @@ def decision(kind: DecisionKind, value: int) -> P.DecisionMessage:
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.name}-{r.players}")
 def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> None:
-    table = Table(1, "ABCDEF", "test", 1, rules, None, False, False, Limits())
+    table = TableData(1, "ABCDEF", "test", 1, rules, None, False, False, Limits())
     readers: dict[int, Reader] = {}
     fanout = Fanout(table, readers)
     conns = iter(range(1, 10_000))
@@ -124,7 +122,7 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
             case Broadcast(after, state, audience):
                 seen_as(audience)
                 fanout.broadcast(after, state, audience, 1000.0)
-            case Presence(audience):
+            case SendPresence(audience):
                 seen_as(audience)
                 fanout.presence(audience, 1000.0)
             case SendState(conn, viewer, ref):
@@ -152,18 +150,18 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     run(Create(people[0], None))
     for who in people[1:]:
         run(Attach(who, None, False, None))
-        run(SitDown(who, None, None))
+        run(Message(who, P.Sit(type="sit")))
     # A second connection of the first seat, in another language, and a spectator.
     run(Attach(connect(1, "sr"), None, False, None))
     run(Attach(connect(100, "cs"), None, True, None))
-    run(StartGame(people[0], None, 5))
+    run(Message(people[0], P.Start(type="start"), seed=5))
     decisions = 0
     while table.logged.status == "playing":
         game = table.logged.game
         assert game is not None and game.pending is not None
         seat = next(s for s in game.pending.players if game.legal(s))
         options = game.legal(seat)
-        run(Decide(people[seat], None, decision(game.pending.kind, rng.choice(options))))
+        run(Message(people[seat], decision(game.pending.kind, rng.choice(options))))
         decisions += 1
         if decisions == 3:
             # Someone comes mid-game, as the first seat, in Serbian like its other two

@@ -49,7 +49,6 @@ from . import protocol as P
 from .accounts import ACCOUNT_MESSAGES, Accounts
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
-from .commands import TABLE_MESSAGES
 from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
 from .health import health_routes
@@ -67,7 +66,7 @@ from .reducer import speaker_of
 from .settings import Settings
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import LogEntry, Store
-from .table import Peer, TableActor
+from .table import TableActor, TablePeer
 from .text import clean_text
 from .tutor import Tutor, TutorBusy, TutorJob, TutorStopped
 
@@ -446,7 +445,7 @@ class Hub:
             return True
         return self.cluster is not None and await self.store.table_by_code(code) is not None
 
-    def drop(self, peer: Peer) -> None:
+    def drop(self, peer: TablePeer) -> None:
         """Close ``peer`` if it is a connection of this process: its table moved to another
         process (it reconnects). A remote peer's own process closes it."""
         if isinstance(peer, Connection):
@@ -969,7 +968,7 @@ ROUTES = _routes(
     (SOCIAL_MESSAGES, Hub._social),
     ([P.CreateTable], Hub._create),
     ([P.Join, P.Spectate], Hub._join),
-    (TABLE_MESSAGES, Hub._at_table),
+    (P.TABLE_MESSAGES, Hub._at_table),
 )
 #: The messages a connection may send before its ``hello``.
 BEFORE_HELLO = frozenset({P.Hello, P.Ping})

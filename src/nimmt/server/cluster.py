@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from .settings import Settings
     from .social import Social
     from .store import LogEntry, Store
-    from .table import Peer, TableActor
+    from .table import TableActor, TablePeer
 
 __all__ = ["Cluster", "ClusterHost", "EdgeConnection", "RemotePeer", "RemoteTable",
            "TableMoving", "lobby_entry"]
@@ -159,7 +159,7 @@ class ClusterHost(Protocol):
     def forget_table(self, actor: TableActor) -> None:
         """``actor`` ended here (closed, or lost to another process)."""
 
-    def drop(self, peer: Peer) -> None:
+    def drop(self, peer: TablePeer) -> None:
         """Close ``peer`` (a connection of this process) so that it reconnects."""
 
 

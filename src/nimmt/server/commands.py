@@ -3,9 +3,11 @@
 A *command* is one thing that happens to a table: a person's message, a
 connection coming or going, a bot's answer, a timer running out. Each is a
 frozen dataclass, so the reducer (:mod:`.reducer`) dispatches with ``match``
-and its tests build them by hand. A command that needs what the reducer may
-not have (a random seed, the server's list of bots) carries it: the actor
-chooses it (:func:`from_message`).
+and its tests build them by hand. A person's table message is one command,
+:class:`Message`, which holds the protocol's message as it came: the reducer
+reads its fields there. What the reducer may not have (a random seed, the
+server's list of bots) the message carries beside it: the actor chooses it
+(:func:`from_message`).
 
 An *effect* is one thing the actor must do for the reducer, in order: store
 log entries (:class:`Persist`, always first, so nobody hears of a change the
@@ -28,13 +30,8 @@ from . import protocol as P
 from .tablelog import Entry
 
 __all__ = [
-    "TABLE_MESSAGES",
-    "Ack",
-    "AddBot",
     "Advise",
     "AskBot",
-    "AskHint",
-    "AskHistory",
     "Attach",
     "Audience",
     "BotAnswered",
@@ -43,34 +40,25 @@ __all__ = [
     "CloseTable",
     "Command",
     "Create",
-    "Decide",
     "Detach",
     "Effect",
     "GameResult",
     "GraceTimer",
     "Halt",
     "IdleTimer",
-    "Kick",
-    "Leave",
     "Message",
     "PaceTimer",
     "Persist",
-    "Presence",
     "Refuse",
-    "Rematch",
-    "RemoveBot",
     "Resume",
-    "Say",
+    "SendAck",
     "SendHistory",
     "SendMissed",
+    "SendPresence",
     "SendState",
-    "SetHints",
     "Shut",
-    "SitDown",
-    "StartGame",
     "StartTimer",
     "Status",
-    "TakeOver",
     "Timer",
     "TimerFired",
     "TurnTimer",
@@ -128,136 +116,26 @@ Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer | PaceTimer
 
 
 @dataclass(frozen=True, slots=True)
-class SitDown:
-    """Take ``seat`` (None: the first free one)."""
-
-    who: Who
-    ref: P.Ref
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class AddBot:
-    """Host: seat the bot ``bot``. ``refusal`` is why the server does not offer it (None: it
-    does), asked of the bot pool by the actor: the reducer knows no registry. ``quota`` is
-    why the host may not seat another such bot now (the search bots at their live tables),
+class Message:
+    """A person's table message (``msg``, as the protocol parsed it), with who sent it and
+    what the actor chose for it, as the reducer may not: ``seed`` shuffles the deals of
+    the game a ``start`` or a ``rematch`` begins; ``refusal`` is why the server does not
+    offer the bot an ``add_bot`` names (None: it does), asked of the bot pool: the reducer
+    knows no registry; ``quota`` is why the host may not seat another such bot now (the
+    search bots at their live tables; for a ``rematch``, the table's own playing again),
     counted by the actor across tables just before the command is reduced."""
 
     who: Who
-    ref: P.Ref
-    bot: str
-    seat: int | None
+    msg: P.TableMessage
+    seed: int | None = None
     refusal: str | None = None
     quota: str | None = None
 
+    @property
+    def ref(self) -> P.Ref:
+        """The message's ``ref``: its answer carries it back."""
+        return self.msg.ref
 
-@dataclass(frozen=True, slots=True)
-class RemoveBot:
-    """Host: remove the bot in ``seat``."""
-
-    who: Who
-    ref: P.Ref
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class StartGame:
-    """Host: start the first game; ``seed`` shuffles its deals (chosen by the actor)."""
-
-    who: Who
-    ref: P.Ref
-    seed: int
-
-
-@dataclass(frozen=True, slots=True)
-class Rematch:
-    """Host: start the next game with the same seats; ``seed`` shuffles its deals.
-    ``quota``: why the table's search bots may not play again now (see :class:`AddBot`)."""
-
-    who: Who
-    ref: P.Ref
-    seed: int
-    quota: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Decide:
-    """A seated person's decision message (which seat decides is the table's to say)."""
-
-    who: Who
-    ref: P.Ref
-    message: P.DecisionMessage
-
-
-@dataclass(frozen=True, slots=True)
-class AskHint:
-    """A seated person asks the expert for advice on their pending decision (answered by
-    the tutor's workers, to that person only)."""
-
-    who: Who
-    ref: P.Ref
-
-
-@dataclass(frozen=True, slots=True)
-class AskHistory:
-    """A connection at the table asks for the items with ``after < seq < before``, a page
-    of at most ``limit`` stream positions (None: the server's page size)."""
-
-    who: Who
-    ref: P.Ref
-    before: int
-    after: int
-    limit: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class TakeOver:
-    """Take one's seat back from the default player."""
-
-    who: Who
-    ref: P.Ref
-
-
-@dataclass(frozen=True, slots=True)
-class Say:
-    """A chat line, as typed."""
-
-    who: Who
-    ref: P.Ref
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Kick:
-    """Host: remove the person in ``seat``."""
-
-    who: Who
-    ref: P.Ref
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class SetHints:
-    """Host: allow or forbid hints at the table."""
-
-    who: Who
-    ref: P.Ref
-    on: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Leave:
-    """Leave the table (during a game the default player keeps the seat)."""
-
-    who: Who
-    ref: P.Ref
-
-
-#: The commands made of a person's table messages: refused once the table is closed.
-Message: TypeAlias = (
-    SitDown | AddBot | RemoveBot | StartGame | Rematch | Decide | TakeOver | Say | Kick | Leave
-    | AskHint | SetHints | AskHistory
-)
 
 # -- commands: connections, bots, timers, the actor ------------------------------------------------
 
@@ -366,7 +244,7 @@ class Persist:
 
 
 @dataclass(frozen=True, slots=True)
-class Ack:
+class SendAck:
     """Tell connection ``conn`` that its message ``ref`` was accepted and stored."""
 
     conn: int
@@ -432,7 +310,7 @@ class Broadcast:
 
 
 @dataclass(frozen=True, slots=True)
-class Presence:
+class SendPresence:
     """Someone came or went: a fresh ``table_state`` to ``audience`` (no new item)."""
 
     audience: Audience
@@ -489,15 +367,9 @@ class CloseTable:
 
 
 Effect: TypeAlias = (
-    Persist | Ack | Refuse | SendState | SendMissed | SendHistory | Broadcast | Presence | AskBot
-    | Advise | StartTimer | CancelTimer | WakeBots | CloseTable
+    Persist | SendAck | Refuse | SendState | SendMissed | SendHistory | Broadcast | SendPresence
+    | AskBot | Advise | StartTimer | CancelTimer | WakeBots | CloseTable
 )
-
-
-#: The client messages that go to the table the connection is at (:func:`from_message`).
-TABLE_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
-    P.PlayCard, P.TakeRow, P.DraftCard, P.Sit, P.AddBot, P.RemoveBot, P.Start, P.Rematch,
-    P.TakeOver, P.Chat, P.Kick, P.Leave, P.AskHint, P.SetHints, P.AskHistory})
 
 
 def from_message(
@@ -509,32 +381,11 @@ def from_message(
 ) -> Message:
     """The command a table message stands for. ``seed`` gives a new game its random seed;
     ``refusal`` says why the server does not offer a bot (None: it does)."""
-    ref = msg.ref
+    if not P.is_table_message(msg):
+        raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")
     match msg:
-        case P.PlayCard() | P.TakeRow() | P.DraftCard():
-            return Decide(who, ref, msg)
-        case P.Sit(seat=seat):
-            return SitDown(who, ref, seat)
-        case P.AddBot(strength=bot, seat=seat):
-            return AddBot(who, ref, bot, seat, refusal(bot))
-        case P.RemoveBot(seat=seat):
-            return RemoveBot(who, ref, seat)
-        case P.Start():
-            return StartGame(who, ref, seed())
-        case P.Rematch():
-            return Rematch(who, ref, seed())
-        case P.TakeOver():
-            return TakeOver(who, ref)
-        case P.Chat(text=text):
-            return Say(who, ref, text)
-        case P.Kick(seat=seat):
-            return Kick(who, ref, seat)
-        case P.Leave():
-            return Leave(who, ref)
-        case P.AskHint():
-            return AskHint(who, ref)
-        case P.SetHints(hints=on):
-            return SetHints(who, ref, on)
-        case P.AskHistory(before_seq=before, after_seq=after, limit=limit):
-            return AskHistory(who, ref, before, after, limit)
-    raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")
+        case P.Start() | P.Rematch():
+            return Message(who, msg, seed=seed())
+        case P.AddBot(strength=bot):
+            return Message(who, msg, refusal=refusal(bot))
+    return Message(who, msg)

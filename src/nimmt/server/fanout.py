@@ -50,16 +50,16 @@ from .reducer import (
     ChatLine,
     Notice,
     StreamItem,
-    Table,
+    TableData,
     info,
     prompt,
     speaker_of,
 )
 
-__all__ = ["STEP_STARTS", "Fanout", "Peer", "bounded", "echo_ref", "error_frame",
+__all__ = ["STEP_STARTS", "Fanout", "Receiver", "bounded", "echo_ref", "error_frame",
            "history_frame", "narration", "older", "seen", "since"]
 
-class Peer(Protocol):
+class Receiver(Protocol):
     """A connection as a table sends to it."""
 
     #: The connection's number (:attr:`~.commands.Who.conn`).
@@ -220,7 +220,7 @@ def history_frame(items: Sequence[StreamItem], viewer: int | None, lang: str,
 class Fanout:
     """Builds and sends one table's frames (``peers``: its connections by number)."""
 
-    def __init__(self, table: Table, peers: Mapping[int, Peer]) -> None:
+    def __init__(self, table: TableData, peers: Mapping[int, Receiver]) -> None:
         self.table = table
         self.peers = peers
         self._rules: RulesInfo = rules_info(table.rules)
@@ -353,7 +353,7 @@ class Fanout:
         # these chat lines they muted (nearly always none) and the last sheet they were
         # sent (nearly always the group's): one frame for the group.
         talking = chatters(new)
-        groups: dict[tuple[int | None, str, frozenset[str], int], list[Peer]] = {}
+        groups: dict[tuple[int | None, str, frozenset[str], int], list[Receiver]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
@@ -392,7 +392,7 @@ class Fanout:
 _NOBODY: frozenset[str] = frozenset()
 
 
-def silenced(peer: Peer) -> frozenset[str]:
+def silenced(peer: Receiver) -> frozenset[str]:
     """The names whose chat ``peer`` muted or blocked (a connection of this process, or
     of another relayed here)."""
     names: frozenset[str] = getattr(peer, "silenced", _NOBODY)
@@ -412,7 +412,7 @@ def unmuted(items: Sequence[StreamItem], quiet: frozenset[str]) -> Sequence[Stre
             if it.kind != "chat" or cast(ChatLine, it.payload).name not in quiet]
 
 
-def others_chosen(t: Table, viewer: int | None, view: View | None = None) -> bool:
+def others_chosen(t: TableData, viewer: int | None, view: View | None = None) -> bool:
     """Whether the table waits for ``viewer``'s card alone
     (:func:`nimmt.narrate.events.others_have_chosen`). ``view``: the viewer's view of the
     game now, when the caller has it."""

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .reducer import Seat, StreamItem, Table, replay
+from .reducer import SeatState, StreamItem, TableData, replay
 from .tablelog import entry_from_row
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class Page:
     segment: Segment
 
 
-def segment_of(t: Table, seq: int) -> Segment:
+def segment_of(t: TableData, seq: int) -> Segment:
     """The segment that holds stream position ``seq``."""
     found = Segment(1, 0, None, False)
     for i, (n, before) in enumerate(t.logged.starts):
@@ -72,7 +72,7 @@ def segment_of(t: Table, seq: int) -> Segment:
     return found
 
 
-def page(t: Table, before: int, after: int, limit: int) -> Page:
+def page(t: TableData, before: int, after: int, limit: int) -> Page:
     """The page of at most ``limit`` positions just before ``before`` (and after
     ``after``), within one segment."""
     before = min(before, t.logged.seq + 1)
@@ -81,7 +81,7 @@ def page(t: Table, before: int, after: int, limit: int) -> Page:
     return Page(min(lo, before), before, seg)
 
 
-def in_memory(t: Table, p: Page) -> list[StreamItem] | None:
+def in_memory(t: TableData, p: Page) -> list[StreamItem] | None:
     """The page's items from what the table holds, or None if it no longer holds them
     all."""
     items = t.logged.items
@@ -92,7 +92,7 @@ def in_memory(t: Table, p: Page) -> list[StreamItem] | None:
     return [it for it in items if p.lo <= it.seq < p.before]
 
 
-def rebuild(scratch: Table, rows: Sequence[tuple[int, str, str]]) -> list[StreamItem]:
+def rebuild(scratch: TableData, rows: Sequence[tuple[int, str, str]]) -> list[StreamItem]:
     """The stream items of ``rows`` (one segment of the log), replayed onto ``scratch``
     (placed where the segment starts). Pure: run in a read thread."""
     entries = [(n, entry_from_row(kind, json.loads(data))) for n, kind, data in rows]
@@ -100,14 +100,14 @@ def rebuild(scratch: Table, rows: Sequence[tuple[int, str, str]]) -> list[Stream
     return scratch.logged.items
 
 
-def scratch_for(t: Table, seg: Segment) -> Table:
+def scratch_for(t: TableData, seg: Segment) -> TableData:
     """A table to replay ``seg`` onto: blank, at the segment's start, holding the seats
     the game started with (seats are taken and left only before the first game). Made on
     the event loop: the live seats are copied, never shared with a thread."""
     scratch = t.blank()
     if seg.game:
         scratch.logged.seats = [
-            None if s is None else Seat(s.kind, s.name, s.player_id, s.bot)
+            None if s is None else SeatState(s.kind, s.name, s.player_id, s.bot)
             for s in t.logged.seats]
         scratch.logged.seq = seg.seq_before
     scratch.logged.n = seg.first_n - 1
@@ -128,7 +128,7 @@ class Pages:
         #: Segments rebuilt from the log (for the tests and the operator).
         self.rebuilt = 0
 
-    async def items(self, t: Table, p: Page) -> list[StreamItem]:
+    async def items(self, t: TableData, p: Page) -> list[StreamItem]:
         """The items of page ``p`` of table ``t``: from memory, from a kept segment, or
         from the segment rebuilt in a read thread (:class:`~.reads.ReadsBusy` when the
         threads are all taken)."""
@@ -144,7 +144,7 @@ class Pages:
             self._kept.move_to_end(key)
         return [it for it in kept if p.lo <= it.seq < p.before]
 
-    async def _build(self, t: Table, seg: Segment, key: tuple[int, int]) -> list[StreamItem]:
+    async def _build(self, t: TableData, seg: Segment, key: tuple[int, int]) -> list[StreamItem]:
         running = self._building.get(key)
         if running is not None:
             return await asyncio.shield(running)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
@@ -50,6 +50,7 @@ from .payloads import (
 __all__ = [
     "DECISION_MESSAGES",
     "PROTOCOL_VERSION",
+    "TABLE_MESSAGES",
     "ChatItem",
     "ClientMessage",
     "CodeLike",
@@ -66,8 +67,10 @@ __all__ = [
     "SeatInfo",
     "ServerMessage",
     "TableInfo",
+    "TableMessage",
     "ViewPayload",
     "decision",
+    "is_table_message",
     "load_json",
     "parse_client",
     "parse_server",
@@ -572,6 +575,13 @@ class Ping(_Client):
     """The message's name."""
 
 
+#: The client messages that go to the table the connection is at: its actor receives each
+#: as it is, as one command (:class:`~.commands.Message`).
+TableMessage: TypeAlias = (
+    PlayCard | TakeRow | DraftCard | Sit | AddBot | RemoveBot | Start | Rematch | TakeOver
+    | Chat | Kick | Leave | AskHint | SetHints | AskHistory
+)
+
 ClientMessage: TypeAlias = Annotated[
     Hello
     | CreateTable
@@ -613,6 +623,15 @@ ClientMessage: TypeAlias = Annotated[
     | Ping,
     Field(discriminator="type"),
 ]
+
+#: The classes of :data:`TableMessage`, which the hub routes to the connection's table.
+TABLE_MESSAGES: frozenset[type[ClientMessage]] = frozenset(get_args(TableMessage))
+
+
+def is_table_message(msg: ClientMessage) -> TypeGuard[TableMessage]:
+    """Whether ``msg`` goes to the table the connection is at (:data:`TableMessage`)."""
+    return type(msg) in TABLE_MESSAGES
+
 
 def decision(msg: DecisionMessage, seat: int) -> Decision:
     """The :data:`~nimmt.decisions.Decision` that ``msg`` asks for, by ``seat``: the one

@@ -17,7 +17,7 @@ the same seats, game and stream, item for item and ``seq`` for ``seq``. A
 refused command raises before it changes anything and comes back as one
 :class:`~.commands.Refuse`.
 
-:class:`Table` is changed in place (a game is too costly to copy per
+:class:`TableData` is changed in place (a game is too costly to copy per
 decision); ``reduce`` returns it with the effects. What it holds is kept in two
 parts: :class:`Logged`, what the log rebuilds (seats, game, stream, host,
 hints), changed only by :func:`apply`, so a replay gives an equal one; and
@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import InitVar, dataclass, field, fields
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, assert_never
 
 from .. import record as records
 from ..deals import Deal
@@ -47,12 +47,8 @@ from . import protocol as P
 from .botpool import AWAY, PEOPLE
 from .botworker import DEFAULT
 from .commands import (
-    Ack,
-    AddBot,
     Advise,
     AskBot,
-    AskHint,
-    AskHistory,
     Attach,
     Audience,
     BotAnswered,
@@ -61,34 +57,25 @@ from .commands import (
     CloseTable,
     Command,
     Create,
-    Decide,
     Detach,
     Effect,
     GameResult,
     GraceTimer,
     Halt,
     IdleTimer,
-    Kick,
-    Leave,
     Message,
     PaceTimer,
     Persist,
-    Presence,
     Refuse,
-    Rematch,
-    RemoveBot,
     Resume,
-    Say,
+    SendAck,
     SendHistory,
     SendMissed,
+    SendPresence,
     SendState,
-    SetHints,
     Shut,
-    SitDown,
-    StartGame,
     StartTimer,
     Status,
-    TakeOver,
     Timer,
     TimerFired,
     TurnTimer,
@@ -123,9 +110,9 @@ __all__ = [
     "Live",
     "Logged",
     "Notice",
-    "Seat",
+    "SeatState",
     "StreamItem",
-    "Table",
+    "TableData",
     "apply",
     "bot_priority",
     "decision_key",
@@ -166,7 +153,7 @@ class Limits:
 
 
 @dataclass(slots=True)
-class Seat:
+class SeatState:
     """Who sits in a seat: a person (``player_id``) or a bot (``bot``), by the name records
     keep (a bot's English one). ``auto``: the default player plays for them now, and why
     (``auto_reason``); ``left``: they left (or were removed) and the default player keeps
@@ -192,7 +179,7 @@ class Seat:
         return self.kind == "human" and not self.auto
 
 
-def seat_name(s: Seat, lang: str | None) -> str:
+def seat_name(s: SeatState, lang: str | None) -> str:
     """Who sits in ``s`` as a reader of ``lang`` hears it: a person by their name, a bot by
     its strength and number in that language (``"Bot Srednji 2"``). The stored name (the
     log, records, ``lang`` None) is the English one."""
@@ -263,7 +250,7 @@ class Logged:
 
     #: The host: the store's row has the first, the log each one after.
     host_id: int
-    seats: list[Seat | None]
+    seats: list[SeatState | None]
     status: Status = "open"
     #: The game under way (or the last one). Compared through its events, which are all in
     #: ``items``: a game object has no equality of its own.
@@ -283,7 +270,7 @@ class Logged:
     game_seq: int = 0
     #: Decisions applied (for the benchmark and tests).
     decisions: int = 0
-    #: Whether the host allows hints (rated tables never give them: :attr:`Table.hints_on`).
+    #: Whether the host allows hints (rated tables never give them: :attr:`TableData.hints_on`).
     hints: bool = True
     #: Where each game starts: the log position of its ``Started`` entry and the stream
     #: position before it, so a page of old items is rebuilt from its own game's entries.
@@ -344,7 +331,7 @@ class Live:
 
 
 @dataclass(eq=False)
-class Table:
+class TableData:
     """One table: what it is (its row in the store), what its log rebuilds (``logged``)
     and what lives only while the server runs (``live``)."""
 
@@ -364,10 +351,10 @@ class Table:
     def __post_init__(self, host_id: int) -> None:
         self.logged = Logged(host_id, [None] * self.rules.players)
 
-    def blank(self) -> Table:
+    def blank(self) -> TableData:
         """The same table before anything happened at it (to replay its log into)."""
-        return Table(self.id, self.code, self.name, self.logged.host_id, self.rules,
-                     self.turn_timer, self.rated, self.private, self.limits)
+        return TableData(self.id, self.code, self.name, self.logged.host_id, self.rules,
+                         self.turn_timer, self.rated, self.private, self.limits)
 
     @property
     def hints_on(self) -> bool:
@@ -403,10 +390,10 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
                 return entry  # no round started: no deal to keep
             return Decided(decision, by, current.round_deals[round_before:])
         case Sat(seat, player_id, name):
-            log.seats[seat] = Seat("human", name, player_id=player_id)
+            log.seats[seat] = SeatState("human", name, player_id=player_id)
             log.notice("sat", seat, name)
         case BotSeated(seat, bot):
-            log.seats[seat] = Seat("bot", bot.name, bot=bot)
+            log.seats[seat] = SeatState("bot", bot.name, bot=bot)
             log.notice("bot_added", seat, bot.name, bot=bot)
         case Unseated(seat, reason):
             old = log.seats[seat]
@@ -457,7 +444,7 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
 
 def replay(log: Logged, rules: Rules, entries: Sequence[tuple[int, Entry]],
            rng: random.Random) -> None:
-    """Rebuild ``log`` (a fresh one, :meth:`Table.blank`'s) from its stored entries:
+    """Rebuild ``log`` (a fresh one, :meth:`TableData.blank`'s) from its stored entries:
     ``(n, entry)`` in order. ``rng`` shuffles only the rounds the log has no deal for yet."""
     deals: dict[int, list[Deal]] = {}
     game_no = 0
@@ -471,7 +458,7 @@ def replay(log: Logged, rules: Rules, entries: Sequence[tuple[int, Entry]],
         log.n = n
 
 
-def trim(t: Table, keep: int) -> None:
+def trim(t: TableData, keep: int) -> None:
     """Keep the stream in memory bounded: past ``2 × keep`` items, the oldest go (the
     store still has them). Called between commands, never while items wait to be sent."""
     if len(t.logged.items) > 2 * keep:
@@ -481,7 +468,7 @@ def trim(t: Table, keep: int) -> None:
 # -- what a seat is asked, what everyone may see ---------------------------------------------------
 
 
-def decision_key(t: Table, seat: int) -> str:
+def decision_key(t: TableData, seat: int) -> str:
     """The name of the decision ``seat`` is asked for now: the same while that decision is
     pending (a card choice may be changed under one key), and never used again."""
     game = t.logged.game
@@ -496,7 +483,7 @@ def decision_key(t: Table, seat: int) -> str:
     return f"{base}.draft.{len(game.view(None).draft_pool)}"
 
 
-def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
+def prompt(t: TableData, viewer: int | None, now: float) -> Prompt | None:
     """The decision asked of seat ``viewer`` now, if a person plays it (and the time left
     on its timer at ``now``)."""
     game = t.logged.game
@@ -515,7 +502,7 @@ def prompt(t: Table, viewer: int | None, now: float) -> Prompt | None:
                           "card": pend.card, "reason": pend.reason, "seconds": seconds})
 
 
-def host_name(t: Table) -> str | None:
+def host_name(t: TableData) -> str | None:
     """The host's display name, while the host has a seat."""
     for s in t.logged.seats:
         if s is not None and s.player_id == t.logged.host_id:
@@ -523,7 +510,7 @@ def host_name(t: Table) -> str | None:
     return None
 
 
-def info(t: Table, audience: Audience | None = None, lang: str | None = None) -> TableInfo:
+def info(t: TableData, audience: Audience | None = None, lang: str | None = None) -> TableInfo:
     """The table's public facts, as the connections ``audience`` (default: those at the
     table now) see it: whose seats are connected, how many watch without a seat; bots
     named in ``lang``."""
@@ -548,7 +535,7 @@ def info(t: Table, audience: Audience | None = None, lang: str | None = None) ->
     })
 
 
-def bot_priority(t: Table) -> int | None:
+def bot_priority(t: TableData) -> int | None:
     """How urgent this table's bot jobs are (:mod:`.botpool`): first while a seated person
     is connected, last while they are all away, not at all with nobody seated (its bots
     wait until someone comes back)."""
@@ -563,7 +550,7 @@ def bot_priority(t: Table) -> int | None:
 # -- reducing commands ------------------------------------------------------------------------
 
 
-def reduce(t: Table, command: Command, now: float) -> tuple[Table, list[Effect]]:
+def reduce(t: TableData, command: Command, now: float) -> tuple[TableData, list[Effect]]:
     """Apply ``command`` at time ``now``: the table, changed in place, and the effects to
     run in order. A refused command changes nothing and gives one :class:`Refuse`."""
     step = _Step(t, now)
@@ -580,7 +567,7 @@ def reduce(t: Table, command: Command, now: float) -> tuple[Table, list[Effect]]
 class _Step:
     """One command being reduced: the entries it logs and the effects that follow them."""
 
-    def __init__(self, t: Table, now: float) -> None:
+    def __init__(self, t: TableData, now: float) -> None:
         self.t = t
         self.now = now
         self.status = t.logged.status
@@ -623,20 +610,10 @@ class _Step:
             raise P.ProtocolError("closed", f"table {t.code} is closed")
         # The commands of a game under way first: ``match`` tries the cases in order.
         match command:
-            case Decide(who, ref, message):
-                seat = self.seated(who)
-                decision = P.decision(message, seat)
-                self.check_decision(decision)
-                if decision.kind is DecisionKind.CARD:
-                    self.count_change(seat)
-                self.decide(decision, "player", who, ref)
+            case Message():
+                self.message(command)
             case BotAnswered(seat, key, decision, timed_out):
                 self.bot_answered(seat, key, decision, timed_out)
-            case AskHint(who, ref):
-                self.hint(who, ref)
-            case AskHistory(who, ref, before, after, limit):
-                viewer = self.viewer(who)
-                self.out.append(SendHistory(who.conn, viewer, ref, before, after, limit))
             case Create(who, ref, hints):
                 self.log(Sat(0, who.player_id, who.name))
                 if not hints:
@@ -671,35 +648,54 @@ class _Step:
                         self.idle_over()
                     case PaceTimer():
                         self.schedule()
-            case TakeOver(who, ref):
+
+    def message(self, command: Message) -> None:
+        """A person's table message, read as the protocol parsed it (the messages of a game
+        under way first)."""
+        t = self.t
+        who, ref = command.who, command.ref
+        match command.msg:
+            case P.PlayCard() | P.TakeRow() | P.DraftCard() as msg:
+                seat = self.seated(who)
+                decision = P.decision(msg, seat)
+                self.check_decision(decision)
+                if decision.kind is DecisionKind.CARD:
+                    self.count_change(seat)
+                self.decide(decision, "player", who, ref)
+            case P.AskHint():
+                self.hint(who, ref)
+            case P.AskHistory(before_seq=before, after_seq=after, limit=limit):
+                viewer = self.viewer(who)
+                self.out.append(SendHistory(who.conn, viewer, ref, before, after, limit))
+            case P.TakeOver():
                 seat = self.seated(who)
                 s = t.logged.seats[seat]
                 assert s is not None
                 if s.auto:
                     self.change(AutoPlay(seat, False, "took_over"), who, ref)
                 else:
-                    self.out.append(Ack(who.conn, ref))
-            case Say(who, ref, text):
+                    self.out.append(SendAck(who.conn, ref))
+            case P.Chat(text=text):
                 self.say(who, ref, text)
-            case SitDown(who, ref, seat):
+            case P.Sit(seat=seat):
                 self.sit(who, ref, seat)
-            case AddBot(who, ref, bot, seat, refusal, quota):
-                self.add_bot(who, ref, bot, seat, refusal, quota)
-            case RemoveBot(who, ref, seat):
+            case P.AddBot(strength=bot, seat=seat):
+                self.add_bot(who, ref, bot, seat, command.refusal, command.quota)
+            case P.RemoveBot(seat=seat):
                 self.host(who)
                 self.before_start()
                 if self.occupant(seat).kind != "bot":
                     raise P.ProtocolError("no_seat", f"seat {seat + 1} holds no bot")
                 self.change(Unseated(seat, "removed"), who, ref)
-            case StartGame(who, ref, seed):
+            case P.Start():
                 self.host(who)
                 self.before_start()
                 empty = [i + 1 for i, s in enumerate(t.logged.seats) if s is None]
                 if empty:
                     raise P.ProtocolError("seats_empty", f"seat {empty[0]} is empty: add a bot "
                                           "or wait for a player")
-                self.change(Started(1), who, ref, random.Random(seed))
-            case Rematch(who, ref, seed, quota):
+                self.change(Started(1), who, ref, _shuffle(command))
+            case P.Rematch():
                 self.host(who)
                 if t.logged.status != "over":
                     raise P.ProtocolError("not_over", "a rematch starts when the game is over")
@@ -707,21 +703,23 @@ class _Step:
                     raise P.ProtocolError(
                         "quota", f"a table plays at most {t.limits.games_per_table} games; "
                         "open a new one")
-                if quota is not None:
-                    raise P.ProtocolError("quota", quota)
-                self.change(Started(t.logged.game_no + 1), who, ref, random.Random(seed))
-            case SetHints(who, ref, on):
+                if command.quota is not None:
+                    raise P.ProtocolError("quota", command.quota)
+                self.change(Started(t.logged.game_no + 1), who, ref, _shuffle(command))
+            case P.SetHints(hints=on):
                 self.host(who)
                 if on and t.rated:
                     raise P.ProtocolError("hints_off", "a rated table gives no hints")
                 if on == t.logged.hints:
-                    self.out.append(Ack(who.conn, ref))
+                    self.out.append(SendAck(who.conn, ref))
                 else:
                     self.change(HintsSet(on), who, ref)
-            case Kick(who, ref, seat):
+            case P.Kick(seat=seat):
                 self.kick(who, ref, seat)
-            case Leave(who, ref):
+            case P.Leave():
                 self.leave(who, ref)
+            case _:
+                assert_never(command.msg)
 
     # -- checks (each raises before anything changes) ---------------------------------------------
 
@@ -747,7 +745,7 @@ class _Step:
         if self.t.logged.status != "open":
             raise P.ProtocolError("already_started", "the game has already started")
 
-    def occupant(self, seat: int) -> Seat:
+    def occupant(self, seat: int) -> SeatState:
         seats = self.t.logged.seats
         s = seats[seat] if 0 <= seat < len(seats) else None
         if s is None:
@@ -818,7 +816,7 @@ class _Step:
         mark = self.t.logged.seq
         self.log(entry, rng)
         self.listen(mark)
-        self.out.append(Ack(who.conn, ref))
+        self.out.append(SendAck(who.conn, ref))
         self.tell(mark)
 
     def decide(self, decision: Decision, by: By, who: Who | None, ref: P.Ref,
@@ -844,7 +842,7 @@ class _Step:
             t.live.paced_until = self.now + t.limits.reveal_pace
         self.listen(mark)
         if who is not None:
-            self.out.append(Ack(who.conn, ref))
+            self.out.append(SendAck(who.conn, ref))
         self.tell(mark, state)
 
     def hint(self, who: Who, ref: P.Ref) -> None:
@@ -879,7 +877,7 @@ class _Step:
                 "this game, as many as it keeps")
         mark = t.logged.seq
         self.log(Chatted(viewer, who.name, text))
-        self.out.append(Ack(who.conn, ref))
+        self.out.append(SendAck(who.conn, ref))
         self.out.append(Broadcast(mark, False, t.live.audience()))
 
     def sit(self, who: Who, ref: P.Ref, seat: int | None) -> None:
@@ -898,7 +896,7 @@ class _Step:
         mark = t.logged.seq
         self.log(Sat(seat, who.player_id, who.name))
         t.live.watchers[who.conn] = seat
-        self.out.append(Ack(who.conn, ref))
+        self.out.append(SendAck(who.conn, ref))
         self.out.append(Broadcast(mark, True, t.live.audience()))
 
     def add_bot(self, who: Who, ref: P.Ref, bot: str, seat: int | None,
@@ -955,7 +953,7 @@ class _Step:
         for conn in [c for c, v in t.live.watchers.items()
                      if c == who.conn or (seat is not None and v == seat)]:
             del t.live.watchers[conn]
-        self.out.append(Ack(who.conn, ref))
+        self.out.append(SendAck(who.conn, ref))
         if (not any(s is not None and s.person for s in t.logged.seats)
                 and t.logged.status != "closed"):
             self.log(Closed())
@@ -993,7 +991,7 @@ class _Step:
             # What it gets is bounded (the newest items); ``history`` pages back the rest.
             self.out.append(SendMissed(who.conn, viewer, max(last_seq, t.logged.game_seq - 1)))
         if viewer is not None:
-            self.out.append(Presence(t.live.audience(skip=who.conn)))
+            self.out.append(SendPresence(t.live.audience(skip=who.conn)))
             self.out.append(WakeBots())  # a person is back: this table's bots come first
         self.check_idle()
 
@@ -1008,7 +1006,7 @@ class _Step:
             s = t.logged.seats[viewer]
             if t.logged.status == "playing" and s is not None and s.in_person:
                 self.start(GraceTimer(viewer), t.limits.disconnect_grace)
-            self.out.append(Presence(t.live.audience()))
+            self.out.append(SendPresence(t.live.audience()))
         self.check_idle()
 
     # -- bots and timers ------------------------------------------------------------------------
@@ -1192,7 +1190,15 @@ class _Step:
         self.close()
 
 
-def _result(t: Table, *, finished: bool) -> GameResult:
+def _shuffle(command: Message) -> random.Random:
+    """The shuffles of the game ``command`` starts, from the seed the actor chose for it:
+    the reducer draws no random number of its own."""
+    if command.seed is None:
+        raise ValueError(f"{command.msg.type} starts a game: its command needs a seed")
+    return random.Random(command.seed)
+
+
+def _result(t: TableData, *, finished: bool) -> GameResult:
     """The current game as ``games`` keeps it."""
     game = t.logged.game
     assert game is not None

@@ -34,8 +34,6 @@ from ..views import View
 from . import protocol as P
 from .botpool import BotPool, decision_seed
 from .commands import (
-    Ack,
-    AddBot,
     Advise,
     AskBot,
     Attach,
@@ -47,13 +45,14 @@ from .commands import (
     Detach,
     Effect,
     Halt,
+    Message,
     Persist,
-    Presence,
     Refuse,
-    Rematch,
     Resume,
+    SendAck,
     SendHistory,
     SendMissed,
+    SendPresence,
     SendState,
     StartTimer,
     Status,
@@ -61,26 +60,35 @@ from .commands import (
     Who,
     from_message,
 )
-from .fanout import Fanout, bounded, history_frame, older
-from .fanout import Peer as Receiver
+from .fanout import Fanout, Receiver, bounded, history_frame, older
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
 from .logs import event
 from .payloads import AdvicePayload, TableInfo, build, dump, view_payload
 from .persist import persist
-from .reducer import Limits, Seat, StreamItem, Table, bot_priority, info, reduce, replay, trim
+from .reducer import (
+    Limits,
+    SeatState,
+    StreamItem,
+    TableData,
+    bot_priority,
+    info,
+    reduce,
+    replay,
+    trim,
+)
 from .schedule import Scheduler
 from .settings import Settings
 from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
 from .tutor import Tutor, TutorBusy, TutorStopped
 
-__all__ = ["Peer", "Seat", "TableActor", "view_to_dict"]
+__all__ = ["TableActor", "TablePeer", "view_to_dict"]
 
 log = logging.getLogger("nimmt.server")
 
 
-class Peer(Receiver, Protocol):
+class TablePeer(Receiver, Protocol):
     """A connection as its table knows it: it also says which table it is at, and whether
     a hint it asked for is still being computed (one at a time per connection)."""
 
@@ -135,10 +143,10 @@ class TableActor:
         self.paging: dict[int, asyncio.Task[None]] = {}
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
-        self.table = Table(table_id, code, name, host_id, rules, turn_timer, rated, private,
-                           Limits.of(settings))
+        self.table = TableData(table_id, code, name, host_id, rules, turn_timer, rated,
+                               private, Limits.of(settings))
         #: The connections at the table, and those with commands on the queue, by number.
-        self.peers: dict[int, Peer] = {}
+        self.peers: dict[int, TablePeer] = {}
         #: Commands on the queue per connection: a connection is kept while it has any.
         self._queued: dict[int, int] = {}
         self.fanout = Fanout(self.table, self.peers)
@@ -195,7 +203,7 @@ class TableActor:
         return self.table.logged.status
 
     @property
-    def seats(self) -> list[Seat | None]:
+    def seats(self) -> list[SeatState | None]:
         return self.table.logged.seats
 
     @property
@@ -239,21 +247,21 @@ class TableActor:
             self._queued[conn] = self._queued.get(conn, 0) + 1
         self.queue.put_nowait(command)
 
-    def create(self, peer: Peer, ref: P.Ref, hints: bool = True) -> None:
+    def create(self, peer: TablePeer, ref: P.Ref, hints: bool = True) -> None:
         """``peer`` opened this table: it takes seat 0. ``hints``: whether it allows hints."""
         self.peers[peer.id] = peer
         self.post(Create(_who(peer), ref, hints))
 
-    def attach(self, peer: Peer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
+    def attach(self, peer: TablePeer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
         """``peer`` joins (``mode`` ``join``) or watches (``spectate``) this table."""
         self.peers[peer.id] = peer
         self.post(Attach(_who(peer), ref, mode == "spectate", last_seq))
 
-    def detach(self, peer: Peer) -> None:
+    def detach(self, peer: TablePeer) -> None:
         """``peer`` went away or entered another table."""
         self.post(Detach(peer.id))
 
-    def message(self, peer: Peer, msg: P.ClientMessage) -> None:
+    def message(self, peer: TablePeer, msg: P.ClientMessage) -> None:
         """A table message from ``peer``; raises :class:`~.protocol.ProtocolError` for a
         message that is not one (the hub answers those itself)."""
         command = from_message(_who(peer), msg, seed=_seed, refusal=self._refusal)
@@ -333,13 +341,15 @@ class TableActor:
         puts it first), and nothing else until the store has it."""
         loop = asyncio.get_running_loop()
         logged = self.table.logged.n
-        if isinstance(command, AddBot) and command.refusal is None:
-            # Counted here, with nothing awaited before the reducer seats the bot: two
-            # tables' add_bot cannot both pass on the same count.
-            command = dataclasses.replace(command, quota=self.bot_quota(self, command.bot))
-        elif isinstance(command, Rematch) and self.status == "over":
-            # A rematch makes the table live again, its bots with it.
-            command = dataclasses.replace(command, quota=self.bot_quota(self, None))
+        if isinstance(command, Message):
+            match command.msg:
+                case P.AddBot(strength=bot) if command.refusal is None:
+                    # Counted here, with nothing awaited before the reducer seats the bot:
+                    # two tables' add_bot cannot both pass on the same count.
+                    command = dataclasses.replace(command, quota=self.bot_quota(self, bot))
+                case P.Rematch() if self.status == "over":
+                    # A rematch makes the table live again, its bots with it.
+                    command = dataclasses.replace(command, quota=self.bot_quota(self, None))
         try:
             _, effects = reduce(self.table, command, loop.time())
         except Exception:
@@ -390,7 +400,7 @@ class TableActor:
         """One effect other than storing (:meth:`handle` does that)."""
         fan = self.fanout
         match effect:
-            case Ack(conn, ref):
+            case SendAck(conn, ref):
                 fan.ack(conn, ref)
             case Refuse(conn, code, message, ref):
                 fan.refuse(conn, code, message, ref)
@@ -401,7 +411,7 @@ class TableActor:
                 fan.send_state(conn, viewer, ref, now)
             case Broadcast(after, state, audience):
                 fan.broadcast(after, state, audience, now)
-            case Presence(audience):
+            case SendPresence(audience):
                 fan.presence(audience, now)
             case SendMissed(conn, viewer, after):
                 s = self.settings
@@ -444,7 +454,7 @@ class TableActor:
         self.hints.add(task)
         task.add_done_callback(self.hints.discard)
 
-    async def _hint(self, peer: Peer, effect: Advise) -> None:
+    async def _hint(self, peer: TablePeer, effect: Advise) -> None:
         # The seed is the decision's own, as a bot's would be: asking again gives the
         # same advice, so asking many times gains nothing.
         seed = decision_seed(self.table.id, effect.seat, effect.key)
@@ -499,7 +509,7 @@ class TableActor:
         self.paging[effect.conn] = task
         task.add_done_callback(lambda _: self.paging.pop(effect.conn, None))
 
-    def _page_builder(self, peer: Peer, effect: SendHistory,
+    def _page_builder(self, peer: TablePeer, effect: SendHistory,
                       p: Page) -> Callable[[Sequence[StreamItem]], str]:
         """What makes the page's frame from its items: everything it needs of the live table
         is read now, so a read thread may run it."""
@@ -516,7 +526,7 @@ class TableActor:
 
         return build
 
-    async def _history(self, peer: Peer, effect: SendHistory, p: Page,
+    async def _history(self, peer: TablePeer, effect: SendHistory, p: Page,
                        build: Callable[[Sequence[StreamItem]], str]) -> None:
         try:
             items = await self.pages.items(self.table, p)
@@ -583,7 +593,7 @@ def _conn_of(command: Command) -> int | None:
     return None if who is None else who.conn
 
 
-def _who(peer: Peer) -> Who:
+def _who(peer: TablePeer) -> Who:
     return Who(peer.id, peer.player_id, peer.name)
 
 
