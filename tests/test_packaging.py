@@ -33,7 +33,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.timeout(900)
+#: One worker builds the wheels once (the ``dist`` fixture is per process) and installs them.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("packaging")]
 
 
 @pytest.fixture(scope="module")
