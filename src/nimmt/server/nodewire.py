@@ -64,7 +64,6 @@ Node: TypeAlias = Annotated[int, Field(strict=True, ge=1, le=NODE_MAX)]
 ConnNo: TypeAlias = Annotated[int, Field(strict=True, ge=1, lt=1 << NODE_SHIFT)]
 Seq: TypeAlias = Annotated[int, Field(strict=True, ge=0, le=SEQ_MAX)]
 PlayerId: TypeAlias = Annotated[int, Field(strict=True, ge=1, le=ID_MAX)]
-Code: TypeAlias = Annotated[str, Field(strict=True, min_length=1, max_length=16)]
 #: A request's number at the process that asked.
 RequestNo: TypeAlias = Annotated[int, Field(strict=True, ge=1, le=SEQ_MAX)]
 #: What a batch or an answer carries: frames for clients, or an answer's JSON; the size
@@ -76,7 +75,7 @@ class _FromEdge(BaseModel):
     """What an edge says about one of its connections, to the owner of its table."""
 
     model_config = _Strict
-    t: Code
+    t: P.Code
     """The table's code."""
     n: Node
     """The edge's process number."""
@@ -140,7 +139,7 @@ class Moved(BaseModel):
 
     model_config = _Strict
     k: Literal["mv"]
-    t: Code
+    t: P.Code
     n: Annotated[int, Field(strict=True, ge=0, le=NODE_MAX)]
     """The new owner, or 0: none yet (a draining process let it go)."""
 
@@ -150,7 +149,7 @@ class NodeAsk(BaseModel):
 
     model_config = _Strict
     k: Literal["rq"]
-    t: Code
+    t: P.Code
     n: Node
     """The asking process, which the answer goes to."""
     i: RequestNo

@@ -43,9 +43,11 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 
 from .. import events as E
 from .. import views
+from ..cards import Card
 from ..decisions import DecisionKind
 from ..narrate import Narrator, narrator
 from ..record import DecisionKindName
+from ..rows import RowReason
 from ..rules import Rules
 from ..views import Phase, View
 
@@ -83,13 +85,6 @@ __all__ = [
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 M = TypeVar("M", bound=BaseModel)
-
-#: A card on the wire: 1..104, and a joker 0.d as d − 10 (−10..−1).
-Card: TypeAlias = int
-#: A card played by a seat: ``[seat, card]``.
-Play: TypeAlias = tuple[int, int]
-RowReason: TypeAlias = Literal["too_low", "fits_no_end", "joker"]
-TakeReason: TypeAlias = Literal["full", "too_low", "fits_no_end"]
 
 
 class _Payload(BaseModel):
