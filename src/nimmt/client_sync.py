@@ -179,6 +179,9 @@ class SyncClient:
         #: The latest table state, and the decision asked of this player now.
         self.state: TableState | None = None
         self.prompt: Prompt | None = None
+        #: This seat's view of the game as the latest frame that held one said it: the
+        #: frame that asks a decision holds the view it is asked in.
+        self._view: ViewPayload | None = None
         self.game_over = False
         self.seq = 0
         self.name: str | None = None
@@ -315,10 +318,13 @@ class SyncClient:
         self.seq = max(self.seq, msg.seq)
         if isinstance(msg, TableState):
             self.state = msg
+            self._view = msg.view
             self.prompt = msg.prompt
             self.code = msg.table.code
             self.game_over = msg.table.status == "over"
         elif isinstance(msg, Events):
+            if msg.view is not None:
+                self._view = msg.view
             self.prompt = msg.prompt
             for item in msg.items:
                 if is_game_over(item):
@@ -514,8 +520,9 @@ class SyncClient:
         return data
 
     def view(self) -> View | None:
-        """This seat's view of the game now (``None`` before the first game)."""
-        data = self.speech().get("view")
+        """This seat's view of the game as the frames said it (``None`` before the first
+        game): decoded from what the connection already received, never asked again."""
+        data = self._view
         return None if data is None else view_from_dict(data)
 
 

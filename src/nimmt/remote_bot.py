@@ -93,10 +93,7 @@ def run_bot(client: SyncClient, bot: Bot, games: int, out: TextIO,
         prompt = client.prompt
         if prompt is None or prompt.key in answered:
             continue
-        try:
-            view = client.view()
-        except ConnectionLost:
-            continue
+        view = client.view()
         if view is None or view.pending is None or view.pending.kind.value != prompt.kind:
             continue
         value = _decide(bot, view, prompt, out)
