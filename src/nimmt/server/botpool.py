@@ -51,7 +51,6 @@ it reads against the options it holds itself.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import hashlib
 import inspect
@@ -72,7 +71,7 @@ from . import botworker
 from .autoplay import default_decision
 from .botworker import DEFAULT, lane_of
 from .logs import event
-from .workerproc import START_TIMEOUT, WorkerProcess
+from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -183,18 +182,15 @@ class BotJob:
     started: float = 0.0
 
 
-class BotLane:
+class BotLane(JobQueues[Owner, BotJob]):
     """The workers of one kind, and per table a queue of the jobs waiting for them."""
 
     def __init__(self, pool: BotPool, name: str, size: int, nice: int) -> None:
+        super().__init__()
         self.pool = pool
         self.name = name
         self.nice = nice
-        #: Per table its waiting jobs, in the round-robin order of the tables: a table
-        #: served goes to the back (dicts keep insertion order).
-        self.queues: dict[Owner, collections.deque[BotJob]] = {}
         self.workers = [Worker(self, i) for i in range(size)]
-        self._changed = asyncio.Event()
         #: Jobs answered, and jobs that got the default player instead (failures).
         self.done = 0
         self.failed = 0
@@ -209,10 +205,6 @@ class BotLane:
         """Workers thinking on a job now."""
         return sum(1 for w in self.workers if w.job is not None)
 
-    def put(self, job: BotJob) -> None:
-        self.queues.setdefault(job.owner, collections.deque()).append(job)
-        self._changed.set()
-
     def discard(self, job: BotJob) -> None:
         q = self.queues.get(job.owner)
         if q is not None and job in q:
@@ -220,40 +212,18 @@ class BotLane:
             if not q:
                 del self.queues[job.owner]
 
-    def wake(self) -> None:
-        self._changed.set()
-
     def pick(self) -> BotJob | None:
         """The next job: the first table in round-robin order among the most urgent."""
         best: Owner | None = None
         level = AWAY + 1
-        for owner, q in list(self.queues.items()):
-            while q and q[0].future.done():
-                q.popleft()  # its table stopped waiting
-            if not q:
-                del self.queues[owner]
-                continue
+        for owner in self.live():
             p = owner.bot_priority()
             if p is None or p >= level:
                 continue
             best, level = owner, p
             if p <= PEOPLE:
                 break
-        if best is None:
-            return None
-        q = self.queues.pop(best)
-        job = q.popleft()
-        if q:
-            self.queues[best] = q  # to the back of the round
-        return job
-
-    async def take(self) -> BotJob:
-        while True:
-            job = self.pick()
-            if job is not None:
-                return job
-            self._changed.clear()
-            await self._changed.wait()
+        return None if best is None else self.serve(best)
 
 
 class Worker(WorkerProcess):
@@ -456,7 +426,7 @@ class BotPool:
             self.fallback(job, "raised", "is not offered by this server")
             return job.future.result()
         lane = self.lanes[lane_of(spec)]
-        lane.put(job)
+        lane.put(job.owner, job)
         try:
             return await job.future
         except asyncio.CancelledError:

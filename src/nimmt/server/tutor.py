@@ -44,7 +44,6 @@ every decision it reviews from the deciding seat's view.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import math
@@ -54,7 +53,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import tutorworker
-from .workerproc import START_TIMEOUT, WorkerProcess
+from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
 
 if TYPE_CHECKING:
     from ..advice import GameReview
@@ -115,7 +114,7 @@ class TutorJob:
     asked: float = 0.0
 
 
-class TutorLane:
+class TutorLane(JobQueues[Hashable, TutorJob]):
     """The workers of one kind of job, and per key a queue of the jobs waiting for them.
 
     ``limit``: seconds a worker may take on a job before it is stopped (the job's
@@ -125,6 +124,7 @@ class TutorLane:
 
     def __init__(self, tutor: Tutor, name: str, *, workers: int, queue: int, per_key: int,
                  limit: float, expected: float) -> None:
+        super().__init__()
         self.tutor = tutor
         self.name = name
         self.queue = max(1, queue)
@@ -132,11 +132,7 @@ class TutorLane:
         self.limit = limit
         #: Seconds a job takes, as measured (a moving average).
         self.expected = expected
-        #: Per key its waiting jobs, in the round-robin order of the keys: a key served
-        #: goes to the back (dicts keep insertion order).
-        self.queues: dict[Hashable, collections.deque[TutorJob]] = {}
         self.workers = [TutorWorker(self, i) for i in range(max(1, workers))]
-        self._changed = asyncio.Event()
         self._started = False
         #: Jobs answered, jobs failed, and jobs whose worker was stopped because nobody
         #: waited for them any more.
@@ -227,9 +223,8 @@ class TutorLane:
             raise TutorBusy(f"{pending} {self.name}s are being computed or waiting",
                             self._seconds(self._room_in(now)), own=False)
         job = TutorJob(self, kind, args, key, loop.create_future(), asked=now)
-        self.queues.setdefault(key, collections.deque()).append(job)
         self._start()
-        self._changed.set()
+        self.put(key, job)
         return job
 
     def _start(self) -> None:
@@ -240,33 +235,6 @@ class TutorLane:
         self._started = True
         for w in self.workers:
             w.task = asyncio.create_task(w.run(), name=w.label)
-
-    def pick(self) -> TutorJob | None:
-        """The next job: the first key's, in round-robin order of the keys."""
-        for key, q in list(self.queues.items()):
-            while q and q[0].future.done():
-                q.popleft()  # nobody waits for it any more
-            if not q:
-                del self.queues[key]
-                continue
-            del self.queues[key]
-            job = q.popleft()
-            if q:
-                self.queues[key] = q  # to the back of the round
-            return job
-        return None
-
-    async def take(self) -> TutorJob:
-        while True:
-            job = self.pick()
-            if job is not None:
-                return job
-            self._changed.clear()
-            await self._changed.wait()
-
-    def wake(self) -> None:
-        """Something changed (a job cancelled, the lane stopping): look again."""
-        self._changed.set()
 
     # -- answers --------------------------------------------------------------------------
 

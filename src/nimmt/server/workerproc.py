@@ -13,6 +13,7 @@ belong to each pool.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import multiprocessing
@@ -21,16 +22,77 @@ import sys
 import types
 from collections.abc import Callable
 from multiprocessing.process import BaseProcess
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from .lifeline import HEADER
 
-__all__ = ["START_TIMEOUT", "WorkerProcess", "reaped", "start_without_main"]
+__all__ = ["START_TIMEOUT", "JobQueues", "WorkerProcess", "reaped", "start_without_main"]
 
 log = logging.getLogger("nimmt.server")
 
 #: Seconds a new worker has to import and warm up before it counts as failed.
 START_TIMEOUT = 120.0
+
+
+class _Job(Protocol):
+    @property
+    def future(self) -> asyncio.Future[Any]: ...
+
+
+K = TypeVar("K")
+J = TypeVar("J", bound=_Job)
+
+
+class JobQueues(Generic[K, J]):
+    """Per key (a table, a player) a queue of the jobs waiting for a worker, the keys in
+    round-robin order: a key served goes to the back (dicts keep insertion order). Which
+    key is served next is each pool's :meth:`pick`; a job whose asker stopped waiting
+    (its future done) is dropped when its queue is looked at."""
+
+    def __init__(self) -> None:
+        self.queues: dict[K, collections.deque[J]] = {}
+        self._changed = asyncio.Event()
+
+    def put(self, key: K, job: J) -> None:
+        self.queues.setdefault(key, collections.deque()).append(job)
+        self._changed.set()
+
+    def wake(self) -> None:
+        """Something changed (a job cancelled, a priority raised, the lane stopping): the
+        idle workers look again."""
+        self._changed.set()
+
+    def live(self) -> list[K]:
+        """The keys with a job still awaited, in round-robin order (the jobs nobody waits
+        for dropped from the front of their queues, and empty queues with them)."""
+        for key, q in list(self.queues.items()):
+            while q and q[0].future.done():
+                q.popleft()
+            if not q:
+                del self.queues[key]
+        return list(self.queues)
+
+    def serve(self, key: K) -> J:
+        """``key``'s next job; ``key`` goes to the back of the round if it has more."""
+        q = self.queues.pop(key)
+        job = q.popleft()
+        if q:
+            self.queues[key] = q
+        return job
+
+    def pick(self) -> J | None:
+        """The next job (the first live key's by default), or None."""
+        keys = self.live()
+        return self.serve(keys[0]) if keys else None
+
+    async def take(self) -> J:
+        """The next job, waited for."""
+        while True:
+            job = self.pick()
+            if job is not None:
+                return job
+            self._changed.clear()
+            await self._changed.wait()
 
 
 class WorkerProcess:
