@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
 from ..decisions import Decision
 from ..views import View
 from . import protocol as P
+from .payloads import TableStatus
 from .tablelog import Entry
 
 __all__ = [
@@ -58,7 +59,6 @@ __all__ = [
     "SendState",
     "Shut",
     "StartTimer",
-    "Status",
     "Timer",
     "TimerFired",
     "TurnTimer",
@@ -68,7 +68,6 @@ __all__ = [
 ]
 
 #: Where a table stands: ``open`` (before its first game), ``playing``, ``over``, ``closed``.
-Status: TypeAlias = Literal["open", "playing", "over", "closed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +238,7 @@ class Persist:
 
     first_n: int
     entries: tuple[Entry, ...]
-    status: Status | None = None
+    status: TableStatus | None = None
     results: tuple[GameResult, ...] = ()
 
 

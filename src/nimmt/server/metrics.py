@@ -32,7 +32,7 @@ import asyncio
 import collections
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -48,6 +48,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
 from .logs import event
+from .payloads import TableStatus
 from .settings import listen_address
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ class _Now(Collector):
         tables = GaugeMetricFamily("nimmt_tables", "Tables held here, by state.",
                                    labels=["state"])
         states = collections.Counter(a.status for a in hub.tables.values())
-        for state in ("open", "playing", "over", "closed"):
+        for state in get_args(TableStatus):
             tables.add_metric([state], states[state])
         yield tables
         yield GaugeMetricFamily("nimmt_draining", "1 while this process drains (it takes no "

@@ -72,6 +72,7 @@ __all__ = [
     "Sheet",
     "SheetChange",
     "TableInfo",
+    "TableStatus",
     "ViewPayload",
     "build",
     "dump",
@@ -82,6 +83,10 @@ __all__ = [
     "sheet_payload",
     "view_payload",
 ]
+
+#: Where a table is in its life: seats being taken, a game under way, a game over (a
+#: rematch may follow), closed.
+TableStatus: TypeAlias = Literal["open", "playing", "over", "closed"]
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 M = TypeVar("M", bound=BaseModel)
@@ -142,7 +147,7 @@ class TableInfo(_Payload):
     """The rules of the table's games."""
     rules_name: str
     """The rules in a few words (``classic``, ``category5+tactics``, …)."""
-    status: Literal["open", "playing", "over", "closed"]
+    status: TableStatus
     """``open`` before the first game, then ``playing`` or ``over``; ``closed`` at the end."""
     turn_timer: float | None
     """Seconds each person has per decision, or null for no timer."""

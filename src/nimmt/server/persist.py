@@ -20,7 +20,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .commands import GameResult, Persist, Status
+from .commands import GameResult, Persist
+from .payloads import TableStatus
 from .ratings import rate, rated_seats
 from .store import LogEntry, Store, fence, game_players, games, players, table_log, tables
 from .tablelog import entry_to_row
@@ -43,7 +44,7 @@ async def persist(store: Store, table_id: int, effect: Persist,
         await store.run(_transaction(rows, table_id, effect.status, effect.results, token))
 
 
-def _transaction(rows: list[LogEntry], table_id: int, status: Status | None,
+def _transaction(rows: list[LogEntry], table_id: int, status: TableStatus | None,
                  results: tuple[GameResult, ...], token: int | None) -> Op:
     async def op(conn: AsyncConnection) -> None:
         if token is not None:

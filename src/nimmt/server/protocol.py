@@ -44,6 +44,7 @@ from .payloads import (
     Sheet,
     SheetChange,
     TableInfo,
+    TableStatus,
     ViewPayload,
 )
 
@@ -797,7 +798,7 @@ class LobbyTable(BaseModel):
     ``lang``): ``"Klasična + Taktika"``."""
     taken: int
     """Seats taken."""
-    status: Literal["open", "playing", "over", "closed"]
+    status: TableStatus
     """``open`` (not started) or ``playing``."""
 
 

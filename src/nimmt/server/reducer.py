@@ -75,14 +75,13 @@ from .commands import (
     SendState,
     Shut,
     StartTimer,
-    Status,
     Timer,
     TimerFired,
     TurnTimer,
     WakeBots,
     Who,
 )
-from .payloads import Prompt, SeatInfo, TableInfo, build, rules_info
+from .payloads import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
@@ -251,7 +250,7 @@ class Logged:
     #: The host: the store's row has the first, the log each one after.
     host_id: int
     seats: list[SeatState | None]
-    status: Status = "open"
+    status: TableStatus = "open"
     #: The game under way (or the last one). Compared through its events, which are all in
     #: ``items``: a game object has no equality of its own.
     game: Game | None = field(default=None, compare=False)

@@ -55,7 +55,6 @@ from .commands import (
     SendPresence,
     SendState,
     StartTimer,
-    Status,
     WakeBots,
     Who,
     from_message,
@@ -64,7 +63,7 @@ from .fanout import Fanout, Receiver, bounded, history_frame, older
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
 from .logs import event
-from .payloads import AdvicePayload, TableInfo, build, dump, view_payload
+from .payloads import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
 from .persist import persist
 from .reducer import (
     Limits,
@@ -199,7 +198,7 @@ class TableActor:
         return self.table.private
 
     @property
-    def status(self) -> Status:
+    def status(self) -> TableStatus:
         return self.table.logged.status
 
     @property
