@@ -34,13 +34,13 @@ log = logging.getLogger("nimmt.server")
 START_TIMEOUT = 120.0
 
 
-class _Job(Protocol):
+class _Awaited(Protocol):
     @property
     def future(self) -> asyncio.Future[Any]: ...
 
 
 K = TypeVar("K")
-J = TypeVar("J", bound=_Job)
+J = TypeVar("J", bound=_Awaited)
 
 
 class JobQueues(Generic[K, J]):
