@@ -64,6 +64,6 @@ def test_a_table_keeps_a_bounded_number_of_sentences() -> None:
                 sheet_payload(game.view(viewer), names, lang, memo)
         most = max(most, len(memo))
         play_random(game, rng, 1)
-    # Per language: rows and timer once; decision, cards, chosen, scores, hand and idle
-    # per seat (a spectator has no hand and is asked nothing).
-    assert most <= 2 * (2 + 6 * (rules.players + 1))
+    # Per language: rows and timer once; decision, cards, chosen, scores, who, hand and
+    # idle per seat (a spectator has no hand and is asked nothing).
+    assert most <= 2 * (2 + 7 * (rules.players + 1))

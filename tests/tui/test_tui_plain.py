@@ -68,6 +68,7 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
         probed["not_held"] = driver.probe("105")
         probed["scores"] = driver.probe("s")
         probed["chosen"] = driver.probe("t")
+        probed["who"] = driver.probe("w")
         probed["rows"] = driver.probe("v")
         probed["row2"] = driver.probe("v2")
         probed["card"] = driver.probe("c 55")
@@ -91,6 +92,13 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
     assert probed["scores"][0].startswith(speak._("Scores: {scores}.").split("{")[0])
     assert probed["chosen"] == [speak._("Chosen: {chosen}. Not yet: {waiting}.").format(
         chosen=speak.join(["Ana", "Bob"]), waiting=speak._("you"))]
+    me, *bots = load_record(record).players
+    nobody = speak.count_bullheads(0)
+    assert probed["who"] == [speak._("At the table: {players}.").format(players="; ".join([
+        speak._("{name}: {bullheads}").format(name=speak._("{name} (you)").format(name=me),
+                                              bullheads=nobody),
+        *(speak._("{name} (bot): {bullheads}").format(name=bot, bullheads=nobody)
+          for bot in bots)]))]
     assert probed["rows"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")
                                         .split("{")[0] + "1")
     assert probed["row2"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")

@@ -98,6 +98,8 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert said(app) == sheet.scores
         await pilot.press("t")
         assert said(app) == sheet.chosen
+        await pilot.press("w")
+        assert said(app) == sheet.who
         await pilot.press("v")
         assert said(app) == sheet.rows
         assert app.focused is app.query_one("#rows", OptionList)

@@ -44,7 +44,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 from .. import events as E
 from .. import views
 from ..decisions import DecisionKind
-from ..narrate import Narrator, narrator
+from ..narrate import Narrator, Presence, narrator
 from ..record import DecisionKindName
 from ..rules import Rules
 from ..views import Phase, View
@@ -132,6 +132,17 @@ class SeatInfo(_Payload):
     """Whether the person is connected (always true for a bot)."""
     auto: bool = False
     """Whether the default bot plays for this person now."""
+
+    @property
+    def presence(self) -> Presence:
+        """Who sits here as key W tells it (:meth:`~nimmt.narrate.Narrator.who_sentence`)."""
+        if self.kind == "empty":
+            return "empty"
+        if self.kind == "bot":
+            return "bot"
+        if self.auto:
+            return "auto"
+        return "here" if self.connected else "away"
 
 
 class TableInfo(_Payload):
@@ -286,6 +297,9 @@ class Sheet(_Payload):
     """Key T: who has chosen this turn's card and who has not."""
     scores: str
     """Key S: the scores."""
+    who: str
+    """Key W: who is at the table, in seat order, with their bullheads this game (and who is
+    a bot, away or played by the default bot, when the sheet's maker knows)."""
     hand: str | None
     """Key A: the hand, and the card chosen this turn (a spectator's says they have none;
     null from servers before it did)."""
@@ -307,7 +321,7 @@ class Sheet(_Payload):
     def empty(cls) -> Sheet:
         """A sheet with nothing to say: a client's before its first frame."""
         return build(cls, {"rows": "", "row": (), "row_bullheads": (), "cards": (),
-                           "chosen": "", "scores": "", "hand": None, "decision": None,
+                           "chosen": "", "scores": "", "who": "", "hand": None, "decision": None,
                            "decision_with_hand": None, "timer": (), "idle": "", "rules": ""})
 
     def card(self, card: Card) -> str | None:
@@ -333,6 +347,7 @@ class SheetChange(_Payload):
     cards: tuple[tuple[Card, str], ...] | MISSING = MISSING
     chosen: str | MISSING = MISSING
     scores: str | MISSING = MISSING
+    who: str | MISSING = MISSING
     hand: str | MISSING | None = MISSING
     decision: str | MISSING | None = MISSING
     decision_with_hand: str | MISSING | None = MISSING
@@ -807,10 +822,13 @@ _MISSING: Any = object()
 
 
 def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
-                  memo: SheetMemo | None = None) -> Sheet:
+                  memo: SheetMemo | None = None,
+                  presence: Sequence[Presence] | None = None) -> Sheet:
     """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
     said by the narration in ``lang`` (a language code, or its narrator); ``memo``: the
-    table's sentences so far, to share what did not change (its keys name the language)."""
+    table's sentences so far, to share what did not change (its keys name the language);
+    ``presence``: who sits in each seat (:attr:`SeatInfo.presence`), for key W (None: only
+    the names are known)."""
     speak = lang if isinstance(lang, Narrator) else narrator(lang)
     if memo is None:
         memo = SheetMemo()
@@ -822,6 +840,7 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
                                           pending.reason)
     phase = view.phase
     names = tuple(names)
+    presence = None if presence is None else tuple(presence)
     seat = (code, player)
     table_rows, row, row_bullheads = memo.get(("rows", code), rows, lambda: (
         speak.rows_sentence(view),
@@ -851,6 +870,9 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
             ("scores", seat), (names, phase is Phase.OVER, view.scores, view.eliminated,
                                view.penalties, view.active),
             lambda: speak.scores_sentence(view, names)),
+        "who": memo.get(
+            ("who", seat), (names, presence, phase is Phase.OVER, view.scores, view.penalties),
+            lambda: speak.who_sentence(names, player, view, presence)),
         "hand": memo.get(
             ("hand", seat), (view.hand, view.my_choice), lambda: speak.hand_sentence(view)),
         "decision": decision,

@@ -1,11 +1,11 @@
 """Keys and typed commands, read the same way by both faces.
 
 The Playroom's shortcuts (docs/rules.md §9) — V rows, 1–4 one row, C bullheads, T who
-has chosen, S scores — plus A (the hand), R (the last reveal again), H (a hint: the
-expert's advice on the decision asked) and K or ? (the keys) are *actions*, declared
-with the web client's in :mod:`nimmt.keymap`, so a key means the same in both
-clients. The Textual app binds them to single keys; the plain mode reads them as a
-letter typed and Enter. Either way :class:`Interpreter` turns an action into its
+has chosen, S scores — plus W (who is at the table), A (the hand), R (the last reveal
+again), H (a hint: the expert's advice on the decision asked) and K or ? (the keys) are
+*actions*, declared with the web client's in :mod:`nimmt.keymap`, so a key means the
+same in both clients. The Textual app binds them to single keys; the plain mode reads
+them as a letter typed and Enter. Either way :class:`Interpreter` turns an action into its
 sentence, taken from the session's sheet (the server's, online), so the faces and
 the web client say the same thing for the same key. A :class:`Keymap` can move a
 shortcut to another key or turn the single keys off (``--keys``); the commands
@@ -41,8 +41,8 @@ ALIASES: Mapping[str, str] = {k: a.action for a in _MOVABLE for k in a.aliases}
 
 #: Commands by name (``/scores``) for every action, whatever the keymap says.
 _ACTION_COMMANDS = {"rows": "rows", "bullheads": "bullheads", "chosen": "chosen",
-                    "scores": "scores", "reveal": "reveal", "help": "keys", "keys": "keys",
-                    "hint": "hint"}
+                    "scores": "scores", "who": "who", "reveal": "reveal", "help": "keys",
+                    "keys": "keys", "hint": "hint"}
 _TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say", "invite", "accept",
                    "decline")
 
@@ -60,7 +60,7 @@ class Keymap:
 
     @classmethod
     def parse(cls, spec: str | None) -> Keymap:
-        """``None`` or ``""``: the defaults; ``off``: no single keys; ``rows=w,scores=p``:
+        """``None`` or ``""``: the defaults; ``off``: no single keys; ``rows=x,scores=p``:
         those actions moved (each key one letter, digit or ``?``, used once)."""
         keys = dict(DEFAULT_KEYS)
         if not spec:
@@ -142,6 +142,8 @@ class Interpreter:
             return sheet.chosen
         if action == "scores":
             return sheet.scores
+        if action == "who":
+            return sheet.who
         if action == "hand":
             return sheet.hand or sheet.idle
         raise ValueError(f"unknown action {action!r}")

@@ -22,6 +22,7 @@ from ..bots.base import Bot
 from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..engine import Game
 from ..events import CardsRevealed, Event
+from ..narrate import Presence
 from ..record import record_from_game, save_record
 from ..rules import Rules
 from ..server.payloads import sheet_payload
@@ -73,6 +74,9 @@ class LocalSession(Session):
         me = name or default_name()
         others = [n for n in BOT_NAMES if n != me]
         self.names = [me, *others[: len(bots)]]
+        #: Key W's view of the seats: the player here, a bot in every other seat.
+        bots_here: list[Presence] = ["bot"] * len(bots)
+        self._presence: tuple[Presence, ...] = ("here", *bots_here)
         self.game_no = 0
         self.game: Game | None = None
         self.bots: list[Bot | None] = []
@@ -155,7 +159,8 @@ class LocalSession(Session):
             game_no=self.game_no,
             ask=ask,
             # Said as the server says it to a seat: the same function makes both.
-            sheet=sheet_payload(view, self.names, self.narrator),
+            sheet=sheet_payload(view, self.names, self.narrator,
+                                presence=self._presence),
         ).with_view(lambda k: getattr(view, k))
         self._set(snap)
 

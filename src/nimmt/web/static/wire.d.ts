@@ -1549,6 +1549,11 @@ export interface Sheet {
    */
   scores: string;
   /**
+   * Key W: who is at the table, in seat order, with their bullheads this game (and who is
+   * a bot, away or played by the default bot, when the sheet's maker knows).
+   */
+  who: string;
+  /**
    * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
    * null from servers before it did).
    */
@@ -2093,6 +2098,11 @@ export interface SheetChange {
    * Key S: the scores.
    */
   scores?: string;
+  /**
+   * Key W: who is at the table, in seat order, with their bullheads this game (and who is
+   * a bot, away or played by the default bot, when the sheet's maker knows).
+   */
+  who?: string;
   /**
    * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
    * null from servers before it did).
