@@ -4,7 +4,8 @@ Each test plays ``nimmt play --plain`` against bots to the end of the game,
 typing a card at every prompt and a row at every row choice, with a few
 shortcuts and bad inputs on the way. The game's record (``--record``) is then
 replayed through the engine, and the transcript must be, line by line, exactly
-the narration of the replayed events for the player's seat — every reveal,
+the narration of the replayed events for the player's seat, one line per resolution
+step of each stretch between the player's decisions (``told_locally``) — every reveal,
 every placement, every row taken and chosen, every round's scores and the end
 — framed by the opening lines and the results.
 """
@@ -22,7 +23,7 @@ from nimmt.narrate import Narrator
 from nimmt.record import load_record, replay
 from nimmt.tui.labels import Labels
 
-from .tui_helpers import PlainDriver, Spawn, lines_of, nimmt_command
+from .tui_helpers import PlainDriver, Spawn, lines_of, nimmt_command, told_locally
 
 
 def expected_transcript(record_path: Path, lang: str) -> list[str]:
@@ -34,7 +35,7 @@ def expected_transcript(record_path: Path, lang: str) -> list[str]:
     names = list(rec.players)
     lines = [labels("mode.plain"), speak.rules_sentence(game.rules),
              speak.players_sentence(names)]
-    lines += speak.narrate(game.events, names, viewer=0)
+    lines += told_locally(rec, speak)
     lines.append(labels("results.title"))
     order = sorted(range(len(names)), key=lambda p: (game.scores[p], p))
     place, last = 0, None

@@ -4,7 +4,8 @@ The session holds a :class:`nimmt.Game`, one bot per other seat (any spec of
 :func:`nimmt.bots.make_bot`), and the player's seat 0. After each of the
 player's decisions the bots answer every decision pending for them, from their
 own views only, until the game waits for the player again or ends; the events
-of that stretch are narrated for the player's seat, one line each. A seed
+of that stretch are narrated for the player's seat as the server narrates a frame: one
+line per resolution step (:meth:`nimmt.Narrator.steps`). A seed
 makes the whole game repeatable (the deals and every bot's choices), and the
 record of each finished game can be saved and replayed with ``nimmt replay``.
 """
@@ -21,11 +22,13 @@ from ..bots import Budget, make_bot
 from ..bots.base import Bot
 from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..engine import Game
-from ..events import CardsRevealed, Event
+from ..events import CardsRevealed, Event, for_viewer
 from ..narrate import Presence
+from ..narrate.events import others_have_chosen
 from ..record import record_from_game, save_record
 from ..rules import Rules
 from ..server.payloads import sheet_payload
+from ..walk import Steps, walk
 from .session import (
     Ask,
     Listener,
@@ -124,16 +127,21 @@ class LocalSession(Session):
         return out
 
     def _tell(self, events: list[Event]) -> None:
-        """Narrate ``events`` for seat 0, one line each, then show the table as it is."""
-        for sentence in self.narrator.narrate(events, self.names, 0):
-            self.say(sentence)
-        reveals = [i for i, e in enumerate(events) if isinstance(e, CardsRevealed)]
-        if reveals:
-            # Key R: the last reveal and what followed it, as the narration told them.
-            self.last_reveal = " ".join(self.narrator.narrate(events[reveals[-1]:], self.names, 0))
-        self._refresh()
+        """Narrate ``events`` for seat 0 as the server would (one line per resolution step,
+        the others' hidden choices summed up when only the player's card is awaited), then
+        show the table as it is."""
         game = self.game
         assert game is not None
+        seen = [e for e in (for_viewer(event, 0) for event in events) if e is not None]
+        others = others_have_chosen(game.view(0))
+        for line in self.narrator.steps(seen, self.names, 0, others):
+            self.say(line)
+        revealed = [step for step in walk(seen, Steps())
+                    if any(type(e) is CardsRevealed for e in step)]
+        if revealed:
+            # Key R: the last step that revealed cards, as it was just told.
+            self.last_reveal = self.narrator.announce(revealed[-1], self.names, 0, others)
+        self._refresh()
         if game.is_over:
             self._finish()
 

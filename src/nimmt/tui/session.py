@@ -9,7 +9,7 @@ a :class:`Session` and only shows what it says. A session keeps
   :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9): the wire's own
   model, as the server sends it;
 - a stream of :class:`Said` lines given to its listeners: the narration of
-  every event (one line each; online, one line per step of the game), notices,
+  the game (one line per step of the game, locally as online), notices,
   chat, the decision asked (once per decision), refusals and connection troubles.
 
 Two sessions exist: :class:`~nimmt.tui.local.LocalSession` drives the engine
