@@ -114,7 +114,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         hand = app.query_one("#hand", OptionList)
         assert app.focused is hand
         # Digits in the hand type a card number and jump to it; C says its bullheads.
-        target = session.snapshot.hand[-1]
+        target = session.snapshot.view.hand[-1]
         await pilot.press(*str(target))
         assert app._highlighted_card() == target
         await pilot.press("c")

@@ -245,7 +245,7 @@ def test_both_clients_say_the_same(seeded_page: NewPage, seeded_server: str,
                     for line in lines]
         assert [(p, n.replace(" (you)", ""), t) for p, n, t in web] == [
             (p, n, t) for p, n, t in terminal], (web, lines)
-        assert sorted(int(p) for p, _, _ in web) == sorted(term.session.snapshot.places)
+        assert sorted(int(p) for p, _, _ in web) == sorted(term.session.snapshot.view.places)
     finally:
         if term is not None:
             term.close()

@@ -77,7 +77,7 @@ from .base import (
 )
 from .events import EventSentences
 from .notices import REFUSALS, NoticeSentences
-from .shortcuts import Presence, ShortcutSentences
+from .shortcuts import SeatState, ShortcutSentences
 
 __all__ = [
     "DOMAIN",
@@ -85,7 +85,7 @@ __all__ = [
     "REFUSALS",
     "SOURCE_LANGUAGE",
     "Narrator",
-    "Presence",
+    "SeatState",
     "UnknownLanguage",
     "available_languages",
     "narrator",

@@ -44,7 +44,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 from .. import events as E
 from .. import views
 from ..decisions import DecisionKind
-from ..narrate import Narrator, Presence, narrator
+from ..narrate import Narrator, SeatState, narrator
 from ..record import DecisionKindName
 from ..rules import Rules
 from ..views import Phase, View
@@ -134,7 +134,7 @@ class SeatInfo(_Payload):
     """Whether the default bot plays for this person now."""
 
     @property
-    def presence(self) -> Presence:
+    def presence(self) -> SeatState:
         """Who sits here as key W tells it (:meth:`~nimmt.narrate.Narrator.who_sentence`)."""
         if self.kind == "empty":
             return "empty"
@@ -823,7 +823,7 @@ _MISSING: Any = object()
 
 def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
                   memo: SheetMemo | None = None,
-                  presence: Sequence[Presence] | None = None) -> Sheet:
+                  presence: Sequence[SeatState] | None = None) -> Sheet:
     """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
     said by the narration in ``lang`` (a language code, or its narrator); ``memo``: the
     table's sentences so far, to share what did not change (its keys name the language);

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..cards import parse_card
 from ..keymap import actions_of, client_text, help_texts
-from .session import Refused, Session
+from .session import InputRefused, Session
 
 __all__ = ["ACTIONS", "ALIASES", "DEFAULT_KEYS", "Interpreter", "Keymap", "KeymapError",
            "Outcome"]
@@ -196,7 +196,7 @@ class Interpreter:
         text = text.strip()
         try:
             return self._line(text)
-        except Refused as exc:
+        except InputRefused as exc:
             return Outcome(str(exc), urgent=True)
 
     def _line(self, text: str) -> Outcome:
@@ -214,7 +214,7 @@ class Interpreter:
         key, rest = text[0], text[1:].strip()
         action = self.keymap.action(key)
         if action is None:
-            raise Refused(s.labels("unknown_key", key=text))
+            raise InputRefused(s.labels("unknown_key", key=text))
         if rest:
             arg = _number(rest)
             if action == "rows" and arg is not None and 1 <= arg <= 4:
@@ -222,7 +222,7 @@ class Interpreter:
             if action == "bullheads" and arg is not None:
                 self.card, self.row = arg, None
                 return Outcome(self.bullheads(arg))
-            raise Refused(s.labels("unknown_key", key=text))
+            raise InputRefused(s.labels("unknown_key", key=text))
         return Outcome(self.speak(action))
 
     def _number(self, text: str, number: int) -> Outcome:
@@ -232,10 +232,10 @@ class Interpreter:
             action = self.keymap.action(text) if len(text) == 1 else None
             if action is not None and action.startswith("row"):
                 return Outcome(self.speak(action))
-            raise Refused(s.labels("nothing_asked"))
+            raise InputRefused(s.labels("nothing_asked"))
         if ask.kind == "row":
             if not 1 <= number <= 4:
-                raise Refused(s.labels("not_a_row"))
+                raise InputRefused(s.labels("not_a_row"))
             s.answer(number)
             return Outcome()
         s.answer(number)
@@ -258,7 +258,7 @@ class Interpreter:
         if word == "bullheads" and arg:
             card = _number(arg)
             if card is None:
-                raise Refused(s.labels("not_a_card", text=arg))
+                raise InputRefused(s.labels("not_a_card", text=arg))
             self.card, self.row = card, None
             return Outcome(self.bullheads(card))
         if word == "repeat":
@@ -267,7 +267,7 @@ class Interpreter:
             return Outcome(self.speak("hand") or s.labels("no_game"))
         if word in _ACTION_COMMANDS:
             return Outcome(self.speak(_ACTION_COMMANDS[word]))
-        raise Refused(s.labels("unknown_command", command="/" + word))
+        raise InputRefused(s.labels("unknown_command", command="/" + word))
 
 
 def _number(text: str) -> int | None:

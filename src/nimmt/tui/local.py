@@ -23,21 +23,12 @@ from ..bots.base import Bot
 from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..engine import Game
 from ..events import CardsRevealed, Event, for_viewer
-from ..narrate import Presence
 from ..narrate.events import others_have_chosen
 from ..record import record_from_game, save_record
 from ..rules import Rules
-from ..server.payloads import sheet_payload
+from ..server.payloads import Prompt, SeatInfo, build, sheet_payload
 from ..walk import Steps, walk
-from .session import (
-    Ask,
-    Listener,
-    Refused,
-    Seat,
-    Session,
-    Snapshot,
-    default_name,
-)
+from .session import InputRefused, Listener, Session, Snapshot, default_name
 
 __all__ = ["BOT_NAMES", "LocalSession"]
 
@@ -77,9 +68,12 @@ class LocalSession(Session):
         me = name or default_name()
         others = [n for n in BOT_NAMES if n != me]
         self.names = [me, *others[: len(bots)]]
-        #: Key W's view of the seats: the player here, a bot in every other seat.
-        bots_here: list[Presence] = ["bot"] * len(bots)
-        self._presence: tuple[Presence, ...] = ("here", *bots_here)
+        #: The seats as a server would show them: the player, then a bot in every other.
+        self.seats = tuple(
+            build(SeatInfo, {"seat": p, "name": name, "kind": "bot" if p else "human",
+                             "bot": self.specs[p - 1] if p else None, "connected": True,
+                             "auto": False})
+            for p, name in enumerate(self.names))
         self.game_no = 0
         self.game: Game | None = None
         self.bots: list[Bot | None] = []
@@ -154,22 +148,21 @@ class LocalSession(Session):
         if pending is not None and 0 in pending.players and view.options:
             kind = pending.kind.value
             key = f"{self.game_no}.{view.round}.{view.turn}.{kind}.{pending.card}.{len(view.hand)}"
-            ask = Ask(pending.kind, key, tuple(view.options), pending.card, pending.reason)
+            ask = build(Prompt, {"kind": kind, "key": key, "options": view.options,
+                                 "card": pending.card, "reason": pending.reason})
         snap = Snapshot(
             status="over" if game.is_over else "playing",
             host=True,
             you=0,
-            seats=tuple(
-                Seat(name, "human" if p == 0 else "bot", None if p == 0 else self.specs[p - 1])
-                for p, name in enumerate(self.names)
-            ),
+            seats=self.seats,
             rules_name=self.rules.name,
             game_no=self.game_no,
+            view=view,
             ask=ask,
             # Said as the server says it to a seat: the same function makes both.
             sheet=sheet_payload(view, self.names, self.narrator,
-                                presence=self._presence),
-        ).with_view(lambda k: getattr(view, k))
+                                presence=[s.presence for s in self.seats]),
+        )
         self._set(snap)
 
     def _finish(self) -> None:
@@ -206,12 +199,12 @@ class LocalSession(Session):
             game = self.game
             ask = self.snapshot.ask
             if game is None or ask is None:
-                raise Refused(self.labels("nothing_asked"))
+                raise InputRefused(self.labels("nothing_asked"))
             view = game.view(0)  # the player's view: a hint knows what they know
         try:
             from ..sim.advice import advise
         except ImportError:  # no numpy/numba: no search
-            raise Refused(self.labels("hint.unavailable")) from None
+            raise InputRefused(self.labels("hint.unavailable")) from None
         # The decision's own seed: the same question gets the same answer.
         advice = advise(view, seed=zlib.crc32(f"{self.seed}:{ask.key}".encode()))
         return self.narrator.advice_sentence(advice)
@@ -220,7 +213,7 @@ class LocalSession(Session):
         with self.lock:
             if name == "rematch":
                 if self.game is not None and not self.game.is_over:
-                    raise Refused(self.narrator.refusal_sentence("not_over"))
+                    raise InputRefused(self.narrator.refusal_sentence("not_over"))
                 self._new_game()
                 return
-            raise Refused(self.labels("online.local_only"))
+            raise InputRefused(self.labels("online.local_only"))
