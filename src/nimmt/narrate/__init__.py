@@ -77,7 +77,7 @@ from .base import (
 )
 from .events import EventSentences
 from .notices import REFUSALS, NoticeSentences
-from .shortcuts import SeatState, ShortcutSentences
+from .shortcuts import SeatMark, ShortcutSentences
 
 __all__ = [
     "DOMAIN",
@@ -85,7 +85,7 @@ __all__ = [
     "REFUSALS",
     "SOURCE_LANGUAGE",
     "Narrator",
-    "SeatState",
+    "SeatMark",
     "UnknownLanguage",
     "available_languages",
     "narrator",

@@ -16,7 +16,7 @@ from .base import Rows, Vocabulary
 
 #: Who sits in a seat, as key W tells it: nobody, a person who is connected, a person who
 #: is not, a person the default bot plays for, or a bot.
-SeatState = Literal["empty", "here", "away", "auto", "bot"]
+SeatMark = Literal["empty", "here", "away", "auto", "bot"]
 
 
 class ShortcutSentences(Vocabulary):
@@ -102,7 +102,7 @@ class ShortcutSentences(Vocabulary):
         return text
 
     def who_sentence(self, names: Sequence[str], viewer: int | None, view: View | None = None,
-                     presence: Sequence[SeatState] | None = None) -> str:
+                     presence: Sequence[SeatMark] | None = None) -> str:
         """Key W: who is at the table, in seat order.
 
         The viewer is named as the others hear them, with "(you)". In a game (``view``)

@@ -44,7 +44,7 @@ from pydantic import MISSING, BaseModel, ConfigDict, Field, create_model
 from .. import events as E
 from .. import views
 from ..decisions import DecisionKind
-from ..narrate import Narrator, SeatState, narrator
+from ..narrate import Narrator, SeatMark, narrator
 from ..record import DecisionKindName
 from ..rules import Rules
 from ..views import Phase, View
@@ -78,6 +78,7 @@ __all__ = [
     "rules_info",
     "sheet_change",
     "sheet_payload",
+    "table_sheet",
     "view_payload",
 ]
 
@@ -134,7 +135,7 @@ class SeatInfo(_Payload):
     """Whether the default bot plays for this person now."""
 
     @property
-    def presence(self) -> SeatState:
+    def presence(self) -> SeatMark:
         """Who sits here as key W tells it (:meth:`~nimmt.narrate.Narrator.who_sentence`)."""
         if self.kind == "empty":
             return "empty"
@@ -283,7 +284,9 @@ else:
 class Sheet(_Payload):
     """What a client's shortcuts say about the table as it is now (docs/rules.md §9), in the
     language of the connection's ``hello``: sent with the view, so a key is answered at
-    once, without asking the server."""
+    once, without asking the server. Before a table's first game (no view) only ``who``
+    (the seats) and ``rules`` say something; the other fields are empty (``""``, ``[]``,
+    null)."""
 
     rows: str
     """Key V: every row."""
@@ -298,8 +301,9 @@ class Sheet(_Payload):
     scores: str
     """Key S: the scores."""
     who: str
-    """Key W: who is at the table, in seat order, with their bullheads this game (and who is
-    a bot, away or played by the default bot, when the sheet's maker knows)."""
+    """Key W: who is at the table, in seat order, with their bullheads this game (before a
+    game, each seat and who sits there), and who is a bot, away or played by the default
+    bot."""
     hand: str | None
     """Key A: the hand, and the card chosen this turn (a spectator's says they have none;
     null from servers before it did)."""
@@ -318,11 +322,12 @@ class Sheet(_Payload):
     """The rules in a sentence."""
 
     @classmethod
-    def empty(cls) -> Sheet:
-        """A sheet with nothing to say: a client's before its first frame."""
+    def empty(cls, who: str = "", rules: str = "") -> Sheet:
+        """A sheet with nothing to say about a game: a client's before its first frame, or
+        (given key W's ``who`` and the ``rules``) a table's before its first game."""
         return build(cls, {"rows": "", "row": (), "row_bullheads": (), "cards": (),
-                           "chosen": "", "scores": "", "who": "", "hand": None, "decision": None,
-                           "decision_with_hand": None, "timer": (), "idle": "", "rules": ""})
+                           "chosen": "", "scores": "", "who": who, "hand": None, "decision": None,
+                           "decision_with_hand": None, "timer": (), "idle": "", "rules": rules})
 
     def card(self, card: Card) -> str | None:
         """Key C's answer on ``card`` of the hand or the pool; None for another card."""
@@ -821,9 +826,31 @@ class SheetMemo:
 _MISSING: Any = object()
 
 
+def table_sheet(rules: Rules, view: View | None, names: Sequence[str], viewer: int | None,
+                lang: str | Narrator, memo: SheetMemo | None = None,
+                presence: Sequence[SeatMark] | None = None) -> Sheet:
+    """The sheet of ``viewer``'s seat (None: a spectator) at a table of ``rules``: of
+    ``view`` (:func:`sheet_payload`), or before the table's first game (no view) of its
+    seats alone: key W names each seat and who sits there and the rules are said, while
+    the fields that tell a game are empty, as a client's sheet before its first frame is.
+    ``memo`` and ``presence``: as :func:`sheet_payload` takes them."""
+    if view is not None:
+        return sheet_payload(view, names, lang, memo, presence)
+    speak = lang if isinstance(lang, Narrator) else narrator(lang)
+    if memo is None:
+        memo = SheetMemo()
+    code = speak.language
+    names = tuple(names)
+    presence = None if presence is None else tuple(presence)
+    return Sheet.empty(
+        who=memo.get(("who", (code, viewer)), (names, presence),
+                     lambda: speak.who_sentence(names, viewer, None, presence)),
+        rules=memo.get(("rules", code), rules, lambda: speak.rules_sentence(rules)))
+
+
 def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
                   memo: SheetMemo | None = None,
-                  presence: Sequence[SeatState] | None = None) -> Sheet:
+                  presence: Sequence[SeatMark] | None = None) -> Sheet:
     """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
     said by the narration in ``lang`` (a language code, or its narrator); ``memo``: the
     table's sentences so far, to share what did not change (its keys name the language);

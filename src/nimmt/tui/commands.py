@@ -127,6 +127,9 @@ class Interpreter:
             return s.last_reveal or client_text(s.lang, "reveal.none")
         if action == "hint":
             return s.hint()
+        if action == "who":
+            # Before a game too: the sheet then names the seats.
+            return sheet.who or labels("no_game")
         if not snap.playing:
             return labels("no_game")
         if action == "rows":
@@ -142,8 +145,6 @@ class Interpreter:
             return sheet.chosen
         if action == "scores":
             return sheet.scores
-        if action == "who":
-            return sheet.who
         if action == "hand":
             return sheet.hand or sheet.idle
         raise ValueError(f"unknown action {action!r}")

@@ -261,7 +261,7 @@ class RemoteSession(Session):
             self._prompt = msg.prompt
             if msg.view is not None:
                 self._view = msg.view
-                self._take_sheet(msg.sheet)
+            self._take_sheet(msg.sheet)  # before a game too: key W's seats
             self._refresh()
         elif isinstance(msg, Events):
             self._events(msg)

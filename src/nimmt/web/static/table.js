@@ -803,6 +803,12 @@ export function wireTable() {
     else li.focus();
   });
   $("game").addEventListener("keydown", onGameKey);
+  // Before the game, W in the seating says the seats, as the sheet has them.
+  $("seating").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (isTyping(/** @type {Element} */ (e.target)) || actionFor(e) !== "who") return;
+    e.preventDefault();
+    answer(S.sheet.who);
+  });
   // The row dialog is part of the game area: 1–4, C, T, S, R and the history keys work there.
   $("row-dialog").addEventListener("keydown", onGameKey);
   $("row-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); submitRow(); });

@@ -1205,7 +1205,9 @@ export interface TableState {
    */
   prompt?: Prompt | null;
   /**
-   * What the shortcuts say about ``view``, in your language; null with no view.
+   * What the shortcuts say about ``view``, in your language; before the first game (no
+   * view) what they say about the seats: ``who`` and ``rules``, the other fields empty.
+   * Null only from a server of an earlier release, before a game.
    */
   sheet?: Sheet | null;
   /**
@@ -1518,7 +1520,9 @@ export interface Prompt {
 /**
  * What a client's shortcuts say about the table as it is now (docs/rules.md §9), in the
  * language of the connection's ``hello``: sent with the view, so a key is answered at
- * once, without asking the server.
+ * once, without asking the server. Before a table's first game (no view) only ``who``
+ * (the seats) and ``rules`` say something; the other fields are empty (``""``, ``[]``,
+ * null).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "Sheet".
@@ -1549,8 +1553,9 @@ export interface Sheet {
    */
   scores: string;
   /**
-   * Key W: who is at the table, in seat order, with their bullheads this game (and who is
-   * a bot, away or played by the default bot, when the sheet's maker knows).
+   * Key W: who is at the table, in seat order, with their bullheads this game (before a
+   * game, each seat and who sits there), and who is a bot, away or played by the default
+   * bot.
    */
   who: string;
   /**
@@ -2099,8 +2104,9 @@ export interface SheetChange {
    */
   scores?: string;
   /**
-   * Key W: who is at the table, in seat order, with their bullheads this game (and who is
-   * a bot, away or played by the default bot, when the sheet's maker knows).
+   * Key W: who is at the table, in seat order, with their bullheads this game (before a
+   * game, each seat and who sits there), and who is a bot, away or played by the default
+   * bot.
    */
   who?: string;
   /**
