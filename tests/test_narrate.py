@@ -363,6 +363,10 @@ def test_who_is_at_the_table() -> None:
         "At the table: Ana: 12 bullheads, played by the default bot; "
         "Bob (you): 0 bullheads, away; Cleo (bot): 0 bullheads."
     )
+    assert en.who_sentence(NAMES, 1, view, ("auto_away", "here", "auto")) == (
+        "At the table: Ana: 12 bullheads, away, played by the default bot; "
+        "Bob (you): 0 bullheads; Cleo: 0 bullheads, played by the default bot."
+    )
     assert en.who_sentence(NAMES, None, view) == (
         "At the table: Ana: 12 bullheads; Bob: 0 bullheads; Cleo: 0 bullheads."
     )
@@ -372,7 +376,7 @@ def test_who_is_at_the_table() -> None:
     assert en.who_sentence(NAMES, 1, None, ("here", "empty", "bot")) == (
         "Seat 1: Ana. Seat 2: empty. Seat 3: Cleo (bot)."
     )
-    assert en.who_sentence(NAMES, 0, None, ("here", "away", "auto")) == (
+    assert en.who_sentence(NAMES, 0, None, ("here", "away", "auto_away")) == (
         "Seat 1: Ana (you). Seat 2: Bob, away. Seat 3: Cleo, away."
     )
 

@@ -1127,4 +1127,4 @@ def test_sheet_w_names_the_seats_before_a_game_and_follows_presence() -> None:
     h.run(Detach(bob.conn))
     assert "Bob: 0 bullheads, away;" in w(ana.conn)
     h.run(TimerFired(GraceTimer(1), h.table.live.timers[GraceTimer(1)]))
-    assert "Bob: 0 bullheads, played by the default bot;" in w(ana.conn)
+    assert "Bob: 0 bullheads, away, played by the default bot;" in w(ana.conn)

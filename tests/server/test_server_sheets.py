@@ -76,11 +76,12 @@ def test_key_w_says_who_sits_where_as_the_seats_say() -> None:
     rules = Rules.parse("classic", players=3)
     game = Game(rules, random.Random(7))
     seats = [SeatInfo(seat=0, name="Ana", kind="human", connected=True),
-             SeatInfo(seat=1, name="Bob", kind="human", auto=True),
+             SeatInfo(seat=1, name="Bob", kind="human", connected=True, auto=True),
              SeatInfo(seat=2, name="Easy Bot 1", kind="bot", bot="easy", connected=True)]
     names = [s.name or "" for s in seats]
     assert [s.presence for s in seats] == ["here", "auto", "bot"]
     assert SeatInfo(seat=1, name="Bob", kind="human").presence == "away"
+    assert SeatInfo(seat=1, name="Bob", kind="human", auto=True).presence == "auto_away"
     assert SeatInfo(seat=1, name=None, kind="empty").presence == "empty"
     memo = SheetMemo()
     view = game.view(0)

@@ -15,8 +15,8 @@ from ..views import Phase, View
 from .base import Rows, Vocabulary
 
 #: Who sits in a seat, as key W tells it: nobody, a person who is connected, a person who
-#: is not, a person the default bot plays for, or a bot.
-SeatMark = Literal["empty", "here", "away", "auto", "bot"]
+#: is not, a person the default bot plays for (connected, or away), or a bot.
+SeatMark = Literal["empty", "here", "away", "auto", "auto_away", "bot"]
 
 
 class ShortcutSentences(Vocabulary):
@@ -129,6 +129,7 @@ class ShortcutSentences(Vocabulary):
             "bot": _("{name} (bot): {bullheads}"),
             "away": _("{name}: {bullheads}, away"),
             "auto": _("{name}: {bullheads}, played by the default bot"),
+            "auto_away": _("{name}: {bullheads}, away, played by the default bot"),
         }
         over = view.phase is Phase.OVER
         return _("At the table: {players}.").format(players="; ".join(

@@ -142,7 +142,7 @@ class SeatInfo(_Payload):
         if self.kind == "bot":
             return "bot"
         if self.auto:
-            return "auto"
+            return "auto" if self.connected else "auto_away"
         return "here" if self.connected else "away"
 
 
