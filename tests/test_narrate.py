@@ -348,6 +348,39 @@ def test_this_rounds_penalties_and_who_is_out() -> None:
     assert en.scores_sentence(game.view(1), NAMES).startswith("Scores: Ana: 12 (out); you: ")
 
 
+def test_who_is_at_the_table() -> None:
+    """Key W: each player's bullheads this game (the round's so far counted in) and who is a
+    bot, away or played by the default bot; before a game, the seats."""
+    en, sr = Narrator("en"), Narrator("sr")
+    rules = Rules.preset("classic", 3)
+    deal = Deal(rows=((10,), (20,), (30,), (40,)), hands=((5, 6), (50, 51), (52, 53)))
+    game = Game(rules, deals=[deal], scores=(9, 0, 0))
+    for seat, card in ((0, 5), (1, 50), (2, 52)):
+        game.play_card(seat, card)
+    game.take_row(0, 4)  # 40: 3 bullheads, this round
+    view = game.view(1)
+    assert en.who_sentence(NAMES, 1, view, ("auto", "away", "bot")) == (
+        "At the table: Ana: 12 bullheads, played by the default bot; "
+        "Bob (you): 0 bullheads, away; Cleo (bot): 0 bullheads."
+    )
+    assert en.who_sentence(NAMES, 1, view, ("auto_away", "here", "auto")) == (
+        "At the table: Ana: 12 bullheads, away, played by the default bot; "
+        "Bob (you): 0 bullheads; Cleo: 0 bullheads, played by the default bot."
+    )
+    assert en.who_sentence(NAMES, None, view) == (
+        "At the table: Ana: 12 bullheads; Bob: 0 bullheads; Cleo: 0 bullheads."
+    )
+    assert sr.who_sentence(NAMES, 1, view, ("here", "here", "bot")) == (
+        "Za stolom: Ana: 12 bodova; Bob (vi): 0 bodova; Cleo (računar): 0 bodova."
+    )
+    assert en.who_sentence(NAMES, 1, None, ("here", "empty", "bot")) == (
+        "Seat 1: Ana. Seat 2: empty. Seat 3: Cleo (bot)."
+    )
+    assert en.who_sentence(NAMES, 0, None, ("here", "away", "auto_away")) == (
+        "Seat 1: Ana (you). Seat 2: Bob, away. Seat 3: Cleo, away."
+    )
+
+
 def test_jokers_open_play_and_draft_decisions() -> None:
     en = Narrator("en")
     rules = Rules.parse("jokers", players=2)

@@ -1095,3 +1095,36 @@ def test_frames_with_a_view_carry_the_shortcuts_sentences_in_each_language() -> 
     h.run(Message(ana, P.Chat(type="chat", text="hi")))
     chat = [f for _, f in h.peers[bob.conn].frames if f["type"] == "events"][-1]
     assert chat["view"] is None and chat["sheet"] is None
+
+
+def test_sheet_w_names_the_seats_before_a_game_and_follows_presence() -> None:
+    """Key W's sentence comes with every table_state, a game or none: before the first game
+    it names each seat and who sits there, and in one each player with their bullheads; a
+    bot is marked, and a player who drops is away (then played by the default bot) in the
+    very next frame the others get, never a stale sentence."""
+    h = Harness(limits=Limits(disconnect_grace=5.0))
+    ana, bob = seated_table(h)
+
+    def w(conn: int) -> str:
+        """W as the connection's client has it: each table_state's, with changes merged."""
+        said = ""
+        for _, f in h.peers[conn].frames:
+            if f.get("sheet") and (f["type"] == "table_state" or "who" in f["sheet"]):
+                said = f["sheet"]["who"]
+        return said
+
+    bot = h.table.logged.names("en")[2]
+    assert w(ana.conn) == f"Seat 1: Ana (you). Seat 2: Bob. Seat 3: {bot} (bot)."
+    assert w(bob.conn) == f"Seat 1: Ana. Seat 2: Bob (you). Seat 3: {bot} (bot)."
+    h.run(Detach(bob.conn))
+    assert "Seat 2: Bob, away." in w(ana.conn)
+    bob = h.connect(2)
+    h.run(Attach(bob, None, False, None))
+    assert "Seat 2: Bob." in w(ana.conn)
+    h.run(Message(ana, P.Start(type="start"), seed=3))
+    assert w(ana.conn) == (f"At the table: Ana (you): 0 bullheads; Bob: 0 bullheads; "
+                           f"{bot} (bot): 0 bullheads.")
+    h.run(Detach(bob.conn))
+    assert "Bob: 0 bullheads, away;" in w(ana.conn)
+    h.run(TimerFired(GraceTimer(1), h.table.live.timers[GraceTimer(1)]))
+    assert "Bob: 0 bullheads, away, played by the default bot;" in w(ana.conn)

@@ -143,7 +143,9 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
             names = table.logged.names(reader.lang)
             fresh = sheet_payload(view, names, reader.lang)
             assert reader.held == fresh, (reader.id, reader.viewer, reader.lang)
-            assert reader.held.model_dump() == speech_sheet(narrator(reader.lang), view, names)
+            assert reader.held.model_dump() == speech_sheet(
+                narrator(reader.lang), view, names, reader.viewer, rules,
+                fanout.presence_of())
 
     langs = ("en", "sr", "cs")
     people = [connect(p, langs[p % 3]) for p in range(1, rules.players + 1)]

@@ -15,8 +15,9 @@ import random
 import pytest
 
 from nimmt import Game, Rules
+from nimmt.narrate import Narrator
 from nimmt.randomplay import play_random
-from nimmt.server.payloads import SheetMemo, sheet_payload
+from nimmt.server.payloads import SeatInfo, SheetMemo, sheet_payload
 
 RULES = [
     Rules.parse("classic", players=4),
@@ -64,6 +65,29 @@ def test_a_table_keeps_a_bounded_number_of_sentences() -> None:
                 sheet_payload(game.view(viewer), names, lang, memo)
         most = max(most, len(memo))
         play_random(game, rng, 1)
-    # Per language: rows and timer once; decision, cards, chosen, scores, hand and idle
-    # per seat (a spectator has no hand and is asked nothing).
-    assert most <= 2 * (2 + 6 * (rules.players + 1))
+    # Per language: rows and timer once; decision, cards, chosen, scores, who, hand and
+    # idle per seat (a spectator has no hand and is asked nothing).
+    assert most <= 2 * (2 + 7 * (rules.players + 1))
+
+
+def test_key_w_says_who_sits_where_as_the_seats_say() -> None:
+    """A seat's presence (a bot, away, the default bot playing) reaches key W's sentence, and
+    a kept W is the fresh one when only the presence changed."""
+    rules = Rules.parse("classic", players=3)
+    game = Game(rules, random.Random(7))
+    seats = [SeatInfo(seat=0, name="Ana", kind="human", connected=True),
+             SeatInfo(seat=1, name="Bob", kind="human", connected=True, auto=True),
+             SeatInfo(seat=2, name="Easy Bot 1", kind="bot", bot="easy", connected=True)]
+    names = [s.name or "" for s in seats]
+    assert [s.presence for s in seats] == ["here", "auto", "bot"]
+    assert SeatInfo(seat=1, name="Bob", kind="human").presence == "away"
+    assert SeatInfo(seat=1, name="Bob", kind="human", auto=True).presence == "auto_away"
+    assert SeatInfo(seat=1, name=None, kind="empty").presence == "empty"
+    memo = SheetMemo()
+    view = game.view(0)
+    sheet_payload(view, names, "en", memo)
+    presence = [s.presence for s in seats]
+    said = sheet_payload(view, names, "en", memo, presence).who
+    assert said == sheet_payload(view, names, "en", None, presence).who
+    assert said == Narrator("en").who_sentence(names, 0, view, presence)
+    assert "Bob: 0 bullheads, played by the default bot" in said

@@ -15,7 +15,7 @@ from nimmt.sim.advice import advise
 from nimmt.tui.commands import Interpreter
 from nimmt.tui.local import LocalSession
 from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
-from nimmt.tui.session import Refused
+from nimmt.tui.session import InputRefused
 
 from .tui_helpers import Server
 
@@ -67,7 +67,7 @@ def test_a_hint_at_a_server_and_the_hosts_switch(server: Server, tmp_path: Path)
         assert text.startswith(narrator("sr")._(PLAY).split("{")[0]), text
         assert any(str(card) in text for card in ask.options)
         client.act("set_hints", hints=False)
-        with pytest.raises(Refused) as off:
+        with pytest.raises(InputRefused) as off:
             session.hint()
         assert str(off.value) == "Saveti su isključeni za ovim stolom."
     finally:

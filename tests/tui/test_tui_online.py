@@ -71,6 +71,9 @@ def test_two_terminals_and_a_bot_with_a_dropped_connection(
                 data=tmp_path / "bob")
     bob.expect_exact(EN("online.wait_guest"))
     ana.expect_exact("Bob sits in seat 3.")
+    # W before the game: the seats, as the server's sheet names them.
+    ana.sendline("w")
+    ana.expect(r"Seat 1: Ana \(you\)\. Seat 2: Easy Bot 1 \(bot\)\. Seat 3: Bob\.")
     ana.sendline("/start")
 
     drivers = {"ana": PlainDriver(ana, "en"), "bob": PlainDriver(bob, "en")}

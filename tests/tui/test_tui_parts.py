@@ -28,8 +28,8 @@ def test_every_label_is_translated_with_the_same_fields(lang: str) -> None:
 
 def test_keymaps() -> None:
     assert Keymap.parse(None).keys == DEFAULT_KEYS
-    moved = Keymap.parse("rows=w, scores=P")
-    assert moved.action("w") == "rows" and moved.action("p") == "scores"
+    moved = Keymap.parse("rows=x, scores=P")
+    assert moved.action("x") == "rows" and moved.action("p") == "scores"
     assert moved.action("v") is None and moved.action("s") is None
     off = Keymap.parse("off")
     assert not off.on and off.action("v") is None

@@ -4,7 +4,8 @@ Each test plays ``nimmt play --plain`` against bots to the end of the game,
 typing a card at every prompt and a row at every row choice, with a few
 shortcuts and bad inputs on the way. The game's record (``--record``) is then
 replayed through the engine, and the transcript must be, line by line, exactly
-the narration of the replayed events for the player's seat — every reveal,
+the narration of the replayed events for the player's seat, one line per resolution
+step of each stretch between the player's decisions (``told_locally``) — every reveal,
 every placement, every row taken and chosen, every round's scores and the end
 — framed by the opening lines and the results.
 """
@@ -22,7 +23,7 @@ from nimmt.narrate import Narrator
 from nimmt.record import load_record, replay
 from nimmt.tui.labels import Labels
 
-from .tui_helpers import PlainDriver, Spawn, lines_of, nimmt_command
+from .tui_helpers import PlainDriver, Spawn, lines_of, nimmt_command, told_locally
 
 
 def expected_transcript(record_path: Path, lang: str) -> list[str]:
@@ -34,7 +35,7 @@ def expected_transcript(record_path: Path, lang: str) -> list[str]:
     names = list(rec.players)
     lines = [labels("mode.plain"), speak.rules_sentence(game.rules),
              speak.players_sentence(names)]
-    lines += speak.narrate(game.events, names, viewer=0)
+    lines += told_locally(rec, speak)
     lines.append(labels("results.title"))
     order = sorted(range(len(names)), key=lambda p: (game.scores[p], p))
     place, last = 0, None
@@ -68,6 +69,7 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
         probed["not_held"] = driver.probe("105")
         probed["scores"] = driver.probe("s")
         probed["chosen"] = driver.probe("t")
+        probed["who"] = driver.probe("w")
         probed["rows"] = driver.probe("v")
         probed["row2"] = driver.probe("v2")
         probed["card"] = driver.probe("c 55")
@@ -91,6 +93,13 @@ def test_whole_game_in_plain_mode(spawn: Spawn, tmp_path: Path, lang: str, seed:
     assert probed["scores"][0].startswith(speak._("Scores: {scores}.").split("{")[0])
     assert probed["chosen"] == [speak._("Chosen: {chosen}. Not yet: {waiting}.").format(
         chosen=speak.join(["Ana", "Bob"]), waiting=speak._("you"))]
+    me, *bots = load_record(record).players
+    nobody = speak.count_bullheads(0)
+    assert probed["who"] == [speak._("At the table: {players}.").format(players="; ".join([
+        speak._("{name}: {bullheads}").format(name=speak._("{name} (you)").format(name=me),
+                                              bullheads=nobody),
+        *(speak._("{name} (bot): {bullheads}").format(name=bot, bullheads=nobody)
+          for bot in bots)]))]
     assert probed["rows"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")
                                         .split("{")[0] + "1")
     assert probed["row2"][0].startswith(speak._("Row {number}: {cards} — {count}, {bullheads}.")

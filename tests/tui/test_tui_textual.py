@@ -21,14 +21,14 @@ from rich.console import Console
 from textual.widgets import DataTable, Input, OptionList, Static
 
 from nimmt.narrate import Narrator
-from nimmt.record import load_record, replay
+from nimmt.record import load_record
 from nimmt.rules import Rules
 from nimmt.tui.app import NimmtApp, ResultsDialog, RowDialog
 from nimmt.tui.local import LocalSession
 from nimmt.tui.remote import RemoteSession, RemoteTarget, TokenStore
 from nimmt.tui.session import Said, Update
 
-from .tui_helpers import Server
+from .tui_helpers import Server, told_locally
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -98,6 +98,8 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert said(app) == sheet.scores
         await pilot.press("t")
         assert said(app) == sheet.chosen
+        await pilot.press("w")
+        assert said(app) == sheet.who
         await pilot.press("v")
         assert said(app) == sheet.rows
         assert app.focused is app.query_one("#rows", OptionList)
@@ -112,7 +114,7 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         hand = app.query_one("#hand", OptionList)
         assert app.focused is hand
         # Digits in the hand type a card number and jump to it; C says its bullheads.
-        target = session.snapshot.hand[-1]
+        target = session.snapshot.view.hand[-1]
         await pilot.press(*str(target))
         assert app._highlighted_card() == target
         await pilot.press("c")
@@ -156,9 +158,11 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
             session.results()[1:]
         assert "Play again" in text
 
-        rec = load_record(record)
-        game = replay(rec)
-        assert lines == speak.narrate(game.events, rec.players, viewer=0)
+        told = told_locally(load_record(record), speak)
+        assert lines == told
+        # R: the last step that revealed cards, as it was told.
+        revealed = speak._("Cards revealed: {plays}.").split("{")[0]
+        assert session.last_reveal == [line for line in told if revealed in line][-1]
 
         # Play again: a second game starts with the same seats.
         await pilot.press("enter")

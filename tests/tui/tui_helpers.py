@@ -23,7 +23,10 @@ from typing import Any
 import pexpect
 import pytest
 
+from nimmt import Deal, Game, Rules, for_viewer
 from nimmt.narrate import Narrator
+from nimmt.narrate.events import others_have_chosen
+from nimmt.record import Record, decision_from_record
 from nimmt.tui.labels import Labels
 
 
@@ -31,6 +34,32 @@ def lines_of(text: str) -> list[str]:
     """Output lines, without the terminal's carriage returns and empty lines."""
     return [line.strip("\r") for line in text.replace("\r\n", "\n").split("\n")
             if line.strip("\r").strip()]
+
+
+def told_locally(record: Record, speak: Narrator) -> list[str]:
+    """What a game on this machine says of ``record``'s game to seat 0: the events of each
+    stretch between two of the player's decisions (the bots answer in between), one
+    announcement per resolution step, as the server tells a frame (:meth:`Narrator.steps`)."""
+    game = Game(Rules.from_dict(record.rules.model_dump()), scores=record.start_scores)
+    names = list(record.players)
+    lines: list[str] = []
+    start = 0
+
+    def tell() -> None:
+        nonlocal start
+        seen = [e for e in (for_viewer(ev, 0) for ev in game.events[start:]) if e is not None]
+        lines.extend(speak.steps(seen, names, 0, others_have_chosen(game.view(0))))
+        start = len(game.events)
+
+    for rnd in record.rounds:
+        game.deal(Deal(rnd.deal.rows, rnd.deal.hands, rnd.deal.pool))
+        for entry in rnd.decisions:
+            decision = decision_from_record(entry)
+            if decision.player == 0:
+                tell()
+            game.decide(decision)
+    tell()
+    return lines
 
 
 def decision_patterns(narrator: Narrator) -> list[re.Pattern[str]]:

@@ -6,7 +6,7 @@ record's decisions. The web client (Chromium) and the terminal client (a
 :class:`~nimmt.tui.remote.RemoteSession` read as the plain mode reads it) both sit as
 seat 1's player. At every step of the game the test waits until both have taken the
 same frames, then compares every sentence each one received (the narration and the
-table's notices, in order) and each shared key's answer (V, 1–4, C, T, S, A, R and the
+table's notices, in order) and each shared key's answer (V, 1–4, C, T, S, A, W, R and the
 key list, K or ?), and at the end the places of the results. Any difference fails.
 
 The decision itself is said from the same sheet by both (the terminal the sentence
@@ -42,7 +42,7 @@ RECORD = Path(__file__).resolve().parents[1] / "golden" / "professional.json"
 #: The record's seed (tests/golden/README.md): the server's shuffle deals its cards.
 SEED = 5
 #: The keys both clients have, pressed in this order (V last: it moves the web's focus).
-KEYS = ["1", "2", "3", "4", "c", "t", "s", "a", "r", "k", "?", "v"]
+KEYS = ["1", "2", "3", "4", "c", "t", "s", "a", "w", "r", "k", "?", "v"]
 #: Seconds both clients get to take the same frames before a difference fails.
 SETTLE = 15.0
 
@@ -245,7 +245,7 @@ def test_both_clients_say_the_same(seeded_page: NewPage, seeded_server: str,
                     for line in lines]
         assert [(p, n.replace(" (you)", ""), t) for p, n, t in web] == [
             (p, n, t) for p, n, t in terminal], (web, lines)
-        assert sorted(int(p) for p, _, _ in web) == sorted(term.session.snapshot.places)
+        assert sorted(int(p) for p, _, _ in web) == sorted(term.session.snapshot.view.places)
     finally:
         if term is not None:
             term.close()

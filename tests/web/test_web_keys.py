@@ -11,6 +11,7 @@ from .helpers import (
     announcements,
     create_table,
     fresh_name,
+    join_by_code,
     play_by_keyboard,
     set_name,
     start_game,
@@ -172,6 +173,31 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     page.wait_for_function("() => document.activeElement.getAttribute('role') === 'option'"
                            " || !document.querySelector('#standings-panel').hidden")
     play_by_keyboard(page)
+
+
+def test_w_names_the_seats_then_marks_a_bot_and_an_away_player(new_page: NewPage) -> None:
+    """W before the game (in the seating) names each seat and who sits there; in the game
+    it marks the bot, and a player whose page went away is away at once: the sheet the
+    presence frame brings says so."""
+    host, guest = new_page(), new_page()
+    me, other = fresh_name("Host"), fresh_name("Guest")
+    set_name(host, me)
+    code = create_table(host, players=3, bots=1, start=False)
+    set_name(guest, other)
+    join_by_code(host, guest, code)
+    host.locator("#start-game").focus()
+    said = _press(host, "w")
+    assert said.startswith(f"Seat 1: {me} (you). Seat 2: "), said
+    assert " (bot). " in said and said.endswith(f"Seat 3: {other}."), said
+    start_game(host)
+    said = _press(host, "w")
+    assert said.startswith(f"At the table: {me} (you): 0 bullheads; "), said
+    assert " (bot): 0 bullheads; " in said and f"{other}: 0 bullheads." in said, said
+    guest.close()
+    host.wait_for_function(
+        "() => document.getElementById('players').textContent.includes('disconnected')")
+    said = _press(host, "w")
+    assert f"{other}: 0 bullheads, away." in said, said
 
 
 def test_keys_for_hand_time_table_and_chat(new_page: NewPage) -> None:

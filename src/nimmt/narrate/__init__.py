@@ -21,7 +21,8 @@ named, and what the viewer may not see is not told. The calls:
 - the table, for the seat's shortcuts (:mod:`.shortcuts`, docs/rules.md §9): ``rows_sentence(view)``
   (V), ``row_sentence(view, n)`` (1–4), ``bullheads_sentence(card_or_row,
   row)`` (C), ``chosen_sentence(view, names)`` (T), ``scores_sentence(view,
-  names)`` (S), ``hand_sentence(view)``, ``your_decision_sentence(view)`` (what
+  names)`` (S), ``who_sentence(names, viewer, view, presence)`` (W),
+  ``hand_sentence(view)``, ``your_decision_sentence(view)`` (what
   the viewer must do now, with the options), ``pending_sentence(pending,
   names, viewer)``;
 - advice and reviews of :mod:`nimmt.advice` (:mod:`.advice`): ``advice_sentence(advice)`` (a
@@ -76,7 +77,7 @@ from .base import (
 )
 from .events import EventSentences
 from .notices import REFUSALS, NoticeSentences
-from .shortcuts import ShortcutSentences
+from .shortcuts import SeatMark, ShortcutSentences
 
 __all__ = [
     "DOMAIN",
@@ -84,6 +85,7 @@ __all__ = [
     "REFUSALS",
     "SOURCE_LANGUAGE",
     "Narrator",
+    "SeatMark",
     "UnknownLanguage",
     "available_languages",
     "narrator",

@@ -5,6 +5,7 @@ clock and the rules, each as one sentence in the reader's language."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from ..cards import BULLHEADS, Card
 from ..decisions import DecisionKind, Pending
@@ -12,6 +13,10 @@ from ..rows import row_bullheads
 from ..rules import EndMode, Rules
 from ..views import Phase, View
 from .base import Rows, Vocabulary
+
+#: Who sits in a seat, as key W tells it: nobody, a person who is connected, a person who
+#: is not, a person the default bot plays for (connected, or away), or a bot.
+SeatMark = Literal["empty", "here", "away", "auto", "auto_away", "bot"]
 
 
 class ShortcutSentences(Vocabulary):
@@ -95,6 +100,43 @@ class ShortcutSentences(Vocabulary):
                 penalties=self._per_player(view.penalties, names, viewer, view.active)
             )
         return text
+
+    def who_sentence(self, names: Sequence[str], viewer: int | None, view: View | None = None,
+                     presence: Sequence[SeatMark] | None = None) -> str:
+        """Key W: who is at the table, in seat order.
+
+        The viewer is named as the others hear them, with "(you)". In a game (``view``)
+        each player with their bullheads this game (the round's so far counted in); before
+        one, each seat and who sits there, a sentence each.
+        ``presence`` says who is a bot, away or played by the default bot; without it (a
+        reader who knows only the names) every seat is a player who is here.
+        """
+        _ = self._
+        here = presence or ("here",) * len(names)
+        # TRANSLATORS: the reader in key W's list, by the name the others see.
+        who = [_("{name} (you)").format(name=n) if p == viewer else n
+               for p, n in enumerate(names)]
+        if view is None:
+            seat = {"empty": _("Seat {number}: empty."), "here": _("Seat {number}: {name}."),
+                    "bot": _("Seat {number}: {name} (bot)."),
+                    "away": _("Seat {number}: {name}, away.")}
+            # A person the default bot plays for is away from the seat, game or none.
+            return " ".join(seat.get(state, seat["away"]).format(
+                number=p + 1, name=self.player(p, who)) for p, state in enumerate(here))
+        player = {
+            "here": _("{name}: {bullheads}"),
+            # TRANSLATORS: one player of key W's list: "Medium Bot 2 (bot): 5 bullheads".
+            "bot": _("{name} (bot): {bullheads}"),
+            "away": _("{name}: {bullheads}, away"),
+            "auto": _("{name}: {bullheads}, played by the default bot"),
+            "auto_away": _("{name}: {bullheads}, away, played by the default bot"),
+        }
+        over = view.phase is Phase.OVER
+        return _("At the table: {players}.").format(players="; ".join(
+            player.get(state, player["here"]).format(
+                name=self.player(p, who),
+                bullheads=self.count_bullheads(view.scores[p] + (0 if over else view.penalties[p])))
+            for p, state in enumerate(here)))
 
     def hand_sentence(self, view: View) -> str:
         """The viewer's hand, and the card chosen this turn if any."""

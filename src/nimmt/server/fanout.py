@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 from ..events import Event, for_viewer
-from ..narrate import Narrator, narrator
+from ..narrate import Narrator, SeatMark, narrator
 from ..narrate.events import Told, others_have_chosen
 from ..views import View
 from ..walk import STEP_STARTS, starts_step, walk
@@ -43,7 +43,7 @@ from .payloads import (
     event_payload,
     rules_info,
     sheet_change,
-    sheet_payload,
+    table_sheet,
     view_payload,
 )
 from .reducer import (
@@ -53,6 +53,7 @@ from .reducer import (
     TableData,
     info,
     prompt,
+    seat_infos,
     speaker_of,
 )
 
@@ -230,27 +231,37 @@ class Fanout:
         #: so connections that were sent equal sheets hold one object and share a frame.
         self._last: dict[tuple[int | None, str], Sheet] = {}
 
-    def _sheet(self, view: View, viewer: int | None, names: Sequence[str], lang: str) -> Sheet:
-        sheet = sheet_payload(view, names, lang, self._sheets)
+    def _sheet(self, view: View | None, viewer: int | None, names: Sequence[str], lang: str,
+               presence: Sequence[SeatMark]) -> Sheet:
+        """The sheet for ``viewer`` in ``lang``: of ``view``, or before the first game (no
+        view) of the seats; ``presence``: who sits in each seat, for key W."""
+        sheet = table_sheet(self.table.rules, view, names, viewer, lang, self._sheets, presence)
         last = self._last.get((viewer, lang))
         if last is not None and last == sheet:
             return last
         self._last[(viewer, lang)] = sheet
         return sheet
 
+    def presence_of(self, audience: Audience | None = None) -> tuple[SeatMark, ...]:
+        """Who sits in each seat as key W tells it, as ``audience`` (default: the
+        connections at the table now) sees the seats (:func:`~.reducer.seat_infos`)."""
+        return tuple(s.presence for s in seat_infos(self.table, audience))
+
     # -- frames ---------------------------------------------------------------------------
 
     def state_frame(self, viewer: int | None, lang: str, ref: P.Ref, now: float,
-                    audience: Audience | None = None) -> tuple[str, Sheet | None]:
+                    audience: Audience | None = None) -> tuple[str, Sheet]:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
-        bots named and its shortcuts' sentences said in ``lang``; and its sheet (whole)."""
+        bots named and its shortcuts' sentences said in ``lang``; and its sheet (whole: of
+        the seats alone before the first game)."""
         t = self.table
         game = t.logged.game
         seen_view = None if game is None else game.view(viewer)
-        sheet = None if seen_view is None else self._sheet(seen_view, viewer,
-                                                           t.logged.names(lang), lang)
+        table = info(t, audience, lang)
+        sheet = self._sheet(seen_view, viewer, t.logged.names(lang), lang,
+                            tuple(s.presence for s in table.seats))
         return dump(build(P.TableState, {
-            "seq": t.logged.seq, "type": "table_state", "table": info(t, audience, lang),
+            "seq": t.logged.seq, "type": "table_state", "table": table,
             "you": viewer,
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "prompt": prompt(t, viewer, now),
@@ -262,12 +273,14 @@ class Fanout:
                      now: float, cache: dict[object, Any], *, always: bool,
                      names: Sequence[str] | None = None,
                      left: Older | None = None,
-                     before: Sheet | None = None) -> tuple[str | None, Sheet | None]:
+                     before: Sheet | None = None,
+                     presence: Sequence[SeatMark] | None = None) -> tuple[str | None, Sheet | None]:
         """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
         the prompt even when no item is for the viewer), and the sheet it brings (None:
         none). ``names``: the seats' names, when the caller has them already; ``left``:
         what a catch-up left out; ``before``: the last sheet the readers were sent, so
-        only what changed since goes (None: the whole sheet)."""
+        only what changed since goes (None: the whole sheet); ``presence``: who sits in
+        each seat (:meth:`presence_of`), when the caller has it already."""
         t = self.table
         models, events = seen(items, viewer, cache, lang)
         asked = prompt(t, viewer, now)
@@ -276,7 +289,9 @@ class Fanout:
         names = names if names is not None else t.logged.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
         seen_view = t.logged.game.view(viewer) if events and t.logged.game is not None else None
-        sheet = None if seen_view is None else self._sheet(seen_view, viewer, names, lang)
+        sheet = None if seen_view is None else self._sheet(
+            seen_view, viewer, names, lang,
+            presence if presence is not None else self.presence_of())
         return dump(build(P.Events, {
             "seq": t.logged.seq, "type": "events", "items": models, "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
@@ -360,6 +375,7 @@ class Fanout:
                 quiet = silenced(peer) & talking if talking else _NOBODY
                 groups.setdefault((viewer, peer.lang, quiet, id(peer.sheet)), []).append(peer)
         names = {lang: t.logged.names(lang) for _, lang, _, _ in groups}
+        marks = self.presence_of(audience)
         for (viewer, lang, quiet, _), peers in groups.items():
             text: str | None
             sheet: Sheet | None
@@ -368,7 +384,7 @@ class Fanout:
             else:
                 text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
                                                 always=True, names=names[lang],
-                                                before=peers[0].sheet)
+                                                before=peers[0].sheet, presence=marks)
                 if text is None:
                     continue
             for peer in peers:
@@ -381,7 +397,7 @@ class Fanout:
             for (viewer, lang, quiet, _), peers in groups.items():
                 text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
                                                 always=False, names=names[lang],
-                                                before=peers[0].sheet)
+                                                before=peers[0].sheet, presence=marks)
                 if text is not None:
                     for peer in peers:
                         if sheet is not None:

@@ -45,7 +45,7 @@ from .. import events as E
 from .. import views
 from ..cards import Card
 from ..decisions import DecisionKind
-from ..narrate import Narrator, narrator
+from ..narrate import Narrator, SeatMark, narrator
 from ..record import DecisionKindName
 from ..rows import RowReason
 from ..rules import Rules
@@ -81,6 +81,7 @@ __all__ = [
     "rules_info",
     "sheet_change",
     "sheet_payload",
+    "table_sheet",
     "view_payload",
 ]
 
@@ -132,6 +133,17 @@ class SeatInfo(_Payload):
     """Whether the person is connected (always true for a bot)."""
     auto: bool = False
     """Whether the default bot plays for this person now."""
+
+    @property
+    def presence(self) -> SeatMark:
+        """Who sits here as key W tells it (:meth:`~nimmt.narrate.Narrator.who_sentence`)."""
+        if self.kind == "empty":
+            return "empty"
+        if self.kind == "bot":
+            return "bot"
+        if self.auto:
+            return "auto" if self.connected else "auto_away"
+        return "here" if self.connected else "away"
 
 
 class TableInfo(_Payload):
@@ -272,7 +284,9 @@ else:
 class Sheet(_Payload):
     """What a client's shortcuts say about the table as it is now (docs/rules.md §9), in the
     language of the connection's ``hello``: sent with the view, so a key is answered at
-    once, without asking the server."""
+    once, without asking the server. Before a table's first game (no view) only ``who``
+    (the seats) and ``rules`` say something; the other fields are empty (``""``, ``[]``,
+    null)."""
 
     rows: str
     """Key V: every row."""
@@ -286,6 +300,10 @@ class Sheet(_Payload):
     """Key T: who has chosen this turn's card and who has not."""
     scores: str
     """Key S: the scores."""
+    who: str
+    """Key W: who is at the table, in seat order, with their bullheads this game (before a
+    game, each seat and who sits there), and who is a bot, away or played by the default
+    bot."""
     hand: str | None
     """Key A: the hand, and the card chosen this turn (a spectator's says they have none;
     null from servers before it did)."""
@@ -304,11 +322,12 @@ class Sheet(_Payload):
     """The rules in a sentence."""
 
     @classmethod
-    def empty(cls) -> Sheet:
-        """A sheet with nothing to say: a client's before its first frame."""
+    def empty(cls, who: str = "", rules: str = "") -> Sheet:
+        """A sheet with nothing to say about a game: a client's before its first frame, or
+        (given key W's ``who`` and the ``rules``) a table's before its first game."""
         return build(cls, {"rows": "", "row": (), "row_bullheads": (), "cards": (),
-                           "chosen": "", "scores": "", "hand": None, "decision": None,
-                           "decision_with_hand": None, "timer": (), "idle": "", "rules": ""})
+                           "chosen": "", "scores": "", "who": who, "hand": None, "decision": None,
+                           "decision_with_hand": None, "timer": (), "idle": "", "rules": rules})
 
     def card(self, card: Card) -> str | None:
         """Key C's answer on ``card`` of the hand or the pool; None for another card."""
@@ -333,6 +352,7 @@ class SheetChange(_Payload):
     cards: tuple[tuple[Card, str], ...] | MISSING = MISSING
     chosen: str | MISSING = MISSING
     scores: str | MISSING = MISSING
+    who: str | MISSING = MISSING
     hand: str | MISSING | None = MISSING
     decision: str | MISSING | None = MISSING
     decision_with_hand: str | MISSING | None = MISSING
@@ -806,11 +826,36 @@ class SheetMemo:
 _MISSING: Any = object()
 
 
+def table_sheet(rules: Rules, view: View | None, names: Sequence[str], viewer: int | None,
+                lang: str | Narrator, memo: SheetMemo | None = None,
+                presence: Sequence[SeatMark] | None = None) -> Sheet:
+    """The sheet of ``viewer``'s seat (None: a spectator) at a table of ``rules``: of
+    ``view`` (:func:`sheet_payload`), or before the table's first game (no view) of its
+    seats alone: key W names each seat and who sits there and the rules are said, while
+    the fields that tell a game are empty, as a client's sheet before its first frame is.
+    ``memo`` and ``presence``: as :func:`sheet_payload` takes them."""
+    if view is not None:
+        return sheet_payload(view, names, lang, memo, presence)
+    speak = lang if isinstance(lang, Narrator) else narrator(lang)
+    if memo is None:
+        memo = SheetMemo()
+    code = speak.language
+    names = tuple(names)
+    presence = None if presence is None else tuple(presence)
+    return Sheet.empty(
+        who=memo.get(("who", (code, viewer)), (names, presence),
+                     lambda: speak.who_sentence(names, viewer, None, presence)),
+        rules=memo.get(("rules", code), rules, lambda: speak.rules_sentence(rules)))
+
+
 def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
-                  memo: SheetMemo | None = None) -> Sheet:
+                  memo: SheetMemo | None = None,
+                  presence: Sequence[SeatMark] | None = None) -> Sheet:
     """The sentences of the shortcuts for ``view`` (already the seat's share of the game),
     said by the narration in ``lang`` (a language code, or its narrator); ``memo``: the
-    table's sentences so far, to share what did not change (its keys name the language)."""
+    table's sentences so far, to share what did not change (its keys name the language);
+    ``presence``: who sits in each seat (:attr:`SeatInfo.presence`), for key W (None: only
+    the names are known)."""
     speak = lang if isinstance(lang, Narrator) else narrator(lang)
     if memo is None:
         memo = SheetMemo()
@@ -822,6 +867,7 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
                                           pending.reason)
     phase = view.phase
     names = tuple(names)
+    presence = None if presence is None else tuple(presence)
     seat = (code, player)
     table_rows, row, row_bullheads = memo.get(("rows", code), rows, lambda: (
         speak.rows_sentence(view),
@@ -851,6 +897,9 @@ def sheet_payload(view: View, names: Sequence[str], lang: str | Narrator,
             ("scores", seat), (names, phase is Phase.OVER, view.scores, view.eliminated,
                                view.penalties, view.active),
             lambda: speak.scores_sentence(view, names)),
+        "who": memo.get(
+            ("who", seat), (names, presence, phase is Phase.OVER, view.scores, view.penalties),
+            lambda: speak.who_sentence(names, player, view, presence)),
         "hand": memo.get(
             ("hand", seat), (view.hand, view.my_choice), lambda: speak.hand_sentence(view)),
         "decision": decision,

@@ -728,7 +728,9 @@ class TableState(_ServerMessage):
     prompt: Prompt | None = None
     """The decision asked of you now; null if none."""
     sheet: Sheet | None = None
-    """What the shortcuts say about ``view``, in your language; null with no view."""
+    """What the shortcuts say about ``view``, in your language; before the first game (no
+    view) what they say about the seats: ``who`` and ``rules``, the other fields empty.
+    Null only from a server of an earlier release, before a game."""
     ref: Ref = None
     """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
     else null."""

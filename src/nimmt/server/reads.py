@@ -132,5 +132,6 @@ def _speech(actor: TableActor, read: TableRead) -> dict[str, Any]:
         "you": viewer,
         "events": speak.narrate(events, names, viewer) if events else [],
         "view": view_to_dict(view) if view is not None else None,
-        "sheet": sheet(speak, view, names),
+        "sheet": sheet(speak, view, names, viewer, actor.table.rules,
+                       actor.fanout.presence_of()),
     }

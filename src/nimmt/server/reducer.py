@@ -120,6 +120,7 @@ __all__ = [
     "prompt",
     "reduce",
     "replay",
+    "seat_infos",
     "seat_name",
     "speaker_of",
     "trim",
@@ -514,6 +515,22 @@ def info(t: TableData, audience: Audience | None = None, lang: str | None = None
     table now) see it: whose seats are connected, how many watch without a seat; bots
     named in ``lang``."""
     watchers = t.live.audience() if audience is None else audience
+    return build(TableInfo, {
+        "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
+        "rules_name": t.rules.name if lang is None else speaker_of(lang).rules_name(t.rules),
+        "status": t.logged.status, "turn_timer": t.turn_timer,
+        "rated": t.rated, "private": t.private, "seats": seat_infos(t, watchers, lang),
+        "game_no": t.logged.game_no,
+        "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,
+    })
+
+
+def seat_infos(t: TableData, audience: Audience | None = None,
+               lang: str | None = None) -> list[SeatInfo]:
+    """Who sits in each seat, as the connections ``audience`` (default: those at the table
+    now) see it: a person is connected while one of them watches from that seat; bots
+    named in ``lang``. Key W's marks are these seats' :attr:`~.payloads.SeatInfo.presence`."""
+    watchers = t.live.audience() if audience is None else audience
     connected = {v for _, v in watchers if v is not None}
     seats = []
     for i, s in enumerate(t.logged.seats):
@@ -525,13 +542,7 @@ def info(t: TableData, audience: Audience | None = None, lang: str | None = None
                 "seat": i, "name": seat_name(s, lang), "kind": s.kind,
                 "bot": None if s.bot is None else s.bot.kind,
                 "connected": s.kind == "bot" or i in connected, "auto": s.auto}))
-    return build(TableInfo, {
-        "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
-        "rules_name": t.rules.name if lang is None else speaker_of(lang).rules_name(t.rules),
-        "status": t.logged.status, "turn_timer": t.turn_timer,
-        "rated": t.rated, "private": t.private, "seats": seats, "game_no": t.logged.game_no,
-        "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,
-    })
+    return seats
 
 
 def bot_priority(t: TableData) -> int | None:

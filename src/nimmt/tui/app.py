@@ -37,7 +37,7 @@ from textual.widgets.option_list import Option
 
 from ..keymap import actions_of, help_texts
 from .commands import Interpreter, Keymap
-from .session import Changed, Ended, Refused, Said, Session, Update
+from .session import Changed, Ended, InputRefused, Said, Session, Update
 
 __all__ = ["NimmtApp"]
 
@@ -193,7 +193,7 @@ class NimmtApp(App[int]):
         """The session's loop, in a worker thread: open, then take what arrives."""
         try:
             self.session.open()
-        except Refused as exc:
+        except InputRefused as exc:
             # The screen closes at once: the reason is printed after it (see failure).
             self.failure = str(exc)
             self.call_from_thread(self._finish, 1)
@@ -228,6 +228,7 @@ class NimmtApp(App[int]):
     def _render(self) -> None:
         s = self.session
         snap = s.snapshot
+        view = snap.view
         labels = self.labels
         sheet = snap.sheet
         status = []
@@ -237,9 +238,9 @@ class NimmtApp(App[int]):
             status.append(snap.rules_name)
         if snap.status == "over":
             status.append(labels("status.over"))
-        elif snap.playing:
-            status.append(labels("status.round", round=snap.round, turn=snap.turn))
-        else:
+        elif view is not None:
+            status.append(labels("status.round", round=view.round, turn=view.turn))
+        elif not snap.playing:
             status.append(labels("status.open"))
         if snap.you is None and snap.seats:
             status.append(labels("status.spectating"))
@@ -260,12 +261,12 @@ class NimmtApp(App[int]):
         hand = self.query_one("#hand", OptionList)
         keep_card = self._highlighted_card()
         pool = snap.ask is not None and snap.ask.kind == "draft"
-        cards = list(snap.draft_pool if pool else snap.hand)
+        cards = [] if view is None else list(view.draft_pool if pool else view.hand)
         self.query_one("#hand-title", Label).update(labels("pool" if pool else "hand"))
         hand.clear_options()
         for card in cards:
             text = sheet.card(card) or s.narrator.bullheads_sentence(card)
-            if card == snap.my_choice:
+            if view is not None and card == view.my_choice:
                 text = f"▶ {text} ({labels('player.chosen')})"
             hand.add_option(Option(text, id=f"card{card}"))
         if keep_card in cards:
@@ -280,7 +281,7 @@ class NimmtApp(App[int]):
                 self._open_row_dialog()
             else:
                 hand.focus()
-        if snap.status == "over" and self._shown_over != snap.game_no and snap.scores:
+        if snap.status == "over" and self._shown_over != snap.game_no and view is not None:
             self._shown_over = snap.game_no
             self._say(labels("status.over"))
             self._open_results()
@@ -289,20 +290,21 @@ class NimmtApp(App[int]):
         snap = self.session.snapshot
         labels = self.labels
         seat = snap.seats[p]
-        if seat.kind == "empty":
-            return seat.name
+        if seat.name is None:
+            return labels("seat.empty", seat=p + 1)
         name = seat.name
         if p == snap.you:
             name = labels("seat.you", name=name)
         elif seat.kind == "bot":
             name = labels("seat.bot", name=name)
         parts = [name]
-        if p < len(snap.scores):
-            parts.append(self.session.narrator.count_bullheads(snap.scores[p]))
-        if p < len(snap.eliminated) and snap.eliminated[p]:
-            parts.append(labels("player.out"))
-        elif snap.status == "playing" and p < len(snap.chosen) and snap.phase == "choose":
-            parts.append(labels("player.chosen" if snap.chosen[p] else "player.choosing"))
+        view = snap.view
+        if view is not None:
+            parts.append(self.session.narrator.count_bullheads(view.scores[p]))
+            if view.eliminated[p]:
+                parts.append(labels("player.out"))
+            elif snap.status == "playing" and view.phase == "choose":
+                parts.append(labels("player.chosen" if view.chosen[p] else "player.choosing"))
         if seat.auto:
             parts.append(labels("player.auto"))
         elif not seat.connected:
@@ -353,7 +355,7 @@ class NimmtApp(App[int]):
         def work() -> None:
             try:
                 self.session.answer(value)
-            except Refused as exc:
+            except InputRefused as exc:
                 self.call_from_thread(self._refused, str(exc))
 
         self.run_worker(work, thread=True, group="answer")
@@ -362,7 +364,7 @@ class NimmtApp(App[int]):
         def work() -> None:
             try:
                 self.session.command(name, arg)
-            except Refused as exc:
+            except InputRefused as exc:
                 self.call_from_thread(self._refused, str(exc))
 
         self.run_worker(work, thread=True, group="answer")
@@ -456,7 +458,7 @@ class NimmtApp(App[int]):
             def work() -> None:
                 try:
                     text, urgent = self.interpreter.speak("hint"), False
-                except Refused as exc:
+                except InputRefused as exc:
                     text, urgent = str(exc), True
                 self.call_from_thread(self._outcome, text, urgent, False)
 

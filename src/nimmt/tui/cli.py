@@ -119,7 +119,7 @@ def play_command(
     ] = False,
     keys: Annotated[
         str | None,
-        typer.Option("--keys", help="Move shortcuts (rows=w,scores=p) or turn the single "
+        typer.Option("--keys", help="Move shortcuts (rows=x,scores=p) or turn the single "
                      "keys off (off) [env NIMMT_KEYS]."),
     ] = None,
     record: Annotated[

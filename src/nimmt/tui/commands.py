@@ -1,11 +1,11 @@
 """Keys and typed commands, read the same way by both faces.
 
 The Playroom's shortcuts (docs/rules.md §9) — V rows, 1–4 one row, C bullheads, T who
-has chosen, S scores — plus A (the hand), R (the last reveal again), H (a hint: the
-expert's advice on the decision asked) and K or ? (the keys) are *actions*, declared
-with the web client's in :mod:`nimmt.keymap`, so a key means the same in both
-clients. The Textual app binds them to single keys; the plain mode reads them as a
-letter typed and Enter. Either way :class:`Interpreter` turns an action into its
+has chosen, S scores — plus W (who is at the table), A (the hand), R (the last reveal
+again), H (a hint: the expert's advice on the decision asked) and K or ? (the keys) are
+*actions*, declared with the web client's in :mod:`nimmt.keymap`, so a key means the
+same in both clients. The Textual app binds them to single keys; the plain mode reads
+them as a letter typed and Enter. Either way :class:`Interpreter` turns an action into its
 sentence, taken from the session's sheet (the server's, online), so the faces and
 the web client say the same thing for the same key. A :class:`Keymap` can move a
 shortcut to another key or turn the single keys off (``--keys``); the commands
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..cards import parse_card
 from ..keymap import actions_of, client_text, help_texts
-from .session import Refused, Session
+from .session import InputRefused, Session
 
 __all__ = ["ACTIONS", "ALIASES", "DEFAULT_KEYS", "Interpreter", "Keymap", "KeymapError",
            "Outcome"]
@@ -41,8 +41,8 @@ ALIASES: Mapping[str, str] = {k: a.action for a in _MOVABLE for k in a.aliases}
 
 #: Commands by name (``/scores``) for every action, whatever the keymap says.
 _ACTION_COMMANDS = {"rows": "rows", "bullheads": "bullheads", "chosen": "chosen",
-                    "scores": "scores", "reveal": "reveal", "help": "keys", "keys": "keys",
-                    "hint": "hint"}
+                    "scores": "scores", "who": "who", "reveal": "reveal", "help": "keys",
+                    "keys": "keys", "hint": "hint"}
 _TABLE_COMMANDS = ("start", "bot", "sit", "rematch", "leave", "say", "invite", "accept",
                    "decline")
 
@@ -60,7 +60,7 @@ class Keymap:
 
     @classmethod
     def parse(cls, spec: str | None) -> Keymap:
-        """``None`` or ``""``: the defaults; ``off``: no single keys; ``rows=w,scores=p``:
+        """``None`` or ``""``: the defaults; ``off``: no single keys; ``rows=x,scores=p``:
         those actions moved (each key one letter, digit or ``?``, used once)."""
         keys = dict(DEFAULT_KEYS)
         if not spec:
@@ -127,6 +127,9 @@ class Interpreter:
             return s.last_reveal or client_text(s.lang, "reveal.none")
         if action == "hint":
             return s.hint()
+        if action == "who":
+            # Before a game too: the sheet then names the seats.
+            return sheet.who or labels("no_game")
         if not snap.playing:
             return labels("no_game")
         if action == "rows":
@@ -194,7 +197,7 @@ class Interpreter:
         text = text.strip()
         try:
             return self._line(text)
-        except Refused as exc:
+        except InputRefused as exc:
             return Outcome(str(exc), urgent=True)
 
     def _line(self, text: str) -> Outcome:
@@ -212,7 +215,7 @@ class Interpreter:
         key, rest = text[0], text[1:].strip()
         action = self.keymap.action(key)
         if action is None:
-            raise Refused(s.labels("unknown_key", key=text))
+            raise InputRefused(s.labels("unknown_key", key=text))
         if rest:
             arg = _number(rest)
             if action == "rows" and arg is not None and 1 <= arg <= 4:
@@ -220,7 +223,7 @@ class Interpreter:
             if action == "bullheads" and arg is not None:
                 self.card, self.row = arg, None
                 return Outcome(self.bullheads(arg))
-            raise Refused(s.labels("unknown_key", key=text))
+            raise InputRefused(s.labels("unknown_key", key=text))
         return Outcome(self.speak(action))
 
     def _number(self, text: str, number: int) -> Outcome:
@@ -230,10 +233,10 @@ class Interpreter:
             action = self.keymap.action(text) if len(text) == 1 else None
             if action is not None and action.startswith("row"):
                 return Outcome(self.speak(action))
-            raise Refused(s.labels("nothing_asked"))
+            raise InputRefused(s.labels("nothing_asked"))
         if ask.kind == "row":
             if not 1 <= number <= 4:
-                raise Refused(s.labels("not_a_row"))
+                raise InputRefused(s.labels("not_a_row"))
             s.answer(number)
             return Outcome()
         s.answer(number)
@@ -256,7 +259,7 @@ class Interpreter:
         if word == "bullheads" and arg:
             card = _number(arg)
             if card is None:
-                raise Refused(s.labels("not_a_card", text=arg))
+                raise InputRefused(s.labels("not_a_card", text=arg))
             self.card, self.row = card, None
             return Outcome(self.bullheads(card))
         if word == "repeat":
@@ -265,7 +268,7 @@ class Interpreter:
             return Outcome(self.speak("hand") or s.labels("no_game"))
         if word in _ACTION_COMMANDS:
             return Outcome(self.speak(_ACTION_COMMANDS[word]))
-        raise Refused(s.labels("unknown_command", command="/" + word))
+        raise InputRefused(s.labels("unknown_command", command="/" + word))
 
 
 def _number(text: str) -> int | None:

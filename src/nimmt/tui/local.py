@@ -4,7 +4,8 @@ The session holds a :class:`nimmt.Game`, one bot per other seat (any spec of
 :func:`nimmt.bots.make_bot`), and the player's seat 0. After each of the
 player's decisions the bots answer every decision pending for them, from their
 own views only, until the game waits for the player again or ends; the events
-of that stretch are narrated for the player's seat, one line each. A seed
+of that stretch are narrated for the player's seat as the server narrates a frame: one
+line per resolution step (:meth:`nimmt.Narrator.steps`). A seed
 makes the whole game repeatable (the deals and every bot's choices), and the
 record of each finished game can be saved and replayed with ``nimmt replay``.
 """
@@ -21,19 +22,13 @@ from ..bots import Budget, make_bot
 from ..bots.base import Bot
 from ..decisions import DecisionKind, DraftCard, PlayCard, TakeRow
 from ..engine import Game
-from ..events import CardsRevealed, Event
+from ..events import CardsRevealed, Event, for_viewer
+from ..narrate.events import others_have_chosen
 from ..record import record_from_game, save_record
 from ..rules import Rules
-from ..server.payloads import sheet_payload
-from .session import (
-    Ask,
-    Listener,
-    Refused,
-    Seat,
-    Session,
-    Snapshot,
-    default_name,
-)
+from ..server.payloads import Prompt, SeatInfo, build, sheet_payload
+from ..walk import Steps, walk
+from .session import InputRefused, Listener, Session, Snapshot, default_name
 
 __all__ = ["BOT_NAMES", "LocalSession"]
 
@@ -73,6 +68,12 @@ class LocalSession(Session):
         me = name or default_name()
         others = [n for n in BOT_NAMES if n != me]
         self.names = [me, *others[: len(bots)]]
+        #: The seats as a server would show them: the player, then a bot in every other.
+        self.seats = tuple(
+            build(SeatInfo, {"seat": p, "name": name, "kind": "bot" if p else "human",
+                             "bot": self.specs[p - 1] if p else None, "connected": True,
+                             "auto": False})
+            for p, name in enumerate(self.names))
         self.game_no = 0
         self.game: Game | None = None
         self.bots: list[Bot | None] = []
@@ -120,16 +121,21 @@ class LocalSession(Session):
         return out
 
     def _tell(self, events: list[Event]) -> None:
-        """Narrate ``events`` for seat 0, one line each, then show the table as it is."""
-        for sentence in self.narrator.narrate(events, self.names, 0):
-            self.say(sentence)
-        reveals = [i for i, e in enumerate(events) if isinstance(e, CardsRevealed)]
-        if reveals:
-            # Key R: the last reveal and what followed it, as the narration told them.
-            self.last_reveal = " ".join(self.narrator.narrate(events[reveals[-1]:], self.names, 0))
-        self._refresh()
+        """Narrate ``events`` for seat 0 as the server would (one line per resolution step,
+        the others' hidden choices summed up when only the player's card is awaited), then
+        show the table as it is."""
         game = self.game
         assert game is not None
+        seen = [e for e in (for_viewer(event, 0) for event in events) if e is not None]
+        others = others_have_chosen(game.view(0))
+        for line in self.narrator.steps(seen, self.names, 0, others):
+            self.say(line)
+        revealed = [step for step in walk(seen, Steps())
+                    if any(type(e) is CardsRevealed for e in step)]
+        if revealed:
+            # Key R: the last step that revealed cards, as it was just told.
+            self.last_reveal = self.narrator.announce(revealed[-1], self.names, 0, others)
+        self._refresh()
         if game.is_over:
             self._finish()
 
@@ -142,21 +148,21 @@ class LocalSession(Session):
         if pending is not None and 0 in pending.players and view.options:
             kind = pending.kind.value
             key = f"{self.game_no}.{view.round}.{view.turn}.{kind}.{pending.card}.{len(view.hand)}"
-            ask = Ask(pending.kind, key, tuple(view.options), pending.card, pending.reason)
+            ask = build(Prompt, {"kind": kind, "key": key, "options": view.options,
+                                 "card": pending.card, "reason": pending.reason})
         snap = Snapshot(
             status="over" if game.is_over else "playing",
             host=True,
             you=0,
-            seats=tuple(
-                Seat(name, "human" if p == 0 else "bot", None if p == 0 else self.specs[p - 1])
-                for p, name in enumerate(self.names)
-            ),
+            seats=self.seats,
             rules_name=self.rules.name,
             game_no=self.game_no,
+            view=view,
             ask=ask,
             # Said as the server says it to a seat: the same function makes both.
-            sheet=sheet_payload(view, self.names, self.narrator),
-        ).with_view(lambda k: getattr(view, k))
+            sheet=sheet_payload(view, self.names, self.narrator,
+                                presence=[s.presence for s in self.seats]),
+        )
         self._set(snap)
 
     def _finish(self) -> None:
@@ -193,12 +199,12 @@ class LocalSession(Session):
             game = self.game
             ask = self.snapshot.ask
             if game is None or ask is None:
-                raise Refused(self.labels("nothing_asked"))
+                raise InputRefused(self.labels("nothing_asked"))
             view = game.view(0)  # the player's view: a hint knows what they know
         try:
             from ..sim.advice import advise
         except ImportError:  # no numpy/numba: no search
-            raise Refused(self.labels("hint.unavailable")) from None
+            raise InputRefused(self.labels("hint.unavailable")) from None
         # The decision's own seed: the same question gets the same answer.
         advice = advise(view, seed=zlib.crc32(f"{self.seed}:{ask.key}".encode()))
         return self.narrator.advice_sentence(advice)
@@ -207,7 +213,7 @@ class LocalSession(Session):
         with self.lock:
             if name == "rematch":
                 if self.game is not None and not self.game.is_over:
-                    raise Refused(self.narrator.refusal_sentence("not_over"))
+                    raise InputRefused(self.narrator.refusal_sentence("not_over"))
                 self._new_game()
                 return
-            raise Refused(self.labels("online.local_only"))
+            raise InputRefused(self.labels("online.local_only"))

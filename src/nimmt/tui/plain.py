@@ -20,7 +20,7 @@ import threading
 from typing import TextIO
 
 from .commands import Interpreter, Keymap
-from .session import Ended, Refused, Said, Session, Update
+from .session import Ended, InputRefused, Said, Session, Update
 
 __all__ = ["PlainFace"]
 
@@ -94,7 +94,7 @@ class PlainFace:
         self.write(session.labels("mode.plain"))
         try:
             session.open()
-        except Refused as exc:
+        except InputRefused as exc:
             self.write(str(exc))
             session.close()
             return 1

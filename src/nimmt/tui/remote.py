@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from ..server.protocol import (
     ViewPayload,
 )
 from ..server.settings import default_data_dir
-from .session import Ask, Listener, Refused, Seat, Session, Sheet, Snapshot, default_name
+from .session import InputRefused, Listener, Session, Sheet, Snapshot, default_name
 
 __all__ = ["DEFAULT_SERVER", "RemoteSession", "RemoteTarget", "TokenStore"]
 
@@ -165,9 +165,9 @@ class RemoteSession(Session):
         try:
             client = self._dial(url)
         except ServerUnreachable:
-            raise Refused(self.labels("online.unreachable", url=url)) from None
+            raise InputRefused(self.labels("online.unreachable", url=url)) from None
         except ServerError as exc:
-            raise Refused(self._refusal(exc)) from None
+            raise InputRefused(self._refusal(exc)) from None
         if client.name and client.token:
             self.tokens.put(url, client.name, client.token)
         return client
@@ -223,10 +223,10 @@ class RemoteSession(Session):
                     self.say(self.labels("online.wait_host"), "status")
         except ServerError as exc:
             client.close()
-            raise Refused(self._refusal(exc)) from None
+            raise InputRefused(self._refusal(exc)) from None
         except ConnectionLost:
             client.close()
-            raise Refused(self.labels("online.unreachable", url=self.target.url)) from None
+            raise InputRefused(self.labels("online.unreachable", url=self.target.url)) from None
         if state.table.status == "open" and code is not None and not self.target.spectate:
             self.say(self.labels("online.wait_guest"), "status")
 
@@ -261,7 +261,7 @@ class RemoteSession(Session):
             self._prompt = msg.prompt
             if msg.view is not None:
                 self._view = msg.view
-                self._take_sheet(msg.sheet)
+            self._take_sheet(msg.sheet)  # before a game too: key W's seats
             self._refresh()
         elif isinstance(msg, Events):
             self._events(msg)
@@ -343,34 +343,22 @@ class RemoteSession(Session):
         if state is None:
             return
         info = state.table
-        seats = tuple(
-            Seat(s.name or self.labels("seat.empty", seat=s.seat + 1), s.kind, s.bot,
-                 s.connected, s.auto)
-            for s in info.seats
-        )
         view = self._view
         status = info.status if info.status in ("open", "playing", "over") else "over"
         if view is not None:
             status = "over" if view.phase == "over" else "playing"
-        prompt = self._prompt
-        ask = None
-        if prompt is not None:
-            ask = Ask(prompt.kind, prompt.key, tuple(prompt.options), prompt.card, prompt.reason)
         snap = Snapshot(
             status=status,
             code=info.code,
             host=info.host is not None and info.host == (self.client.name if self.client else None),
             you=state.you,
-            seats=seats,
+            seats=tuple(info.seats),
             rules_name=info.rules_name,
             game_no=info.game_no,
-            ask=ask,
+            view=view,
+            ask=self._prompt,
             sheet=self._sheet,
         )
-        if view is not None:
-            snap = snap.with_view(lambda k: getattr(view, k))
-        elif self.snapshot.rows:
-            snap = replace(snap, rows=())
         self._set(snap)
 
     # -- the player's intentions --------------------------------------------------------
@@ -382,23 +370,23 @@ class RemoteSession(Session):
         try:
             client.answer(value, ask.kind)
         except ServerError as exc:
-            raise Refused(self._refusal(exc)) from None
+            raise InputRefused(self._refusal(exc)) from None
         except (ConnectionLost, TimeoutError):
-            raise Refused(self.labels("online.lost")) from None
+            raise InputRefused(self.labels("online.lost")) from None
 
     def hint(self) -> str:
         """The server computes the hint from this seat's view and says it in this
         session's language."""
         if self.snapshot.ask is None:
-            raise Refused(self.labels("nothing_asked"))
+            raise InputRefused(self.labels("nothing_asked"))
         client = self.client
         assert client is not None
         try:
             msg = client.request({"type": "hint"}, want="hint")
         except ServerError as exc:
-            raise Refused(self._refusal(exc)) from None
+            raise InputRefused(self._refusal(exc)) from None
         except (ConnectionLost, TimeoutError):
-            raise Refused(self.labels("online.lost")) from None
+            raise InputRefused(self.labels("online.lost")) from None
         assert isinstance(msg, Hint)
         return msg.text
 
@@ -426,7 +414,7 @@ class RemoteSession(Session):
             elif name in ("accept", "decline"):
                 invitation, self._invitation = self._invitation, None
                 if invitation is None:
-                    raise Refused(self.labels("online.no_invitation"))
+                    raise InputRefused(self.labels("online.no_invitation"))
                 if name == "decline":
                     client.act("answer_invitation", id=invitation.id, accept=False)
                 else:
@@ -434,11 +422,11 @@ class RemoteSession(Session):
                     self.say(self.labels("online.table", url=self.target.url,
                                          code=invitation.table), "status")
             else:
-                raise Refused(self.labels("unknown_command", command="/" + name))
+                raise InputRefused(self.labels("unknown_command", command="/" + name))
         except ServerError as exc:
-            raise Refused(self._refusal(exc)) from None
+            raise InputRefused(self._refusal(exc)) from None
         except (ConnectionLost, TimeoutError):
-            raise Refused(self.labels("online.lost")) from None
+            raise InputRefused(self.labels("online.lost")) from None
 
     def _refusal(self, exc: ServerError) -> str:
         """A server's refusal as the server says it in the player's language, and how to

@@ -4,12 +4,12 @@ The plain line mode and the full-screen Textual app are two faces of one
 client. Neither talks to the engine, the bots or the server itself: each holds
 a :class:`Session` and only shows what it says. A session keeps
 
-- a :class:`Snapshot` of the table (rows, hand, players, scores, who has
-  chosen, the decision asked of you as an :class:`Ask`) with the
+- a :class:`Snapshot` of the table (the seats, your view of the game, the decision
+  asked of you as the server's :class:`~nimmt.server.payloads.Prompt`) with the
   :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9): the wire's own
   model, as the server sends it;
 - a stream of :class:`Said` lines given to its listeners: the narration of
-  every event (one line each; online, one line per step of the game), notices,
+  the game (one line per step of the game, locally as online), notices,
   chat, the decision asked (once per decision), refusals and connection troubles.
 
 Two sessions exist: :class:`~nimmt.tui.local.LocalSession` drives the engine
@@ -25,24 +25,21 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
-from ..cards import Card
-from ..decisions import DecisionKind
 from ..errors import CardNotInHand, NoSuchRow
 from ..narrate import narrator
-from ..server.payloads import Sheet
+from ..server.payloads import Prompt, SeatInfo, Sheet, ViewPayload
+from ..views import View
 from .labels import Labels
 
 __all__ = [
-    "Ask",
     "Changed",
     "Ended",
+    "InputRefused",
     "Listener",
-    "Refused",
     "Said",
-    "Seat",
     "Session",
     "Sheet",
     "Snapshot",
@@ -53,89 +50,32 @@ __all__ = [
 SaidKind = Literal["event", "notice", "chat", "decision", "error", "status", "info"]
 
 
-class Refused(Exception):
+class InputRefused(Exception):
     """An input the session cannot take; the message is the sentence to say to the player."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """The decision asked of you now. ``key`` stays the same while the same decision waits
-    (a card may still be changed), so a face announces each key once."""
-
-    kind: DecisionKind
-    key: str
-    options: tuple[int, ...]
-    card: Card | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Who sits in a seat: ``kind`` human, bot or empty; ``auto`` while the default bot plays
-    for an absent person."""
-
-    name: str
-    kind: Literal["human", "bot", "empty"] = "human"
-    bot: str | None = None
-    connected: bool = True
-    auto: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """The table as a face shows it. ``status`` is ``open`` (seating, online), ``playing`` or
     ``over``; ``you`` is your seat (``None`` while watching); ``host`` says whether you may
-    start, add bots and ask for a rematch."""
+    start, add bots and ask for a rematch. The game is ``view``, your share of it as the
+    engine (locally) or the server (online) gives it; ``seats`` and ``ask`` are the
+    server's own models, which a local game makes as the server would."""
 
     status: Literal["open", "playing", "over"] = "open"
     code: str | None = None
     host: bool = False
     you: int | None = None
-    seats: tuple[Seat, ...] = ()
+    seats: tuple[SeatInfo, ...] = ()
     rules_name: str = ""
     game_no: int = 0
-    round: int = 0
-    turn: int = 0
-    phase: str = ""
-    rows: tuple[tuple[Card, ...], ...] = ()
-    hand: tuple[Card, ...] = ()
-    draft_pool: tuple[Card, ...] = ()
-    my_choice: Card | None = None
-    scores: tuple[int, ...] = ()
-    penalties: tuple[int, ...] = ()
-    chosen: tuple[bool, ...] = ()
-    eliminated: tuple[bool, ...] = ()
-    winners: tuple[int, ...] = ()
-    places: tuple[int, ...] = ()
-    ask: Ask | None = None
+    view: View | ViewPayload | None = None
+    ask: Prompt | None = None
     sheet: Sheet = field(default_factory=Sheet.empty)
 
     @property
-    def names(self) -> list[str]:
-        return [s.name for s in self.seats]
-
-    @property
     def playing(self) -> bool:
-        return bool(self.rows) or self.status != "open"
-
-    def with_view(self, get: Callable[[str], Any]) -> Snapshot:
-        """This snapshot with the game fields read by ``get`` from a view (a :class:`View`'s
-        attributes or its JSON form: the names are the same)."""
-
-        def tup(x: Any) -> Any:
-            return tuple(tup(v) for v in x) if isinstance(x, list | tuple) else x
-
-        phase = get("phase")
-        return replace(
-            self,
-            round=get("round"), turn=get("turn"),
-            phase=phase.value if hasattr(phase, "value") else str(phase),
-            rows=tup(get("rows")), hand=tup(get("hand")), draft_pool=tup(get("draft_pool")),
-            my_choice=get("my_choice"), scores=tup(get("scores")),
-            penalties=tup(get("penalties")), chosen=tup(get("chosen")),
-            eliminated=tup(get("eliminated")), winners=tup(get("winners")),
-            places=tup(get("places")),
-        )
+        return self.view is not None or self.status != "open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,20 +186,20 @@ class Session(ABC):
     def answer(self, value: int) -> None:
         """Answer the decision asked: a card, a row number or a draft pick.
 
-        Raises :class:`Refused` with the sentence to say when it cannot be taken.
+        Raises :class:`InputRefused` with the sentence to say when it cannot be taken.
         """
 
     @abstractmethod
     def hint(self) -> str:
         """The expert's advice on the decision asked of the player, as one sentence, from
         the player's view only. Takes up to a second (a search): faces that must stay
-        responsive call it from a thread. Raises :class:`Refused` with the sentence to
+        responsive call it from a thread. Raises :class:`InputRefused` with the sentence to
         say when there is nothing to advise on or no hint may be had."""
 
     @abstractmethod
     def command(self, name: str, arg: str = "") -> None:
         """A table command: ``start``, ``bot`` (strength), ``sit``, ``rematch``, ``say``
-        (chat text), ``leave``. Raises :class:`Refused` with the sentence to say."""
+        (chat text), ``leave``. Raises :class:`InputRefused` with the sentence to say."""
 
     def close(self) -> None:
         """Stop (online: close the connection; the seat waits at the server)."""
@@ -267,14 +207,14 @@ class Session(ABC):
 
     # -- checks both sessions share ------------------------------------------------------
 
-    def check_answer(self, value: int) -> Ask:
-        """The decision ``value`` answers, or :class:`Refused` saying why it cannot."""
+    def check_answer(self, value: int) -> Prompt:
+        """The decision ``value`` answers, or :class:`InputRefused` saying why it cannot."""
         ask = self.snapshot.ask
         if ask is None:
-            raise Refused(self.labels("nothing_asked"))
+            raise InputRefused(self.labels("nothing_asked"))
         if value not in ask.options:
             error = NoSuchRow() if ask.kind == "row" else CardNotInHand()
-            raise Refused(self.narrator.error_sentence(error))
+            raise InputRefused(self.narrator.error_sentence(error))
         return ask
 
     def results(self) -> list[str]:
@@ -282,15 +222,19 @@ class Session(ABC):
         gives it (the web client's results show the same), and the winners: lines for the
         end."""
         snap = self.snapshot
+        view = snap.view
+        if view is None:
+            return []
         n = self.narrator
-        names = [self.labels("seat.you", name=s.name) if p == snap.you else s.name
+        names = [self.labels("seat.you", name=s.name) if p == snap.you else s.name or ""
                  for p, s in enumerate(snap.seats)]
-        order = sorted(range(len(snap.places)), key=lambda p: (snap.places[p], p))
+        places = view.places
+        order = sorted(range(len(places)), key=lambda p: (places[p], p))
         lines = [self.labels("results.title")]
         for p in order:
-            lines.append(self.labels("results.line", place=snap.places[p], name=names[p],
-                                     points=n.count_bullheads(snap.scores[p])))
-        winners = [names[p] for p in snap.winners]
+            lines.append(self.labels("results.line", place=places[p], name=names[p],
+                                     points=n.count_bullheads(view.scores[p])))
+        winners = [names[p] for p in view.winners]
         if winners:
             key = "results.winner" if len(winners) == 1 else "results.winners"
             lines.append(self.labels(key, names=n.join(winners)))

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..narrate import Narrator, available_languages, narrator
-from ..server.payloads import sheet_payload
+from ..narrate import Narrator, SeatMark, available_languages, narrator
+from ..rules import Rules
+from ..server.payloads import table_sheet
 from ..views import View
 
 __all__ = ["languages", "sheet", "speaker"]
@@ -30,9 +31,9 @@ def speaker(lang: str) -> Narrator:
     return narrator(lang if lang in languages() else "en")
 
 
-def sheet(speak: Narrator, view: View | None, names: Sequence[str]) -> dict[str, Any]:
+def sheet(speak: Narrator, view: View | None, names: Sequence[str], viewer: int | None,
+          rules: Rules, presence: Sequence[SeatMark] | None = None) -> dict[str, Any]:
     """The sentences the page's shortcuts speak, for the table as it is now (the same
-    :class:`~nimmt.server.payloads.Sheet` the WebSocket frames carry)."""
-    if view is None:
-        return {}
-    return sheet_payload(view, list(names), speak).model_dump()
+    :class:`~nimmt.server.payloads.Sheet` the WebSocket frames carry: before the first
+    game, of the seats; ``presence``: who sits in each seat, for key W)."""
+    return table_sheet(rules, view, list(names), viewer, speak, presence=presence).model_dump()

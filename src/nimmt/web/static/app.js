@@ -81,7 +81,9 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   S.table = msg.table;
   S.you = msg.you;
   S.prompt = msg.prompt ?? null;
-  if (msg.view) { S.view = msg.view; S.sheet = msg.sheet || {}; }
+  if (msg.view) S.view = msg.view;
+  // Whole, with or without a view: before the first game it says the seats (key W).
+  S.sheet = msg.sheet || {};
   if (S.code !== msg.table.code) {
     S.code = msg.table.code;
     local.set("table", S.code);

@@ -628,16 +628,6 @@ function onRowsKey(/** @type {KeyboardEvent} */ e) {
 
 // ---------------------------------------------------------------- shortcuts
 
-/** Key W: who is at the table, each as the players' list (or, before the game, the
- * seats) shows them: their bullheads, whether they are away or played by the bot. */
-function whoIsHere() {
-  const list = $("game").hidden ? $("seat-list") : $("players");
-  // A player's button (their box) is not part of what the key says.
-  const text = (/** @type {HTMLElement} */ li) => [...li.childNodes]
-    .filter((n) => !(n instanceof HTMLButtonElement)).map((n) => n.textContent).join("");
-  return items(list).map((li) => text(li).replace(/\s+/g, " ").trim()).join(". ");
-}
-
 function onGameKey(/** @type {KeyboardEvent} */ e) {
   if (isTyping(/** @type {Element} */ (e.target))) return;
   const action = actionFor(e);
@@ -667,7 +657,7 @@ function onGameKey(/** @type {KeyboardEvent} */ e) {
     case "scores": answer(sh.scores); break;
     case "hand": answer(sh.hand || sh.idle || ""); break;
     case "time": answer($("timer").hidden ? t("time.none") : $("timer").textContent); break;
-    case "who": answer(whoIsHere()); break;
+    case "who": answer(sh.who); break;
     case "channel": answer(t(`channel.${nextChannel()}`)); break;
     case "chatlast": answer(latest("chat", 3).join(" ") || t("chat.none")); break;
     case "chat":
@@ -813,6 +803,12 @@ export function wireTable() {
     else li.focus();
   });
   $("game").addEventListener("keydown", onGameKey);
+  // Before the game, W in the seating says the seats, as the sheet has them.
+  $("seating").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (isTyping(/** @type {Element} */ (e.target)) || actionFor(e) !== "who") return;
+    e.preventDefault();
+    answer(S.sheet.who);
+  });
   // The row dialog is part of the game area: 1–4, C, T, S, R and the history keys work there.
   $("row-dialog").addEventListener("keydown", onGameKey);
   $("row-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); submitRow(); });

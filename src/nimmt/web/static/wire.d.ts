@@ -1205,7 +1205,9 @@ export interface TableState {
    */
   prompt?: Prompt | null;
   /**
-   * What the shortcuts say about ``view``, in your language; null with no view.
+   * What the shortcuts say about ``view``, in your language; before the first game (no
+   * view) what they say about the seats: ``who`` and ``rules``, the other fields empty.
+   * Null only from a server of an earlier release, before a game.
    */
   sheet?: Sheet | null;
   /**
@@ -1518,7 +1520,9 @@ export interface Prompt {
 /**
  * What a client's shortcuts say about the table as it is now (docs/rules.md §9), in the
  * language of the connection's ``hello``: sent with the view, so a key is answered at
- * once, without asking the server.
+ * once, without asking the server. Before a table's first game (no view) only ``who``
+ * (the seats) and ``rules`` say something; the other fields are empty (``""``, ``[]``,
+ * null).
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "Sheet".
@@ -1548,6 +1552,12 @@ export interface Sheet {
    * Key S: the scores.
    */
   scores: string;
+  /**
+   * Key W: who is at the table, in seat order, with their bullheads this game (before a
+   * game, each seat and who sits there), and who is a bot, away or played by the default
+   * bot.
+   */
+  who: string;
   /**
    * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
    * null from servers before it did).
@@ -2093,6 +2103,12 @@ export interface SheetChange {
    * Key S: the scores.
    */
   scores?: string;
+  /**
+   * Key W: who is at the table, in seat order, with their bullheads this game (before a
+   * game, each seat and who sits there), and who is a bot, away or played by the default
+   * bot.
+   */
+  who?: string;
   /**
    * Key A: the hand, and the card chosen this turn (a spectator's says they have none;
    * null from servers before it did).
