@@ -18,31 +18,55 @@ deadline (``bench/bot_deadline.py``, run by that install's interpreter).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 import urllib.request
 import venv
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: One worker builds the wheels once (the ``dist`` fixture is per process) and installs them.
-pytestmark = [pytest.mark.timeout(900), pytest.mark.xdist_group("packaging")]
+pytestmark = pytest.mark.timeout(900)
+
+
+def once(tmp_path_factory: pytest.TempPathFactory, name: str,
+         make: Callable[[Path], object]) -> Path:
+    """The folder ``name`` made by ``make`` once in a run, whichever of the test processes
+    (xdist's workers) asks first; the others wait for it and share it. A build that
+    failed is tried again by the next to ask."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    out = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / ".made").exists():
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            make(out)
+            (out / ".made").touch()
+    return out
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run([str(ROOT / "scripts" / "wheels"), str(out)], check=True, cwd=ROOT,
-                   capture_output=True, text=True)
-    return out
+    """The sdist and the two wheels, built once in a run."""
+
+    def build(out: Path) -> None:
+        subprocess.run([str(ROOT / "scripts" / "wheels"), str(out)], check=True, cwd=ROOT,
+                       capture_output=True, text=True)
+
+    return once(tmp_path_factory, "dist", build)
 
 
 def fresh_env(where: Path, requirement: str, env: dict[str, str]) -> tuple[Path, str]:
@@ -113,9 +137,9 @@ def served(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     if sys.platform != "linux":
         pytest.skip("manylinux wheels are for Linux")
     (wheel,) = dist.glob("nimmt-*-cp3*-manylinux*.whl")
-    bin_, _ = fresh_env(tmp_path_factory.mktemp("served") / "venv", f"{wheel}[server]",
-                        dict(os.environ))
-    return bin_
+    made = once(tmp_path_factory, "served",
+                lambda out: fresh_env(out / "venv", f"{wheel}[server]", dict(os.environ)))
+    return made / "venv" / "bin"
 
 
 def test_compiled_wheel_has_a_manylinux_tag_and_runs(served: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ which is not tracked.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
 from collections.abc import Callable
@@ -208,6 +209,29 @@ async def test_shortcuts_can_be_moved_or_turned_off() -> None:
         await pilot.press("f6", *"/scores", "enter")
         assert said(app) == session.snapshot.sheet.scores
         await pilot.press("ctrl+q")
+
+
+async def test_the_session_stops_with_the_app_however_it_exits(server: Server,
+                                                                tmp_path: Path) -> None:
+    """An app that exits other than by its quit key (an error, a harness) still stops its
+    session's thread and closes the connection: a thread left pumping would keep the
+    process waiting for it at exit, for ever."""
+    session = RemoteSession(
+        RemoteTarget(server.url), name="Quin", lang="en", bots=["easy"],
+        rules={"preset": "classic", "players": 2, "end": "rounds", "rounds": 1},
+        tokens=TokenStore(tmp_path / "client.json"),
+    )
+    app = NimmtApp(session)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app, None)
+            app.exit()
+        end = time.monotonic() + 30
+        while not session.ended and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        assert session.ended, "the session's thread outlived the app"
+    finally:
+        session.close()  # so that a failure here does not leave the thread pumping
 
 
 async def test_whole_game_online(server: Server, tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from ..keymap import actions_of, help_texts
 from .commands import Interpreter, Keymap
@@ -190,7 +191,10 @@ class NimmtApp(App[int]):
         self.run_worker(self._run_session, thread=True, exclusive=False, group="session")
 
     def _run_session(self) -> None:
-        """The session's loop, in a worker thread: open, then take what arrives."""
+        """The session's loop, in a worker thread: open, then take what arrives, until the
+        session ends or the app stops (the app cancels its workers as it exits, however
+        it exits: this thread must not outlive it, or the process waits for it for ever)."""
+        worker = get_current_worker()
         try:
             self.session.open()
         except InputRefused as exc:
@@ -198,8 +202,10 @@ class NimmtApp(App[int]):
             self.failure = str(exc)
             self.call_from_thread(self._finish, 1)
             return
-        while not self.session.ended:
+        while not self.session.ended and not worker.is_cancelled:
             self.session.pump(0.2)
+        if not self.session.ended:
+            self.session.close()
 
     # -- from the session ------------------------------------------------------------------
 
