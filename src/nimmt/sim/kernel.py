@@ -71,8 +71,9 @@ def _inline(fn: _F) -> _F:
 
     For the small steps of a turn (a random number, a card's target, placing it):
     called from another compiled function, each call would pass its arrays by
-    reference counting, which costs more than the step; inlined, the round runs as
-    fast as one hand-written loop (``bench/kernel.py`` measures the two).
+    reference counting, which costs more than the step; inlined, most of those counts
+    go, and the loops that play whole turns (:func:`_free`) have none
+    (``bench/kernel.py`` measures the round against one hand-written loop).
     """
     if NUMBA:
         return cast(_F, numba.njit(cache=True, inline="always")(fn))
