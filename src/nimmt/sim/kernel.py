@@ -467,15 +467,13 @@ def reveal(
     for p in range(np_):
         c = st[FIXED + p]
         if c == NO_CARD:
-            if st[HLEN + p] == 0:
+            n = st[HLEN + p]
+            if n == 0:
                 continue
-            if smart:
-                k = choose_card(st, p, policy[p], noise[p], rs)
-            else:
-                k = rng_below(rs, st[HLEN + p])
+            k = choose_card(st, p, policy[p], noise[p], rs) if smart else rng_below(rs, n)
             c = st[HANDS + 10 * p + k]
             # out of the hand by its place (remove_from_hand would look for it)
-            n = st[HLEN + p] - 1
+            n -= 1
             st[HANDS + 10 * p + k] = st[HANDS + 10 * p + n]
             st[HLEN + p] = n
         st[FIXED + p] = NO_CARD
