@@ -270,13 +270,15 @@ def place(st: IntArray, p: int, c: int, row: int) -> int:
     """Resolve seat ``p``'s card ``c``. ``row`` (0..3) is used only when the card needs a
     row choice (a joker, or too low for every row); pass -1 otherwise. Returns the
     bullheads the seat took."""
-    return place_at(st, p, c, -1 if c < 0 else target(st, c), row)
+    prof = st[PROF] != 0
+    return place_at(st, p, c, -1 if c < 0 else _target(st, c, prof), row, prof)
 
 
 @_inline
-def place_at(st: IntArray, p: int, c: int, t: int, row: int) -> int:
-    """:func:`place` with the card's :func:`target` ``t`` already known (-1 for a joker).
-    Returns the bullheads seat ``p`` took: 0 when its card joined a row."""
+def place_at(st: IntArray, p: int, c: int, t: int, row: int, prof: bool) -> int:
+    """:func:`place` with the card's :func:`target` ``t`` already known (-1 for a joker)
+    and the variant given (see :func:`_target`). Returns the bullheads seat ``p`` took:
+    0 when its card joined a row."""
     took = 0
     if t >= 0:
         r = t & 3
@@ -284,19 +286,19 @@ def place_at(st: IntArray, p: int, c: int, t: int, row: int) -> int:
         if n >= ROW_CAP:
             took = _take(st, p, r)
             _start(st, r, c)
-        elif t >= 4:
+        elif prof and t >= 4:
             base = R_CARDS + 5 * r
             for k in range(n, 0, -1):
                 st[base + k] = st[base + k - 1]
             st[base] = c
             st[R_LEN + r] = n + 1
             st[R_FIRST + r] = c * 10
-            st[R_BULL + r] += bull(c)
+            st[R_BULL + r] += _BULL[c]
         else:
             st[R_CARDS + 5 * r + n] = c
             st[R_LEN + r] = n + 1
             st[R_LAST + r] = c * 10
-            st[R_BULL + r] += bull(c)
+            st[R_BULL + r] += _BULL[c]
     elif c >= 0 or st[R_LEN + row] >= ROW_CAP:
         # too low for every row, or a joker on a full row
         took = _take(st, p, row)
@@ -533,11 +535,11 @@ def resolve(
         # A joker fits no right end (row ends are never negative), only a left one.
         t = -1 if prof and c < 0 else _target(st, c, prof)
         if t < 0:
-            took = place_at(st, p, c, t, pick_row(st, c, row_mode, seq, pos, rs))
+            took = place_at(st, p, c, t, pick_row(st, c, row_mode, seq, pos, rs), prof)
             if took > 0 and p == me:
                 why = TOOK_ROW
         else:
-            took = place_at(st, p, c, t, -1)
+            took = place_at(st, p, c, t, -1, prof)
             if took > 0 and p == me:
                 why = TOOK_SIXTH
     return why
