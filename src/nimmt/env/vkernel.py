@@ -223,7 +223,7 @@ def _holds(g: IntArray, p: int, c: int) -> bool:
 def _reveal(g: IntArray, cfg: IntArray, policy: IntArray, noise: FloatArray) -> None:
     """The kernel's reveal: every seat without a fixed choice picks by ``policy``, all the
     cards leave the hands and queue in resolution order; they are recorded and resolved."""
-    qn = K.reveal(g, policy, noise, g[QP : QP + 10], g[QC : QC + 10], g[RNG : RNG + 4])
+    qn = K.reveal(g, policy, noise, g[QP : QP + 10], g[QC : QC + 10], g[RNG : RNG + 4], True)
     for k in range(qn):
         p = g[QP + k]
         card = g[QC + k]

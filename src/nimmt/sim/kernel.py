@@ -71,11 +71,31 @@ def _inline(fn: _F) -> _F:
 
     For the small steps of a turn (a random number, a card's target, placing it):
     called from another compiled function, each call would pass its arrays by
-    reference counting, which costs more than the step; inlined, the round runs as
-    fast as one hand-written loop (``bench/kernel.py`` measures the two).
+    reference counting, which costs more than the step; inlined, most of those counts
+    go, and the loops that play whole turns (:func:`_free`) have none
+    (``bench/kernel.py`` measures the round against one hand-written loop).
     """
     if NUMBA:
         return cast(_F, numba.njit(cache=True, inline="always")(fn))
+    return fn
+
+
+def _free(fn: _F) -> _F:
+    """:func:`_jit` without numba's reference counting (its ``_nrt=False``), and written
+    into its compiled callers by LLVM (``forceinline``): for the code that plays whole
+    turns and rounds, which allocates nothing.
+
+    Every array an inlined step takes is counted when the step starts and again when it
+    ends, with atomic instructions; where steps are inlined into steps (a card's placement
+    inside a turn inside a round) the compiler removes only some of those counts, and
+    what is left costs about as much as the rest of the round. Here the arrays belong to
+    the caller, which holds them for the whole call. LLVM's inlining costs little compile
+    time, where numba's (:func:`_inline`) copies the callee again at every call site.
+    """
+    if NUMBA:
+        # ``_nrt`` is a compiler option numba's type stubs do not list
+        jit = numba.njit(cache=True, _nrt=False, forceinline=True)  # type: ignore[call-overload]
+        return cast(_F, jit(fn))
     return fn
 
 
@@ -200,6 +220,13 @@ def tenths(c: int) -> int:
 def target(st: IntArray, c: int) -> int:
     """Where number card ``c`` goes: row ``r`` (0..3) at the right end, ``4 + r`` at the
     left end (professional), or -1 when it is too low for every row (a row choice)."""
+    return _target(st, c, st[PROF] != 0)
+
+
+@_inline
+def _target(st: IntArray, c: int, prof: bool) -> int:
+    """:func:`target` with the variant given: a constant where a round is compiled for
+    one variant, so that the base game's rounds have no search for the left ends."""
     v = c * 10
     best = -1
     best_last = -1
@@ -208,7 +235,7 @@ def target(st: IntArray, c: int) -> int:
         if best_last < last < v:
             best = i
             best_last = last
-    if st[PROF] != 0:
+    if prof:
         diff = v - best_last if best >= 0 else 1 << 30
         left = -1
         for i in range(4):
@@ -222,8 +249,10 @@ def target(st: IntArray, c: int) -> int:
 
 
 @_inline
-def _take(st: IntArray, p: int, r: int) -> None:
-    st[PEN + p] += st[R_BULL + r]
+def _take(st: IntArray, p: int, r: int) -> int:
+    b = int(st[R_BULL + r])
+    st[PEN + p] += b
+    return b
 
 
 @_inline
@@ -237,48 +266,50 @@ def _start(st: IntArray, r: int, c: int) -> None:
 
 
 @_inline
-def place(st: IntArray, p: int, c: int, row: int) -> None:
+def place(st: IntArray, p: int, c: int, row: int) -> int:
     """Resolve seat ``p``'s card ``c``. ``row`` (0..3) is used only when the card needs a
-    row choice (a joker, or too low for every row); pass -1 otherwise."""
-    place_at(st, p, c, -1 if c < 0 else target(st, c), row)
+    row choice (a joker, or too low for every row); pass -1 otherwise. Returns the
+    bullheads the seat took."""
+    prof = st[PROF] != 0
+    return place_at(st, p, c, -1 if c < 0 else _target(st, c, prof), row, prof)
 
 
 @_inline
-def place_at(st: IntArray, p: int, c: int, t: int, row: int) -> None:
-    """:func:`place` with the card's :func:`target` ``t`` already known."""
-    if c < 0:
-        if st[R_LEN + row] >= ROW_CAP:
-            _take(st, p, row)
-            _start(st, row, c)
+def place_at(st: IntArray, p: int, c: int, t: int, row: int, prof: bool) -> int:
+    """:func:`place` with the card's :func:`target` ``t`` already known (-1 for a joker)
+    and the variant given (see :func:`_target`). Returns the bullheads seat ``p`` took:
+    0 when its card joined a row."""
+    took = 0
+    if t >= 0:
+        r = t & 3
+        n = st[R_LEN + r]
+        if n >= ROW_CAP:
+            took = _take(st, p, r)
+            _start(st, r, c)
+        elif prof and t >= 4:
+            base = R_CARDS + 5 * r
+            for k in range(n, 0, -1):
+                st[base + k] = st[base + k - 1]
+            st[base] = c
+            st[R_LEN + r] = n + 1
+            st[R_FIRST + r] = c * 10
+            st[R_BULL + r] += _BULL[c]
         else:
-            n = st[R_LEN + row]
-            st[R_CARDS + 5 * row + n] = c
-            st[R_LEN + row] = n + 1
-            st[R_LAST + row] += c + 10
-            st[R_BULL + row] += 1
-        return
-    if t < 0:
-        _take(st, p, row)
+            st[R_CARDS + 5 * r + n] = c
+            st[R_LEN + r] = n + 1
+            st[R_LAST + r] = c * 10
+            st[R_BULL + r] += _BULL[c]
+    elif c >= 0 or st[R_LEN + row] >= ROW_CAP:
+        # too low for every row, or a joker on a full row
+        took = _take(st, p, row)
         _start(st, row, c)
-        return
-    r = t & 3
-    n = st[R_LEN + r]
-    if n >= ROW_CAP:
-        _take(st, p, r)
-        _start(st, r, c)
-    elif t >= 4:
-        base = R_CARDS + 5 * r
-        for k in range(n, 0, -1):
-            st[base + k] = st[base + k - 1]
-        st[base] = c
-        st[R_LEN + r] = n + 1
-        st[R_FIRST + r] = c * 10
-        st[R_BULL + r] += bull(c)
     else:
-        st[R_CARDS + 5 * r + n] = c
-        st[R_LEN + r] = n + 1
-        st[R_LAST + r] = c * 10
-        st[R_BULL + r] += bull(c)
+        n = st[R_LEN + row]
+        st[R_CARDS + 5 * row + n] = c
+        st[R_LEN + row] = n + 1
+        st[R_LAST + row] += c + 10
+        st[R_BULL + row] += 1
+    return took
 
 
 @_inline
@@ -380,9 +411,13 @@ def heuristic_cost(st: IntArray, c: int) -> float:
     return float(risk * (st[R_BULL + r] + 2.0) + 0.01 * gap)
 
 
-@_inline
+@_free
 def choose_card(st: IntArray, p: int, policy: int, noise: float, rs: IntArray) -> int:
-    """The hand index seat ``p`` plays: random, or the least heuristic cost plus noise."""
+    """The hand index seat ``p`` plays: random, or the least heuristic cost plus noise.
+
+    Inlined by LLVM, not by numba: copied by numba into each variant of a round
+    (:func:`_play_out`), the heuristic made the kernel take about twice as long to
+    compile."""
     n = st[HLEN + p]
     if policy == POLICY_MIXED and n > 1 and rng_next(rs) < 2147483648:
         return rng_below(rs, n)
@@ -415,21 +450,32 @@ def enqueue(qp: IntArray, qc: IntArray, m: int, p: int, c: int) -> int:
 
 @_inline
 def reveal(
-    st: IntArray, policy: IntArray, noise: FloatArray, qp: IntArray, qc: IntArray, rs: IntArray
+    st: IntArray,
+    policy: IntArray,
+    noise: FloatArray,
+    qp: IntArray,
+    qc: IntArray,
+    rs: IntArray,
+    smart: bool,
 ) -> int:
     """Every seat without a fixed choice picks by its ``policy[p]`` (with ``noise[p]``);
-    the turn's plays go to ``qp``/``qc`` in ascending card order. Returns their number."""
+    the turn's plays go to ``qp``/``qc`` in ascending card order. Returns their number.
+
+    ``smart=False`` says that every seat plays at random (:func:`all_random`): the
+    cards are drawn here, with the same draws as :func:`choose_card` makes, and a
+    compiled caller passing the constant gets a turn without the heuristic."""
     np_ = st[NPLAYERS]
     m = 0
     for p in range(np_):
         c = st[FIXED + p]
         if c == NO_CARD:
-            if st[HLEN + p] == 0:
+            n = st[HLEN + p]
+            if n == 0:
                 continue
-            k = choose_card(st, p, policy[p], noise[p], rs)
+            k = choose_card(st, p, policy[p], noise[p], rs) if smart else rng_below(rs, n)
             c = st[HANDS + 10 * p + k]
             # out of the hand by its place (remove_from_hand would look for it)
-            n = st[HLEN + p] - 1
+            n -= 1
             st[HANDS + 10 * p + k] = st[HANDS + 10 * p + n]
             st[HLEN + p] = n
         st[FIXED + p] = NO_CARD
@@ -451,25 +497,8 @@ def play_turn(
     ``noise[p]``), then all the cards are revealed and resolved in ascending order."""
     qp = np.empty(MAX_PLAYERS, dtype=np.int64)
     qc = np.empty(MAX_PLAYERS, dtype=np.int64)
-    _turn(st, policy, noise, row_mode, seq, pos, rs, qp, qc)
-
-
-@_inline
-def _turn(
-    st: IntArray,
-    policy: IntArray,
-    noise: FloatArray,
-    row_mode: int,
-    seq: IntArray,
-    pos: IntArray,
-    rs: IntArray,
-    qp: IntArray,
-    qc: IntArray,
-) -> None:
-    """:func:`play_turn` with the queue's room given: a rollout allocates it once, not
-    once a turn (an allocation costs as much as resolving a turn)."""
-    m = reveal(st, policy, noise, qp, qc, rs)
-    resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs, -1)
+    m = reveal(st, policy, noise, qp, qc, rs, True)
+    resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs, -1, st[PROF] != 0)
 
 
 #: Why seat ``me`` took cards during a watched turn (:func:`resolve`).
@@ -490,9 +519,11 @@ def resolve(
     pos: IntArray,
     rs: IntArray,
     me: int,
+    prof: bool,
 ) -> int:
     """Resolve plays ``start..n-1`` of the queue (seats ``qp``, cards ``qc``, already in
-    resolution order), taking rows for too-low cards and jokers with ``row_mode``.
+    resolution order), taking rows for too-low cards and jokers with ``row_mode``;
+    ``prof``: the professional variant (``st[PROF] != 0``; see :func:`_target`).
 
     Returns why seat ``me``'s card took a row (``-1``: no seat is watched):
     ``TOOK_NOTHING``, ``TOOK_SIXTH`` or ``TOOK_ROW``, what a hint tells a player
@@ -500,18 +531,16 @@ def resolve(
     why = TOOK_NOTHING
     for k in range(start, n):
         c = qc[k]
-        row = -1
         p = qp[k]
-        before = st[PEN + p]
-        t = -1 if c < 0 else target(st, c)
+        # A joker fits no right end (row ends are never negative), only a left one.
+        t = -1 if prof and c < 0 else _target(st, c, prof)
         if t < 0:
-            row = pick_row(st, c, row_mode, seq, pos, rs)
-            place_at(st, p, c, t, row)
-            if p == me and st[PEN + p] > before:
+            took = place_at(st, p, c, t, pick_row(st, c, row_mode, seq, pos, rs), prof)
+            if took > 0 and p == me:
                 why = TOOK_ROW
         else:
-            place_at(st, p, c, t, row)
-            if p == me and st[PEN + p] > before:
+            took = place_at(st, p, c, t, -1, prof)
+            if took > 0 and p == me:
                 why = TOOK_SIXTH
     return why
 
@@ -536,8 +565,49 @@ def rollout(
     pos = np.zeros(1, dtype=np.int64)
     qp = np.empty(MAX_PLAYERS, dtype=np.int64)
     qc = np.empty(MAX_PLAYERS, dtype=np.int64)
-    while cards_left(st) > 0:
-        _turn(st, policy, noise, row_mode, seq, pos, rs, qp, qc)
+    smart = not all_random(policy, st[NPLAYERS])
+    if st[PROF] != 0:
+        _play_out(st, policy, noise, row_mode, seq, pos, rs, qp, qc, True, smart)
+    else:
+        _play_out(st, policy, noise, row_mode, seq, pos, rs, qp, qc, False, smart)
+
+
+@_inline
+def all_random(policy: IntArray, players: int) -> bool:
+    """Whether every seat plays ``POLICY_RANDOM``."""
+    for p in range(players):  # noqa: SIM110 - numba compiles loops, not generators
+        if policy[p] != POLICY_RANDOM:
+            return False
+    return True
+
+
+@_free
+def _play_out(
+    st: IntArray,
+    policy: IntArray,
+    noise: FloatArray,
+    row_mode: int,
+    seq: IntArray,
+    pos: IntArray,
+    rs: IntArray,
+    qp: IntArray,
+    qc: IntArray,
+    prof: bool,
+    smart: bool,
+) -> None:
+    """The turns left of the round, in the queue's room given (a rollout allocates it
+    once, not once a turn: an allocation costs as much as resolving a turn).
+
+    ``prof`` (the professional variant) is a constant at each call site, so that the base
+    game's copy has no search for the left ends; ``smart`` (some seat does not play at
+    random) picks the reveal once a turn, not once a seat."""
+    # Each turn every seat holding cards plays one, so the turns left are known now.
+    for _ in range(cards_left(st)):
+        if smart:
+            m = reveal(st, policy, noise, qp, qc, rs, True)
+        else:
+            m = reveal(st, policy, noise, qp, qc, rs, False)
+        resolve(st, qp, qc, 0, m, row_mode, seq, pos, rs, -1, prof)
 
 
 # -- determinization ---------------------------------------------------------------
@@ -663,13 +733,37 @@ def simulate_rounds(
     pos = np.zeros(1, dtype=np.int64)
     qp = np.empty(MAX_PLAYERS, dtype=np.int64)
     qc = np.empty(MAX_PLAYERS, dtype=np.int64)
-    for i in range(rounds):
+    _rounds(out, st, room, deck_top, jokers, professional, policy, noise, rs, seq, pos, qp, qc)
+    return out
+
+
+@_free
+def _rounds(
+    out: IntArray,
+    st: IntArray,
+    room: IntArray,
+    deck_top: int,
+    jokers: bool,
+    professional: bool,
+    policy: IntArray,
+    noise: FloatArray,
+    rs: IntArray,
+    seq: IntArray,
+    pos: IntArray,
+    qp: IntArray,
+    qc: IntArray,
+) -> None:
+    """:func:`simulate_rounds` in the room given, one row of ``out`` per round."""
+    players = out.shape[1]
+    smart = not all_random(policy, players)
+    for i in range(out.shape[0]):
         deal(st, players, deck_top, jokers, professional, rs, room)
-        while cards_left(st) > 0:
-            _turn(st, policy, noise, ROW_DEFAULT, seq, pos, rs, qp, qc)
+        if professional:
+            _play_out(st, policy, noise, ROW_DEFAULT, seq, pos, rs, qp, qc, True, smart)
+        else:
+            _play_out(st, policy, noise, ROW_DEFAULT, seq, pos, rs, qp, qc, False, smart)
         for p in range(players):
             out[i, p] = st[PEN + p]
-    return out
 
 
 # -- the game around a round ----------------------------------------------------------
@@ -955,8 +1049,8 @@ def flat_card_search(
             r2 = seed.copy()
             remove_from_hand(st, me, options[i])
             st[FIXED + me] = options[i]
-            m = reveal(st, policy, noise, qp, qc, r2)
-            why = resolve(st, qp, qc, 0, m, ROW_DEFAULT, seq, pos, r2, me)
+            m = reveal(st, policy, noise, qp, qc, r2, True)
+            why = resolve(st, qp, qc, 0, m, ROW_DEFAULT, seq, pos, r2, me, st[PROF] != 0)
             turn_pen = st[PEN + me] - base_pen
             rollout(st, policy, noise, ROW_DEFAULT, r2)
             _score(st, me, base_pen, ctx, stats, i, why, turn_pen)
@@ -999,7 +1093,7 @@ def flat_row_search(
             r2 = seed.copy()
             place(st, me, qc[0], r)
             took = st[PEN + me] - base_pen
-            why = resolve(st, qp, qc, 1, n, ROW_DEFAULT, seq, pos, r2, me)
+            why = resolve(st, qp, qc, 1, n, ROW_DEFAULT, seq, pos, r2, me, st[PROF] != 0)
             turn_pen = st[PEN + me] - base_pen
             rollout(st, policy, noise, ROW_DEFAULT, r2)
             _score(st, me, base_pen, ctx, stats, i, TOOK_ROW if took > 0 else why, turn_pen)
