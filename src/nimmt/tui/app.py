@@ -22,6 +22,7 @@ it says comes back to the app's thread through ``call_from_thread``.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import ClassVar
@@ -156,6 +157,8 @@ class NimmtApp(App[int]):
         self.interpreter = Interpreter(session, keymap)
         self.keymap = self.interpreter.keymap
         self._ui_thread = threading.get_ident()
+        #: Set when the screen has gone: the session's updates have nowhere to go.
+        self._unmounted = False
         self._typed = ""
         self._typed_at = 0.0
         self._shown_ask: str | None = None
@@ -202,18 +205,30 @@ class NimmtApp(App[int]):
             self.failure = str(exc)
             self.call_from_thread(self._finish, 1)
             return
-        while not self.session.ended and not worker.is_cancelled:
-            self.session.pump(0.2)
+        try:
+            while not self.session.ended and not worker.is_cancelled:
+                self.session.pump(0.2)
+        finally:
+            # Also when telling the screen failed because it has gone.
+            if not self.session.ended:
+                self.session.close()
+
+    def on_unmount(self) -> None:
+        """However the app ends, its session ends with it: the connection is closed and the
+        session's thread, seeing the session ended, stops."""
+        self._unmounted = True
         if not self.session.ended:
-            self.session.close()
+            threading.Thread(target=self.session.close, daemon=True).start()
 
     # -- from the session ------------------------------------------------------------------
 
     def _from_session(self, update: Update) -> None:
         if threading.get_ident() == self._ui_thread:
             self._apply(update)
-        else:
-            self.call_from_thread(self._apply, update)
+        elif not self._unmounted:
+            # A screen gone meanwhile has nothing to show: the update is dropped.
+            with contextlib.suppress(RuntimeError):
+                self.call_from_thread(self._apply, update)
 
     def _apply(self, update: Update) -> None:
         if isinstance(update, Said):
