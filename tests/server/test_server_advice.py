@@ -399,16 +399,34 @@ async def serving_an_analysis(tmp_path: Path, **env: str) -> tuple[
     return proc, url, pending, descendants(proc.pid)
 
 
-async def test_sigkill_leaves_no_worker_computing(tmp_path: Path) -> None:
-    proc, _url, pending, workers = await serving_an_analysis(tmp_path)
+async def test_sigkill_leaves_no_process_behind(tmp_path: Path) -> None:
+    """A server killed while an analysis computes, expert bots play and a game record
+    was built in a read process: within a second every process it started is gone,
+    multiprocessing's resource tracker included (a read process once lived on, and the
+    tracker with it, since every process of that pool holds its queue's pipe)."""
+    proc, url, pending, workers = await serving_an_analysis(tmp_path)
+    host = None
     try:
         assert workers
+        game_id = int((await games_of(url, "K0"))[0]["id"])
+        assert (await api(f"{url}/api/games/{game_id}"))["id"] == game_id  # a read process
+        host = await Client.connect(url, name="Expertise")
+        await host.create_table(rules={"players": 3})
+        for _ in range(2):
+            await host.add_bot("expert")
+        await host.start()
+        msg = await host.expect(lambda m: getattr(m, "prompt", None) is not None, 120)
+        await host.answer(msg.prompt)  # type: ignore[attr-defined]
+        workers = descendants(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         await asyncio.to_thread(proc.wait, 30)
-        left = await outliving(workers, 30)
-        assert not left, f"worker processes outlived the server: {left}"
+        left = await outliving(workers, 1.0)
+        assert not left, f"processes outlived the server by a second: {left}"
     finally:
         await pending.leave()
+        if host is not None:
+            with contextlib.suppress(Exception):
+                await host.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)

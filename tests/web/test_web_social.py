@@ -329,3 +329,33 @@ def test_invitations_through_a_readers_modes(new_page: NewPage, kind: str) -> No
     a.wait_for_function(
         "(name) => [...document.querySelectorAll('#seat-list li')]"
         ".some(li => li.textContent.includes(name))", arg=name_b)
+
+
+def test_invitations_that_come_together_ring_once(new_page: NewPage, server: str) -> None:
+    """Three players invite one at once: the first invitation rings and is said; the two
+    that follow while it waits are said together, once, with how many wait; the banner
+    shows the newest and the count all along."""
+    from nimmt.client_sync import SyncClient
+
+    b = new_page()
+    name_b = fresh_name("Popular")
+    set_name(b, name_b)
+    create_table(b, players=2, rounds=1, bots=0, start=False)
+    b.evaluate("window.__cues = []; document.addEventListener('nimmt-cue', "
+               "(e) => window.__cues.push(e.detail.name))")
+    hosts = [SyncClient.connect(server, name=fresh_name("Inviter")) for _ in range(3)]
+    try:
+        for host in hosts:
+            host.create_table(rules={"players": 2})
+        for host in hosts:
+            host.act("invite", name=name_b)
+        _wait_said(b, "2 more invitations are waiting.", "assertive")
+        said = [s for lvl, s in announcements(b) if "invites you to table" in s]
+        assert len(said) == 2, said
+        assert hosts[0].name in said[0] and hosts[2].name in said[1], said
+        assert b.evaluate("window.__cues.filter((c) => c === 'invite').length") == 2
+        assert hosts[2].name in b.locator("#invite-text").inner_text()
+        assert "2 more" in b.locator("#invite-more").inner_text()
+    finally:
+        for host in hosts:
+            host.close()

@@ -320,7 +320,7 @@ def live_sanctions(now: float) -> Read:
 
 def new_player(name: str, key: str, token: str, address: str) -> Read:
     """A new guest named ``name`` (its look ``key``) with a session of ``token``: the
-    player's id and the session's (IntegrityError: the name was taken meanwhile)."""
+    player's id and the session's (:class:`~.store.Conflict`: the name was taken meanwhile)."""
 
     async def op(c: AsyncConnection) -> tuple[int, int]:
         now = time.time()
@@ -334,7 +334,7 @@ def new_player(name: str, key: str, token: str, address: str) -> Read:
 
 
 def restore_name(player_id: int, name: str, key: str) -> Read:
-    """A released guest's name back (IntegrityError: one like it was taken meanwhile)."""
+    """A released guest's name back (:class:`~.store.Conflict`: one like it was taken meanwhile)."""
 
     async def op(c: AsyncConnection) -> None:
         await c.execute(players.update().where(players.c.id == player_id).values(

@@ -42,8 +42,6 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import IntegrityError
-
 from . import accountdb as db
 from . import protocol as P
 from .accountdb import RELEASED
@@ -55,8 +53,9 @@ from .passwords import (
     hash_code,
     new_token,
 )
+from .quota import Quota
 from .settings import Settings
-from .store import Store
+from .store import Conflict, Store
 from .text import NAME_MAX, check_name, name_key
 
 if TYPE_CHECKING:
@@ -195,7 +194,12 @@ class Accounts:
                                      s.signin_window)
         #: Password checks each address asked for in the last minute.
         self.checks = WindowCounter(s.password_checks_per_minute, 60.0)
-        self.new_names = WindowCounter(s.names_per_minute, 60.0)
+        #: New players each address made in the last minute (taken before the store is
+        #: asked whether the name is free: server/quota.py).
+        self.new_names = Quota(s.names_per_minute, 60.0, "names_per_minute",
+                               f"at most {s.names_per_minute} new players a minute from one "
+                               "address; wait, or say hello with your token",
+                               hub.metrics.refused)
         self.sanctions = Sanctions()
         #: Connections by player, for closing them when a session ends or a ban comes.
         self.online: dict[int, set[Connection]] = {}
@@ -293,11 +297,10 @@ class Accounts:
 
     async def _new_guest(self, conn: Connection, raw: str) -> Identity:
         name = check_name(raw)
-        if self.new_names.full(conn.address):
-            self.hub.metrics.refused("names_per_minute")
-            raise P.ProtocolError(
-                "quota", f"at most {self.settings.names_per_minute} new players a minute "
-                "from one address; wait, or say hello with your token")
+        with self.new_names.held(conn.address):
+            return await self._make_guest(conn, name)
+
+    async def _make_guest(self, conn: Connection, name: str) -> Identity:
         key = name_key(name)
         exists = await self.store.player_by_skeleton(key)
         if exists is not None:
@@ -309,9 +312,8 @@ class Accounts:
         address = conn.address
         try:
             pid, session = await self.store.run(db.new_player(name, key, token, address))
-        except IntegrityError:
+        except Conflict:
             raise P.ProtocolError("name_taken", f"the name {name!r} is taken") from None
-        self.new_names.add(conn.address)
         return Identity(pid, name, session, token, False)
 
     async def _restore(self, player_id: int, old: str) -> str:
@@ -325,7 +327,7 @@ class Accounts:
                 continue
             try:
                 await self.store.run(db.restore_name(player_id, name, key))
-            except IntegrityError:
+            except Conflict:
                 continue
             log.info("player %d is back: their released name is %r again", player_id, name)
             return name
@@ -344,19 +346,24 @@ class Accounts:
         address = conn.address
         row = await self.store.read(db.account(key, name, address))
         known = row is not None and bool(row.known)
-        self._limit(key, address, skip_account=known)
+        stamp = self._limit(key, address, skip_account=known)
         stored = None if row is None else row.password_hash
         pid = -1 if row is None or stored is None else int(row.id)
-        if new_password is not None:
-            assert code is not None
-            valid = await self.store.read(db.code_valid(pid, hash_code(code)))
-            if valid:
-                new_hash = await self._hashing(self.hasher.hash(new_password))
+        try:
+            if new_password is not None:
+                assert code is not None
+                valid = await self.store.read(db.code_valid(pid, hash_code(code)))
+                if valid:
+                    new_hash = await self._hashing(self.hasher.hash(new_password))
+                else:
+                    await self._hashing(self.hasher.verify(None, new_password))
+                ok, rehash = valid, False
             else:
-                await self._hashing(self.hasher.verify(None, new_password))
-            ok, rehash = valid, False
-        else:
-            ok, rehash = await self._hashing(self.hasher.verify(stored, password))
+                ok, rehash = await self._hashing(self.hasher.verify(stored, password))
+        except P.ProtocolError as exc:
+            if exc.code is P.ErrorCode.SIGN_IN_BUSY:  # nothing was checked: not counted
+                self.checks.give_back(address, stamp)
+            raise
         if not ok or row is None:
             self._failed(key, address)
             what = "recovery code" if code is not None else "password"
@@ -386,8 +393,9 @@ class Accounts:
             await self.end_session(pid, old)
         return Identity(pid, str(row.name), session, token, True)
 
-    def _limit(self, key: str, address: str, skip_account: bool = False) -> None:
-        """Refuse a password check that must wait (``sign_in_limited``), or count it."""
+    def _limit(self, key: str, address: str, skip_account: bool = False) -> float:
+        """Refuse a password check that must wait (``sign_in_limited``), or count it (its
+        stamp: :meth:`~.limits.WindowCounter.give_back` if it is not made)."""
         now = time.monotonic()
         wait = self.address_fails.wait(address, now)
         if not skip_account:
@@ -396,12 +404,13 @@ class Accounts:
             raise P.ProtocolError(
                 "sign_in_limited", f"too many failed sign-ins on this account or from this "
                 f"address: try again in {math.ceil(wait)} s", retry_after=math.ceil(wait))
-        if self.checks.full(address):
+        stamp = self.checks.take(address)
+        if stamp is None:
             raise P.ProtocolError(
                 "sign_in_limited", f"at most {self.settings.password_checks_per_minute} "
                 "password checks a minute from one address: try again in a minute",
                 retry_after=60)
-        self.checks.add(address)
+        return stamp
 
     def _failed(self, key: str, address: str) -> None:
         now = time.monotonic()
@@ -672,6 +681,7 @@ class Accounts:
                      s.guest_release_days)
         if expired:
             log.info("ended %d sessions unused for %g days", expired, s.session_days)
+        await self.hub.social.sweep()
         await self.reload_sanctions()
 
 

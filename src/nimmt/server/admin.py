@@ -24,14 +24,23 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import protocol as P
 from .accountdb import replace_codes, write_signal
 from .accounts import address_network
 from .ratings import INITIAL
-from .store import Store, audit, game_players, players, reports, sanctions, sessions, tables
+from .store import (
+    Conflict,
+    Store,
+    audit,
+    game_players,
+    players,
+    reports,
+    sanctions,
+    sessions,
+    tables,
+)
 from .text import check_name, name_key
 
 __all__ = [
@@ -224,7 +233,7 @@ async def rename(store: Store, name: str, new: str, *, by: str, reason: str = ""
 
     try:
         result: Audited = await _transaction(store, op)
-    except IntegrityError:
+    except Conflict:
         raise AdminError(f"the name {new_name!r} is taken") from None
     return result
 
@@ -381,23 +390,31 @@ async def history(store: Store, limit: int = 50) -> list[str]:
 
 async def reports_listed(store: Store, *, resolved: bool = False,
                          limit: int = 100) -> list[str]:
-    """The players' reports waiting for an operator, oldest first (``resolved``: the newest
-    ``limit`` resolved ones instead), one line each: its id, when, who reported whom,
-    where, why, and the message reported."""
+    """The players' reports waiting for an operator, the most reported players first and
+    each one's newest report first (``resolved``: the newest ``limit`` resolved ones
+    instead, oldest first), one line each: its id, when, who reported whom (and how many
+    reports wait on them), where, why, and the message reported."""
 
     async def q(c: AsyncConnection) -> list[str]:
         reporter = players.alias("reporter")
         reported = players.alias("reported")
+        waiting = (sa.select(reports.c.player_id, sa.func.count().label("n"),
+                             sa.func.max(reports.c.id).label("newest"))
+                   .where(reports.c.resolved.is_(None))
+                   .group_by(reports.c.player_id).subquery())
         query = (sa.select(reports, reporter.c.name.label("by_name"),
-                           reported.c.name.label("on_name"))
+                           reported.c.name.label("on_name"),
+                           sa.func.coalesce(waiting.c.n, 0).label("waiting"))
                  .join(reporter, reporter.c.id == reports.c.reporter_id, isouter=True)
-                 .join(reported, reported.c.id == reports.c.player_id, isouter=True))
+                 .join(reported, reported.c.id == reports.c.player_id, isouter=True)
+                 .join(waiting, waiting.c.player_id == reports.c.player_id, isouter=True))
         if resolved:
             query = (query.where(reports.c.resolved.is_not(None))
                      .order_by(reports.c.id.desc()).limit(limit))
         else:
             query = (query.where(reports.c.resolved.is_(None))
-                     .order_by(reports.c.id).limit(limit))
+                     .order_by(waiting.c.n.desc(), waiting.c.newest.desc(),
+                               reports.c.id.desc()).limit(limit))
         rows = list(await c.execute(query))
         if resolved:
             rows.reverse()
@@ -432,6 +449,8 @@ async def resolve(store: Store, report_id: int, *, by: str, note: str = "") -> A
 def _report_line(r: Any) -> str:
     by = r.by_name or f"player {r.reporter_id}"
     on = r.on_name or f"player {r.player_id}"
+    if r.waiting > 1:
+        on += f" ({r.waiting} reports wait on them)"
     where = f" at {r.place}" if r.place else ""
     said = f" The message: {r.message!r}." if r.message is not None else ""
     done = (f" Resolved by {r.resolved_by} {_when(r.resolved)}"

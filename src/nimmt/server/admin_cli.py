@@ -298,7 +298,8 @@ def reports_command(
                                            "instead of those waiting.")] = False,
     limit: Annotated[int, typer.Option(help="How many at most.", min=1)] = 100,
 ) -> None:
-    """The players' reports waiting for an operator, oldest first."""
+    """The players' reports waiting for an operator: the most reported players first, each
+    one's newest report first."""
     from .admin import reports_listed
 
     lines = _run(ctx, lambda store: reports_listed(store, resolved=resolved, limit=limit))

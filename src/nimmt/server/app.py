@@ -56,16 +56,17 @@ from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refu
 from .history import Pages
 from .httpguard import Link, link_of
 from .limits import Bucket, Buckets, WindowCounter, address_key
-from .logs import event
+from .logs import Failures, event
 from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
 from .payloads import Sheet
+from .quota import InFlight
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .settings import Settings
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
-from .store import LogEntry, Store
+from .store import Conflict, LogEntry, Store
 from .table import TableActor, TablePeer
 from .text import clean_text
 from .tutor import Tutor, TutorBusy, TutorJob, TutorStopped
@@ -83,6 +84,9 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 #: What one queued frame costs beyond its characters (the string object and its slot):
 #: ``send_backlog_bytes`` counts it, so a flood of tiny frames is bounded too.
 FRAME_COST = 64
+#: The key under which :attr:`Hub.creating` counts every table being made (no player id
+#: or address is a tuple).
+ALL_TABLES = ("all",)
 #: Numbers for connections (how tables tell them apart).
 _CONNECTION_IDS = itertools.count(1)
 
@@ -229,12 +233,14 @@ class Connection:
         self.gone = True
         self.out.put_nowait(None)
 
-    def throttled(self, message: str) -> None:
-        """A frame refused for rate: say so at most once a second (no echo for a flood)."""
+    def throttled(self, message: str, frame: str | bytes = "") -> None:
+        """A frame refused for rate: say so at most once a second (no echo for a flood),
+        with the frame's ``ref`` (read only then: a flood's frames are never parsed)."""
         now = time.monotonic()
         if now - self._told >= 1.0:
             self._told = now
-            self.error("rate_limited", message)
+            text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+            self.error("rate_limited", message, echo_ref(text) if text else None)
 
 
 #: Seconds each part of a stopping server may take to close (:meth:`Hub.close`).
@@ -286,6 +292,11 @@ class Hub:
         self.analysing: dict[int, Analysing] = {}
         #: Whether the server is stopping (new hints and analyses are refused).
         self.stopping = False
+        #: Tables being made (their row being stored), by host and by address: the quotas
+        #: on tables count them (server/quota.py).
+        self.creating = InFlight()
+        #: Unexpected failures of messages, logged at most once a minute per type.
+        self.failures = Failures(log)
         #: Analyses not yet cached that each client address asked for, per minute.
         self.new_analyses = WindowCounter(settings.analyses_per_minute, 60.0)
         #: With Redis: this process's part in a cluster of processes (docs/scaling.md).
@@ -453,12 +464,13 @@ class Hub:
 
     # -- frames ---------------------------------------------------------------------
 
-    def admit(self, conn: Connection, size: int) -> bool:
+    def admit(self, conn: Connection, size: int, frame: str | bytes = "") -> bool:
         """Charge one frame of ``size`` bytes to its connection, player and address.
 
         Every frame is charged before it is parsed, oversized and malformed ones too,
         so a limit cannot be dodged by sending what the parser refuses. The bytes are
-        taken even when the frame is then refused: they were read.
+        taken even when the frame is then refused: they were read. The refusal carries
+        ``frame``'s ``ref``.
         """
         s = self.settings
         now = time.monotonic()
@@ -493,17 +505,18 @@ class Hub:
                          "the server accepts; the connection is closed")
         elif not fits:
             conn.throttled(f"at most {s.address_bytes:g} bytes per second from one address; "
-                           "this frame was dropped")
+                           "this frame was dropped", frame)
         else:
             conn.throttled(f"at most {s.rate:g} messages per second ({s.player_rate:g} per "
-                           f"player, {s.address_rate:g} per address); this one was dropped")
+                           f"player, {s.address_rate:g} per address); this one was dropped",
+                           frame)
         return False
 
     async def on_frame(self, conn: Connection, data: str | bytes) -> None:
         """One frame from ``conn``: charged, checked, parsed, then handled."""
         size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
         self.metrics.frame_in(size)
-        if not self.admit(conn, size):
+        if not self.admit(conn, size, data):
             return
         if isinstance(data, bytes):
             try:
@@ -514,14 +527,31 @@ class Hub:
         else:
             text = data
         if len(text) > self.settings.max_frame:
+            # Read for its ref alone: the transport bounds it (8 × max_frame).
             conn.error("frame_too_large",
-                       f"frames hold at most {self.settings.max_frame} bytes, not {len(text)}")
+                       f"frames hold at most {self.settings.max_frame} bytes, not {len(text)}",
+                       echo_ref(text))
             return
         try:
             msg = P.parse_client(text, self.settings.max_depth)
+        except P.ProtocolError as exc:
+            conn.error(exc.code, exc.message, echo_ref(text), exc.retry_after)
+            return
+        try:
             await self._dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.error(exc.code, exc.message, echo_ref(text), exc.retry_after)
+        except Conflict:
+            # A write raced another of the same row (connections of one player at once):
+            # what is stored is what one of them made; this one is told, and stays.
+            self.metrics.refused("store_conflict")
+            conn.error("internal", "another request changed the same thing at the same "
+                       "moment; ask again", echo_ref(text))
+        except Exception:
+            self.failures.failed(msg.type, f"a {msg.type} message from player "
+                                 f"{conn.player_id} failed")
+            conn.error("internal", "the server failed to answer this message; ask again",
+                       echo_ref(text))
 
     async def _dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """``msg`` to its handler in :data:`ROUTES`, by its class; only ``hello`` and
@@ -626,7 +656,8 @@ class Hub:
         conn.send(P.Welcome(seq=conn.seq, player=who.name, token=who.token, lang=lang,
                             account=who.account, ref=msg.ref)
                   .model_dump_json(exclude=None if who.account else {"account"}))
-        await self.social.deliver(who.player_id, conn)  # invitations waiting for them
+        self.social.arrived(conn)
+        await self.social.deliver(who.player_id)  # invitations waiting for them
         self.social.moved(who.player_id)
         if msg.invite is not None:
             await self.social.redeem(conn, msg.invite)  # an invitation link: seated
@@ -638,7 +669,7 @@ class Hub:
         if self.draining:
             raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
                                   "and open the table then")
-        if len(self.tables) >= s.max_tables:
+        if len(self.tables) + self.creating[ALL_TABLES] >= s.max_tables:
             self.metrics.refused("max_tables")
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
         # Unstarted tables are cheap to open and to leave; started games go on without
@@ -649,12 +680,15 @@ class Hub:
             (("open", "playing"), s.running_per_host, s.running_per_address, "running",
              "wait for one of their games to end", "running"),
         ):
+            # Tables being made (awaiting the store) count too: they will be unstarted.
             mine = [a for a in self.tables.values() if a.status in statuses]
-            if sum(1 for a in mine if a.host_id == conn.player_id) >= per_host:
+            hosted = sum(1 for a in mine if a.host_id == conn.player_id)
+            if hosted + self.creating[conn.player_id] >= per_host:
                 self.metrics.refused(f"{limit}_per_host")
                 raise P.ProtocolError("quota", f"you host {per_host} {what} tables already: "
                                       f"{then}")
-            if sum(1 for a in mine if a.address == conn.address) >= per_address:
+            sent = sum(1 for a in mine if a.address == conn.address)
+            if sent + self.creating[conn.address] >= per_address:
                 self.metrics.refused(f"{limit}_per_address")
                 raise P.ProtocolError("quota", f"{per_address} {what} tables come from your "
                                       f"address already: {then}")
@@ -677,21 +711,22 @@ class Hub:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
             if code not in self.tables:
                 break
-
-        table_id = await self.store.create_table(
-            code=code, name=name, host_id=conn.player_id, rules=json.dumps(rules.to_dict()),
-            preset=rules.preset_name, settings=json.dumps(settings))
-        actor = TableActor(
-            store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
-            pages=self.pages, on_close=self.forget_table, table_id=table_id, code=code, name=name,
-            host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer, rated=msg.rated,
-            private=msg.private,
-        )
-        actor.address = conn.address
-        actor.bot_quota = self.bot_quota
-        if self.cluster is not None:
-            await self.cluster.created(actor)
-        self.tables[code] = actor
+        with self.creating.held(conn.player_id, conn.address, ALL_TABLES):
+            table_id = await self.store.create_table(
+                code=code, name=name, host_id=conn.player_id,
+                rules=json.dumps(rules.to_dict()), preset=rules.preset_name,
+                settings=json.dumps(settings))
+            actor = TableActor(
+                store=self.store, settings=self.settings, bots=self.bots, tutor=self.tutor,
+                pages=self.pages, on_close=self.forget_table, table_id=table_id, code=code,
+                name=name, host_id=conn.player_id, rules=rules, turn_timer=msg.turn_timer,
+                rated=msg.rated, private=msg.private,
+            )
+            actor.address = conn.address
+            actor.bot_quota = self.bot_quota
+            if self.cluster is not None:
+                await self.cluster.created(actor)
+            self.tables[code] = actor
         actor.start()
         self._leave_current(conn)
         conn.table = actor
@@ -823,6 +858,7 @@ class Hub:
         conn.gone = True
         self._leave_current(conn)
         self.accounts.left(conn)
+        self.social.left(conn)
         self.social.moved(conn.player_id)
 
     async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:

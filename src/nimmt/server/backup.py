@@ -33,6 +33,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .private import private_file
+
 __all__ = ["BackupError", "DatabaseInUse", "Summary", "backup", "lock_path", "restore",
            "serving", "sqlite_path"]
 
@@ -166,6 +168,7 @@ def _copy(source: sqlite3.Connection, target: Path, journal: str, name: Path) ->
     if anything fails."""
     target.unlink(missing_ok=True)
     try:
+        private_file(target)  # a copy holds what the database holds: password hashes
         out = _connect(target)
         try:
             source.backup(out)

@@ -108,6 +108,7 @@ def serve_command(
 
         from .backup import DatabaseInUse, serving, sqlite_path
         from .botpool import check_bots
+        from .private import private_dir
         from .run import serve, serve_workers
         from .settings import Settings, shown_url
     except ImportError as exc:
@@ -138,7 +139,7 @@ def serve_command(
         raise typer.Exit(2)
     if not settings.db:
         try:
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(settings.data_dir)
         except OSError as exc:
             typer.echo(f"Cannot use the data directory {settings.data_dir}: "
                        f"{exc.strerror or exc}", err=True)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, TypeVar
 from starlette.responses import JSONResponse, Response
 
 from ..narrate import Narrator
+from .lifeline import exit_with_parent
 from .limits import Buckets
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ READ_NICE = 5
 
 
 def _start_process() -> None:
+    # A killed server leaves no read process behind: its call queue's pipe has writers in
+    # every process of the pool, so none would ever see it close.
+    exit_with_parent()
     with contextlib.suppress(OSError):
         os.nice(READ_NICE)
 

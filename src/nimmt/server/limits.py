@@ -14,6 +14,7 @@ one's own IPv6 prefix gains nothing.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import time
 from collections import deque
@@ -152,6 +153,34 @@ class WindowCounter:
         if len(self._seen) > 4096:
             for k in [k for k, t in self._seen.items() if not t or now - t[-1] >= self.window]:
                 del self._seen[k]
+
+    def take(self, key: Hashable, now: float | None = None) -> float | None:
+        """Check and count one event for ``key`` at once, with no await between: its stamp
+        (for :meth:`give_back`), or None when ``key`` has used up its events.
+
+        Checking, awaiting the store and counting only then lets every request that
+        arrived during the await pass the check (sixteen connections at once passed a
+        quota of six): a quota is taken before the first await and given back when what
+        it paid for failed (docs/server.md, "Shared state under concurrency").
+
+        >>> w = WindowCounter(2, 60.0)
+        >>> a = w.take("ana", 0.0); b = w.take("ana", 0.0); w.take("ana", 0.0) is None
+        True
+        >>> w.give_back("ana", b); w.take("ana", 1.0) is None
+        False
+        """
+        now = time.monotonic() if now is None else now
+        if self.full(key, now):
+            return None
+        self.add(key, now)
+        return now
+
+    def give_back(self, key: Hashable, stamp: float) -> None:
+        """Uncount the event :meth:`take` counted at ``stamp`` (what it paid for failed)."""
+        times = self._seen.get(key)
+        if times is not None:
+            with contextlib.suppress(ValueError):
+                times.remove(stamp)
 
 
 class Backoff:

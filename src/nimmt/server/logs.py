@@ -45,7 +45,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 if TYPE_CHECKING:
     from .settings import Settings
 
-__all__ = ["QUEUE_MAX", "JsonFormatter", "LineWriter", "TextFormatter", "configure",
+__all__ = ["QUEUE_MAX", "Failures", "JsonFormatter", "LineWriter", "TextFormatter", "configure",
            "configured", "event", "flush", "secrets_of", "set_context"]
 
 #: The attributes of a log record that hold its event's name and fields.
@@ -272,3 +272,30 @@ def flush() -> None:
 def configured() -> bool:
     """Whether :func:`configure` set this process's logging up (uvicorn then leaves it)."""
     return _writer is not None
+
+
+class Failures:
+    """Unexpected failures of a kind (a message type, a part), logged with their
+    traceback at most once every ``every`` seconds per kind; the others are counted
+    and said in the next one. A stranger who can make a request fail must not be
+    able to fill the log: one address once wrote 176 tracebacks in six seconds."""
+
+    def __init__(self, logger: logging.Logger, every: float = 60.0) -> None:
+        self.log = logger
+        self.every = every
+        #: Per kind: when its traceback was last logged, and the failures not logged since.
+        self._kinds: dict[str, tuple[float, int]] = {}
+
+    def failed(self, kind: str, what: str) -> None:
+        """Call from an ``except`` block: ``what`` failed (a sentence), of ``kind``."""
+        now = time.monotonic()
+        last, quiet = self._kinds.get(kind, (-self.every, 0))
+        if now - last < self.every:
+            self._kinds[kind] = (last, quiet + 1)
+            return
+        if len(self._kinds) > 1024:
+            self._kinds.clear()
+        self._kinds[kind] = (now, 0)
+        more = f" ({quiet} more like it since the last one logged)" if quiet else ""
+        self.log.exception("%s%s", what, more, extra=event("failure", kind=kind,
+                                                           unlogged=quiet))

@@ -98,7 +98,7 @@ from .tablelog import (
     Started,
     Unseated,
 )
-from .text import clean_text, name_key
+from .text import chat_line, name_key
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -874,13 +874,7 @@ class _Step:
     def say(self, who: Who, ref: P.Ref, raw: str) -> None:
         t = self.t
         viewer = self.viewer(who)
-        text = clean_text(raw)
-        if not text:
-            raise P.ProtocolError("chat_empty", "the chat message is empty")
-        if len(text) > t.limits.chat_max:
-            raise P.ProtocolError(
-                "chat_too_long",
-                f"chat messages hold at most {t.limits.chat_max} characters, not {len(text)}")
+        text = chat_line(raw, t.limits.chat_max)
         if t.logged.chats >= t.limits.chat_per_game:
             raise P.ProtocolError(
                 "quota", f"this table has had {t.limits.chat_per_game} chat messages "

@@ -273,13 +273,19 @@ class Settings(BaseSettings):
     speech_address_burst: int = Field(default=400, ge=1)
     #: Players one player may follow (``follow`` past it: ``quota``).
     follows_max: int = Field(default=500, ge=1, le=100_000)
-    #: Players one player may mute or block, together (``mute``/``block`` past it: ``quota``).
+    #: Players one player may mute or block, together (``mute``/``block`` past it: ``quota``),
+    #: and the mutes and blocks one player may make or lift a minute (each one tells every
+    #: server process).
     relations_max: int = Field(default=1000, ge=1, le=100_000)
+    relations_per_minute: int = Field(default=30, ge=1)
     #: Invitations one player may send a minute (``quota`` past it); seconds an invitation
-    #: waits for its answer; invitations waiting for one player (past it the oldest go).
+    #: waits for its answer; invitations waiting for one player (past it the oldest go);
+    #: invitations one player hears a minute, from everyone together (each rings and is
+    #: spoken: past it the inviter is refused, ``quota``, and told when to try again).
     invites_per_minute: int = Field(default=10, ge=1)
     invite_ttl: float = Field(default=600.0, gt=0)
     invites_pending: int = Field(default=20, ge=1, le=1000)
+    invites_heard_per_minute: int = Field(default=5, ge=1)
     #: The lobby chat: the longest line (characters; ``chat_too_long``), the lines one
     #: player may write a minute (``quota``), the newest lines kept and the ones a
     #: connection that starts listening is sent.
@@ -303,6 +309,10 @@ class Settings(BaseSettings):
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)
     report_max: int = Field(default=500, ge=1, le=4000)
+    #: Reports waiting per reported player (one per reporter; past it the oldest go), and
+    #: days a resolved report is kept.
+    reports_per_target: int = Field(default=50, ge=1, le=10_000)
+    reports_keep_days: float = Field(default=90.0, gt=0)
     #: Leaderboard pages (``/api/leaderboard``): the most rows of one, and how many seconds
     #: one is kept before the store is asked again (one query per page and period).
     leaderboard_page: int = Field(default=50, ge=1, le=500)

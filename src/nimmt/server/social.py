@@ -44,12 +44,14 @@ from ..narrate import narrator
 from ..rules import PRESETS
 from . import protocol as P
 from . import socialdb as db
+from .delivery import Batch, Channel
 from .heavyreads import ReadRefused
-from .limits import Buckets, WindowCounter
+from .limits import Buckets
 from .params import BadParam, whole_number
+from .quota import Quota
 from .socialdb import Friend, Op
 from .store import hash_token
-from .text import clean_text
+from .text import chat_line, clean_text
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
@@ -72,23 +74,31 @@ class Social:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.settings: Settings = hub.settings
+        s = self.settings = hub.settings
         self.store: Store = hub.store
-        #: Reports each player made in the last hour.
-        self.reported = WindowCounter(self.settings.reports_per_hour, 3600.0)
-        #: Invitations each player sent in the last minute.
-        self.invited = WindowCounter(self.settings.invites_per_minute, 60.0)
-        self.links = WindowCounter(self.settings.invite_links_per_hour, 3600.0)
-        #: The newest invitation sent to each player's connections here (online ones).
-        self._told: dict[int, int] = {}
-        #: Lobby and private lines each player wrote in the last minute.
-        self.lobby_lines = WindowCounter(self.settings.lobby_chat_per_minute, 60.0)
-        self.private_lines = WindowCounter(self.settings.private_per_minute, 60.0)
-        #: The connections here that hear the lobby chat, and its newest line sent them.
-        self.listening: set[Connection] = set()
-        self._lobby_last = 0
-        #: The newest private message sent to each player's connections here.
-        self._pm_told: dict[int, int] = {}
+
+        def quota(setting: str, window: float, what: str) -> Quota:
+            limit: int = getattr(s, setting)
+            return Quota(limit, window, setting, f"at most {limit} {what}",
+                         hub.metrics.refused)
+
+        # Each quota is taken before the store is awaited (server/quota.py).
+        self.reported = quota("reports_per_hour", 3600.0,
+                              "reports an hour per player; the operator reads every one")
+        self.invited = quota("invites_per_minute", 60.0, "invitations a minute per player")
+        self.links = quota("invite_links_per_hour", 3600.0,
+                           "invitation links an hour per player")
+        self.lobby_lines = quota("lobby_chat_per_minute", 60.0, "lobby lines a minute per player")
+        self.private_lines = quota("private_per_minute", 60.0,
+                                   "private messages a minute per player")
+        self.relating = quota("relations_per_minute", 60.0,
+                              "mutes and blocks made or lifted a minute per player")
+        #: The lobby chat, to the connections here that listen to it.
+        self.lobby: Channel[Connection] = Channel("lobby", self._lobby_lines,
+                                                  self._lobby_line)
+        #: Each player's private messages and invitations, to their connections here.
+        self._private: dict[int, Channel[Connection]] = {}
+        self._invites: dict[int, Channel[Connection]] = {}
         #: When each player's presence was last pushed, and the pushes waiting their turn.
         self._pushed: dict[int, float] = {}
         self._pushing: dict[int, asyncio.Task[None]] = {}
@@ -98,10 +108,10 @@ class Social:
     async def message(self, conn: Connection, msg: Any) -> None:
         """One of :data:`SOCIAL_MESSAGES` from a connection that said hello."""
         me = conn.player_id
-        most = self.settings.relations_max
+        s = self.settings
         match msg:
             case P.Follow(name=name, ref=ref):
-                await self._write(db.follow(me, name, self.settings.follows_max))
+                await self._write(db.follow(me, name, s.follows_max))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 self.moved(me)  # one who followed this player already: now friends
             case P.Unfollow(name=name, ref=ref):
@@ -117,28 +127,21 @@ class Social:
                     blocked=[n for kind, n in related if kind == "block"],
                     ref=ref).model_dump_json())
             case P.Mute(name=name, on=on, ref=ref):
-                await self._write(db.relate(me, name, "mute", on, most))
-                await self._related(conn, ref)
+                await self._relate(conn, name, "mute", on, ref)
             case P.Block(name=name, on=on, ref=ref):
-                await self._write(db.relate(me, name, "block", on, most))
-                await self._related(conn, ref)
+                await self._relate(conn, name, "block", on, ref)
             case P.Report(name=name, reason=reason, message=text, place=place, ref=ref):
-                if self.reported.full(me):
-                    raise P.ProtocolError(
-                        "quota", f"at most {self.settings.reports_per_hour} reports an hour "
-                        "per player; the operator reads every one")
-                await self._write(db.report(me, name, clean_text(reason)
-                                             [:self.settings.report_max],
-                                             None if text is None
-                                             else clean_text(text)[:self.settings.chat_max],
-                                             place))
-                self.reported.add(me)
+                with self.reported.held(me):
+                    await self._write(db.report(
+                        me, name, clean_text(reason)[:s.report_max],
+                        None if text is None else clean_text(text)[:s.chat_max], place,
+                        s.reports_per_target))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
             case P.Invite(name=name, ref=ref):
                 await self._invite(conn, name, ref)
             case P.AnswerInvitation(id=invitation, accept=accept, ref=ref):
                 code = await self._write(db.answer(me, invitation, accept,
-                                                    time.time() - self.settings.invite_ttl))
+                                                    time.time() - s.invite_ttl))
                 if accept:
                     await self.hub.enter(conn, code, "join", None, ref)
                 else:
@@ -146,31 +149,23 @@ class Social:
             case P.AskInviteLink(ref=ref):
                 await self._invite_link(conn, ref)
             case P.ListenLobby(on=on, ref=ref):
+                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 if not on:
-                    self.listening.discard(conn)
-                    conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
-                    return
-                rows = await self.store.read(db.lines(None, 0, self.settings.lobby_backlog))
-                self.listening.add(conn)
-                conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
-                for r in rows:
-                    self._send_line(conn, r, "lobby")
-                self._lobby_last = max([self._lobby_last, *(r.id for r in rows)])
+                    self.lobby.leave(conn)
+                elif conn not in self.lobby.marks:
+                    self.lobby.join(conn)  # sent the newest lines first
+                    await self.lobby.deliver()
             case P.LobbyChat(text=raw, ref=ref):
-                s = self.settings
-                text = self._line(conn, raw, s.lobby_chat_max, self.lobby_lines,
-                                  s.lobby_chat_per_minute)
-                await self._write(db.post(me, None, text, s.lobby_keep))
-                self.lobby_lines.add(me)
+                text = self._line(conn, raw, s.lobby_chat_max)
+                with self.lobby_lines.held(me):
+                    await self._write(db.post(me, None, text, s.lobby_keep))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
-                await self.lobby_deliver()
+                await self.lobby.deliver()
                 await self.hub.accounts.signal("lobby")
             case P.PrivateMessage(name=name, text=raw, ref=ref):
-                s = self.settings
-                text = self._line(conn, raw, s.private_max, self.private_lines,
-                                  s.private_per_minute)
-                to = await self._write(db.post_private(me, name, text, s.private_keep))
-                self.private_lines.add(me)
+                text = self._line(conn, raw, s.private_max)
+                with self.private_lines.held(me):
+                    to = await self._write(db.post_private(me, name, text, s.private_keep))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 if to is not None:
                     await self.private_deliver(to)
@@ -181,22 +176,46 @@ class Social:
         refusal it raises (no such player, a bound reached) rolls back this one alone."""
         return await self.store.alone(op)
 
+    async def _relate(self, conn: Connection, name: str, kind: str, on: bool,
+                      ref: P.Ref) -> None:
+        """A mute or block made or lifted; only a change is told to every process."""
+        with self.relating.held(conn.player_id):
+            changed = await self._write(db.relate(conn.player_id, name, kind, on,
+                                                  self.settings.relations_max))
+        if changed:
+            await self.refresh(conn.player_id)
+            await self.hub.accounts.signal("social", player_id=conn.player_id)
+        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+
+    # -- who hears what ---------------------------------------------------------------------
+
+    def arrived(self, conn: Connection) -> None:
+        """``conn`` said hello: it hears its player's private messages and invitations."""
+        pid = conn.player_id
+        for channels, make in ((self._private, self._private_channel),
+                               (self._invites, self._invite_channel)):
+            channel = channels.get(pid)
+            if channel is None:
+                channel = channels[pid] = make(pid)
+            channel.join(conn)
+
+    def left(self, conn: Connection) -> None:
+        """``conn`` closed: it hears nothing any more (nothing of it is kept)."""
+        self.lobby.leave(conn)
+        pid = conn.player_id
+        for channels in (self._private, self._invites):
+            channel = channels.get(pid)
+            if channel is not None:
+                channel.leave(conn)
+                if channel.idle:
+                    del channels[pid]
+
     # -- the lobby chat and private messages -----------------------------------------------
 
-    def _line(self, conn: Connection, raw: str, most: int, counter: WindowCounter,
-              per_minute: int) -> str:
-        """``raw`` as kept, or the refusal: the operator's mute, empty, too long, too many."""
+    def _line(self, conn: Connection, raw: str, most: int) -> str:
+        """``raw`` as kept, or the refusal: the operator's mute, empty, too long."""
         self.hub.accounts.check_chat(conn)
-        text = clean_text(raw)
-        if not text:
-            raise P.ProtocolError("chat_empty", "the chat message is empty")
-        if len(text) > most:
-            raise P.ProtocolError("chat_too_long", f"these messages hold at most {most} "
-                                  f"characters, not {len(text)}")
-        if counter.full(conn.player_id):
-            raise P.ProtocolError("quota", f"at most {per_minute} of these a minute per "
-                                  "player")
-        return text
+        return chat_line(raw, most)
 
     @staticmethod
     def _send_line(conn: Connection, r: Any, channel: Literal["lobby", "private"],
@@ -207,34 +226,40 @@ class Social:
                                 text=r.text, said=narrator(conn.lang).chat_sentence(
                                     r.name, r.text), at=r.at).model_dump_json())
 
+    def _lobby_line(self, conn: Connection, r: Any) -> None:
+        self._send_line(conn, r, "lobby")
+
+    async def _lobby_lines(self, after: int | None) -> Batch:
+        """The lobby's lines past ``after``, or its newest ``lobby_backlog``."""
+        if after is None:
+            rows = await self.store.read(db.lines(None, 0, self.settings.lobby_backlog))
+            return rows, max((r.id for r in rows), default=0)
+        rows = await self.store.read(db.lines(None, after, 200))
+        return rows, max([after, *(r.id for r in rows)])
+
     async def lobby_deliver(self) -> None:
-        """Send the lobby lines written since the last sent (on any process) to the
-        connections here that listen (but those that muted or blocked the writer)."""
-        self.listening = {c for c in self.listening if not c.gone}
-        if not self.listening:
-            return
-        rows = await self.store.read(db.lines(None, self._lobby_last, 200))
-        for r in rows:
-            for c in self.listening:
-                self._send_line(c, r, "lobby")
-            self._lobby_last = max(self._lobby_last, r.id)
+        """Send the lobby lines written since (on any process) to the connections here that
+        listen (but those that muted or blocked the writer)."""
+        await self.lobby.deliver()
+
+    def _private_channel(self, player_id: int) -> Channel[Connection]:
+        async def read(after: int | None) -> Batch:
+            if after is None:  # new here: the lines of the last minute are new
+                rows, top = await self.store.read(db.newest_lines(player_id, 50, 60.0))
+                return rows, top
+            rows = await self.store.read(db.lines(player_id, after, 200))
+            return rows, max([after, *(r.id for r in rows)])
+
+        def send(conn: Connection, r: Any) -> None:
+            self._send_line(conn, r, "private", conn.name)
+
+        return Channel(f"private {player_id}", read, send)
 
     async def private_deliver(self, player_id: int) -> None:
         """Send ``player_id``'s new private messages to their connections here."""
-        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
-        if not here:
-            self._pm_told.pop(player_id, None)
-            return
-        told = self._pm_told.get(player_id)
-        if told is None:  # not known here yet: the lines of the last minute are new
-            rows = await self.store.read(db.lines(player_id, 0, 50, time.time() - 60.0))
-        else:
-            rows = await self.store.read(db.lines(player_id, told, 200))
-        me = next(iter(here)).name
-        for r in rows:
-            for c in here:
-                self._send_line(c, r, "private", me)
-            self._pm_told[player_id] = max(told or 0, r.id)
+        channel = self._private.get(player_id)
+        if channel is not None:
+            await channel.deliver()
 
     # -- invitations ----------------------------------------------------------------------
 
@@ -242,12 +267,10 @@ class Social:
         me = conn.player_id
         code = _table_of(conn, "invite people to a table you are at")
         s = self.settings
-        if self.invited.full(me):
-            raise P.ProtocolError("quota", f"at most {s.invites_per_minute} invitations a "
-                                  "minute per player")
-        to = await self._write(db.new_invitation(me, name, code, s.invite_ttl,
-                                                  s.invites_pending))
-        self.invited.add(me)
+        with self.invited.held(me):
+            to = await self._write(db.new_invitation(me, name, code, s.invite_ttl,
+                                                      s.invites_pending,
+                                                      s.invites_heard_per_minute))
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
         if to is not None:
             await self.deliver(to)
@@ -256,14 +279,11 @@ class Social:
     async def _invite_link(self, conn: Connection, ref: P.Ref) -> None:
         code = _table_of(conn, "an invitation link is to a table you are at")
         s = self.settings
-        if self.links.full(conn.player_id):
-            raise P.ProtocolError("quota", f"at most {s.invite_links_per_hour} invitation "
-                                  "links an hour per player")
         secret = secrets.token_urlsafe(16)
         now = time.time()
-        await self._write(db.new_link(conn.player_id, hash_token(secret), code, now,
-                                    now - s.invite_link_ttl))
-        self.links.add(conn.player_id)
+        with self.links.held(conn.player_id):
+            await self._write(db.new_link(conn.player_id, hash_token(secret), code, now,
+                                          now - s.invite_link_ttl))
         conn.send(P.InviteLink(seq=conn.seq, code=secret, table=code,
                                path=f"/play/?invite={secret}", expires=now + s.invite_link_ttl,
                                ref=ref).model_dump_json())
@@ -284,34 +304,37 @@ class Social:
         elif conn.remote is not None:
             conn.remote.message(conn, sit)
 
-    async def deliver(self, player_id: int, conn: Connection | None = None) -> None:
-        """Send ``player_id``'s waiting invitations to their connections here: the new
-        ones to those already told, all of them to ``conn`` (a connection just made)."""
-        here = [c for c in self.hub.accounts.online.get(player_id, ()) if not c.gone]
-        if not here and conn is None:
-            self._told.pop(player_id, None)
-            return
-        rows = await self.store.read(db.waiting(player_id,
-                                              time.time() - self.settings.invite_ttl))
-        told = self._told.get(player_id, 0)
-        ttl = self.settings.invite_ttl
-        for r in rows:
-            for c in ([conn] if conn is not None else here):
-                if conn is None and r.id <= told:
-                    continue
-                c.send(P.Invitation(
-                    seq=c.seq, id=r.id, by=r.name, table=r.table_code, expires=r.at + ttl,
-                    text=narrator(c.lang).invitation_sentence(r.name, r.table_code))
-                    .model_dump_json())
-        if rows and (here or conn is not None):
-            self._told[player_id] = max(told, max(r.id for r in rows))
+    def _invite_channel(self, player_id: int) -> Channel[Connection]:
+        async def read(after: int | None) -> Batch:
+            rows = await self.store.read(db.waiting(player_id,
+                                                  time.time() - self.settings.invite_ttl))
+            return rows, max((r.id for r in rows), default=0)
 
-    async def _related(self, conn: Connection, ref: P.Ref) -> None:
-        """A mute or block changed: this player's connections here learn at once, those
-        on other processes at their next signal poll."""
-        await self.refresh(conn.player_id)
-        await self.hub.accounts.signal("social", player_id=conn.player_id)
-        conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+        def send(conn: Connection, r: Any) -> None:
+            conn.send(P.Invitation(
+                seq=conn.seq, id=r.id, by=r.name, table=r.table_code,
+                expires=r.at + self.settings.invite_ttl,
+                text=narrator(conn.lang).invitation_sentence(r.name, r.table_code))
+                .model_dump_json())
+
+        return Channel(f"invitations {player_id}", read, send)
+
+    async def deliver(self, player_id: int) -> None:
+        """Send ``player_id``'s waiting invitations to their connections here that were not
+        sent them yet (a connection just made is sent all of them)."""
+        channel = self._invites.get(player_id)
+        if channel is not None:
+            await channel.deliver()
+
+    async def sweep(self) -> None:
+        """Housekeeping (with the accounts', every few minutes): invitations and links past
+        their time, and resolved reports past ``reports_keep_days``, go."""
+        s = self.settings
+        invitations, reports = await self.store.run(
+            db.sweep(s.invite_ttl, s.invite_link_ttl, s.reports_keep_days))
+        if invitations or reports:
+            log.info("removed %d expired invitations and %d old resolved reports",
+                     invitations, reports)
 
     async def refresh(self, player_id: int, conn: Connection | None = None) -> None:
         """Read whom ``player_id`` muted or blocked into their connections here (and into

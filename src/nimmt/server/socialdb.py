@@ -5,10 +5,18 @@ that :mod:`.social` makes. Each function gives a store operation (run with
 an operation that finds the change not allowed (no such player, a bound reached)
 raises the :class:`~.protocol.ProtocolError` that refuses it, and its transaction
 changes nothing.
+
+A bound counted in the store, or a row looked for before it is written, holds only
+if no other transaction changes them between: each operation that checks then
+writes takes the lock of the player it counts for first (:func:`.store.exclusive`),
+so the same player's writes, from any connection of any process, run one after
+the other; the lobby's writers take the lobby's, so its lines' ids are in the
+order of their commits (:mod:`.delivery` relies on it).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -19,6 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import protocol as P
 from .store import (
+    LOBBY_LOCK,
+    exclusive,
     follows,
     game_players,
     games,
@@ -63,35 +73,43 @@ class Friend:
 
 
 def follow(me: int, raw: str, most: int) -> Op:
+    """``me`` follows ``raw`` (already following: nothing changes); past ``most``
+    followed players, ``quota``."""
+
     async def op(c: AsyncConnection) -> None:
+        await exclusive(c, me)
         other = await find(c, raw)
         if other.id == me:
             raise P.ProtocolError("bad_message", "you cannot follow yourself")
+        known = (await c.execute(sa.select(follows.c.created).where(
+            follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
+        if known is not None:
+            return
         have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
                                 .where(follows.c.follower_id == me))).scalar_one()
         if have >= most:
             raise P.ProtocolError("quota", f"you follow {most} players, the most one "
                                   "may; unfollow some first")
-        known = (await c.execute(sa.select(follows.c.created).where(
-            follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
-        if known is None:
-            await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
-                                                    created=time.time()))
+        await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
+                                                created=time.time()))
 
     return op
 
 def relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
-    async def op(c: AsyncConnection) -> None:
+    """``me`` mutes or blocks ``raw`` (``kind``), or lifts it; whether anything changed
+    (a mute made twice is made once)."""
+
+    async def op(c: AsyncConnection) -> bool:
+        await exclusive(c, me)
         other = await find(c, raw)
         if other.id == me:
             raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
         where = (relations.c.player_id == me, relations.c.other_id == other.id,
                  relations.c.kind == kind)
         if not on:
-            await c.execute(relations.delete().where(*where))
-            return
+            return bool((await c.execute(relations.delete().where(*where))).rowcount)
         if (await c.execute(sa.select(relations.c.created).where(*where))).first():
-            return
+            return False
         have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
                                 .where(relations.c.player_id == me))).scalar_one()
         if have >= most:
@@ -99,6 +117,7 @@ def relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
                                   "one may; lift some first")
         await c.execute(relations.insert().values(player_id=me, other_id=other.id,
                                                   kind=kind, created=time.time()))
+        return True
 
     return op
 
@@ -164,31 +183,53 @@ def silenced_by(me: int) -> Op:
     return q
 
 
-def new_invitation(me: int, raw: str, code: str, ttl: float, most: int) -> Op:
+#: Seconds over which the invitations one player hears are counted.
+HEARD_WINDOW = 60.0
+
+
+def new_invitation(me: int, raw: str, code: str, ttl: float, most: int,
+                   heard: int) -> Op:
     """Store an invitation of ``raw`` by ``me`` to ``code``; the invitee's id, or None when
-    they blocked ``me`` (nothing is stored, and the inviter is not told)."""
+    they blocked ``me`` (nothing is stored, and the inviter is not told). A player hears
+    at most ``heard`` invitations a minute, from everyone together (``quota`` to the
+    inviter past it: each one rings and is spoken to them)."""
 
     async def op(c: AsyncConnection) -> int | None:
         other = await find(c, raw)
         if other.id == me:
             raise P.ProtocolError("bad_message", "you cannot invite yourself")
+        await exclusive(c, other.id)
         blocked = (await c.execute(sa.select(relations.c.kind).where(
             relations.c.player_id == other.id, relations.c.other_id == me,
             relations.c.kind == "block"))).first()
         if blocked is not None:
             return None
         now = time.time()
-        # One invitation waits per inviter and guest; what expired goes; at most ``most``.
-        await c.execute(invitations.delete().where(
-            invitations.c.to_id == other.id,
-            sa.or_(invitations.c.at < now - ttl, invitations.c.answered.is_not(None),
-                   invitations.c.from_id == me)))
+        to = invitations.c.to_id == other.id
+        # What expired goes; what was answered is kept a minute, counted as heard.
+        await c.execute(invitations.delete().where(to, sa.or_(
+            invitations.c.at < now - max(ttl, HEARD_WINDOW),
+            sa.and_(invitations.c.answered.is_not(None),
+                    invitations.c.at < now - HEARD_WINDOW))))
+        recent = (await c.execute(sa.select(sa.func.count(), sa.func.min(invitations.c.at))
+                                  .where(to, invitations.c.at >= now - HEARD_WINDOW))).one()
+        if recent[0] >= heard:
+            wait = max(1, math.ceil(recent[1] + HEARD_WINDOW - now))
+            raise P.ProtocolError("quota", f"{other.name} has been invited {heard} times in "
+                                  "the last minute, as many as one player hears; invite "
+                                  f"them again in {wait} s", retry_after=wait)
+        # One invitation waits per inviter and guest: an earlier one is replaced.
+        await c.execute(invitations.update().where(
+            to, invitations.c.from_id == me, invitations.c.answered.is_(None))
+            .values(answered=now, accepted=False))
         await c.execute(invitations.insert().values(at=now, from_id=me, to_id=other.id,
                                                     table_code=code))
-        keep = (sa.select(invitations.c.id).where(invitations.c.to_id == other.id)
+        # At most ``most`` wait: the oldest go.
+        waits = (to, invitations.c.answered.is_(None))
+        keep = (sa.select(invitations.c.id).where(*waits)
                 .order_by(invitations.c.id.desc()).limit(most))
-        await c.execute(invitations.delete().where(invitations.c.to_id == other.id,
-                                                   invitations.c.id.not_in(keep)))
+        await c.execute(invitations.delete().where(*waits, invitations.c.id.not_in(
+            sa.select(keep.subquery().c.id))))
         return int(other.id)
 
     return op
@@ -253,6 +294,7 @@ def post(me: int, to: int | None, text: str, keep: int) -> Op:
     """Keep a line (``to`` null: the lobby), and only the newest ``keep`` of its kind."""
 
     async def op(c: AsyncConnection) -> None:
+        await exclusive(c, LOBBY_LOCK if to is None else to)
         await c.execute(messages.insert().values(at=time.time(), from_id=me, to_id=to,
                                                  text=text))
         where = messages.c.to_id.is_(None) if to is None else messages.c.to_id == to
@@ -306,6 +348,21 @@ def lines(to: int | None, after: int, limit: int, since: float | None = None) ->
     return q
 
 
+def newest_lines(to: int, limit: int, seconds: float) -> Op:
+    """``to``'s private messages of the last ``seconds`` (the newest ``limit``, oldest
+    first), and the id of their newest private message, sent or not (0: none)."""
+
+    async def q(c: AsyncConnection) -> tuple[list[Any], int]:
+        # The newest id first, and the lines up to it: one written between the two reads
+        # is left for the next delivery, never marked as sent.
+        top = int((await c.execute(sa.select(sa.func.max(messages.c.id))
+                                   .where(messages.c.to_id == to))).scalar() or 0)
+        rows = await lines(to, 0, limit, time.time() - seconds)(c)
+        return [r for r in rows if r.id <= top], top
+
+    return q
+
+
 def relations_of(me: int) -> Op:
     """Whom ``me`` muted or blocked: (kind, name) pairs, by name."""
 
@@ -328,14 +385,42 @@ def silenced_names(me: int) -> Op:
     return q
 
 
-def report(me: int, raw: str, reason: str, message: str | None, place: str | None) -> Op:
+def report(me: int, raw: str, reason: str, message: str | None, place: str | None,
+           most: int) -> Op:
+    """``me`` reports ``raw``. One report of each reporter waits per reported player (a
+    second one replaces the first), and at most ``most`` wait per reported player (the
+    oldest go): a crowd of reporters cannot bury the others' reports."""
+
     async def op(c: AsyncConnection) -> None:
         other = await find(c, raw)
         if not reason:
             raise P.ProtocolError("bad_message", "say why you report them (reason)")
+        await exclusive(c, other.id)
+        on = (reports.c.player_id == other.id, reports.c.resolved.is_(None))
+        await c.execute(reports.delete().where(*on, reports.c.reporter_id == me))
         await c.execute(reports.insert().values(
             at=time.time(), reporter_id=me, player_id=other.id, message=message,
             place=None if place is None else clean_text(place)[:32], reason=reason))
+        keep = sa.select(reports.c.id).where(*on).order_by(reports.c.id.desc()).limit(most)
+        await c.execute(reports.delete().where(*on, reports.c.id.not_in(
+            sa.select(keep.subquery().c.id))))
+
+    return op
+
+
+def sweep(invite_ttl: float, link_ttl: float, reports_days: float) -> Op:
+    """Housekeeping: invitations past their time (answered or not) and links past theirs
+    go, and resolved reports older than ``reports_days`` days; how many of each."""
+
+    async def op(c: AsyncConnection) -> tuple[int, int]:
+        now = time.time()
+        gone = await c.execute(invitations.delete().where(sa.or_(
+            sa.and_(invitations.c.code_hash.is_(None),
+                    invitations.c.at < now - max(invite_ttl, HEARD_WINDOW)),
+            sa.and_(invitations.c.code_hash.is_not(None), invitations.c.at < now - link_ttl))))
+        old = await c.execute(reports.delete().where(
+            reports.c.resolved.is_not(None), reports.c.resolved < now - reports_days * 86400))
+        return int(gone.rowcount), int(old.rowcount)
 
     return op
 

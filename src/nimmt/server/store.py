@@ -44,11 +44,13 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from .logs import event
+from .private import private_file
 
 if TYPE_CHECKING:
     from .metrics import Metrics
 
-__all__ = ["LogEntry", "StaleOwner", "Store", "fence", "hash_token", "metadata"]
+__all__ = ["LOBBY_LOCK", "Conflict", "LogEntry", "StaleOwner", "Store", "exclusive", "fence",
+           "hash_token", "metadata"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -202,7 +204,7 @@ reports = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("at", sa.Float, nullable=False),
     sa.Column("reporter_id", sa.Integer, nullable=False, index=True),
-    sa.Column("player_id", sa.Integer, nullable=False),
+    sa.Column("player_id", sa.Integer, nullable=False, index=True),
     # The message reported (as the reporter saw it), and where: a table's code or "lobby".
     sa.Column("message", sa.Text, nullable=True),
     sa.Column("place", sa.String(32), nullable=True),
@@ -341,6 +343,32 @@ async def fence_all(conn: AsyncConnection, tokens: dict[int, int]) -> None:
             raise StaleOwner(table_id, token)
 
 
+class Conflict(Exception):
+    """A write met a row another write made meanwhile (a unique constraint): the caller
+    answers it (the follow exists already, the name was taken), it never drops a
+    connection. The database's own error is its ``__cause__``."""
+
+
+#: The lock key of the lobby chat's writers (:func:`exclusive`); a player's key is their id.
+LOBBY_LOCK = -1
+
+
+async def exclusive(conn: AsyncConnection, key: int) -> None:
+    """Hold the lock named ``key`` to the end of ``conn``'s transaction: transactions that
+    take one key, on any server process, run one after the other.
+
+    What a transaction checks and then writes holds only if nothing changes between:
+    a bound counted in the store (follows per player, invitations a recipient hears a
+    minute), a row looked for before it is inserted, ids that must commit in their
+    order (a channel's lines, :mod:`.delivery`). Call it first in the transaction.
+    PostgreSQL takes a transaction-scoped advisory lock; SQLite has one writer, and a
+    write statement (matching no row) makes this transaction it, reads included."""
+    if conn.dialect.name == "postgresql":
+        await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    else:
+        await conn.execute(sa.text("UPDATE players SET id = id WHERE 0"))
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     # WAL lets readers work beside the writer; NORMAL sync in WAL still survives a killed
     # process (only an OS crash may lose the last commits); busy_timeout waits for locks.
@@ -363,7 +391,7 @@ class Store:
             parsed.database if self.is_sqlite and parsed.database
             and parsed.database != ":memory:" else None)
         if self.sqlite_file is not None:
-            Path(self.sqlite_file).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(self.sqlite_file))
         # A server's reads (a token at every hello, a table looked up, a player's followers
         # when they come or go) come in bursts: a pool that opens connections past its
         # size and closes them once returned made each burst pay new connections (16,000
@@ -418,9 +446,13 @@ class Store:
 
     async def alone(self, op: Op) -> Any:
         """Run ``op`` in a transaction of its own, not in the writer's group commit: a
-        refusal it raises (no such player, a bound reached) rolls back this one alone."""
-        async with self.engine.begin() as conn:
-            return await op(conn)
+        refusal it raises (no such player, a bound reached) rolls back this one alone;
+        a unique constraint it meets raises :class:`Conflict`."""
+        try:
+            async with self.engine.begin() as conn:
+                return await op(conn)
+        except sa.exc.IntegrityError as exc:
+            raise Conflict(str(exc.orig)) from exc
 
     def _submit(self, kind: str, payload: Any) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -440,15 +472,16 @@ class Store:
             if work:
                 try:
                     results = await self._commit(work)
+                except sa.exc.IntegrityError:
+                    # A write met a row made meanwhile: its caller answers it, once the
+                    # retry below has found which write it was.
+                    log.info("a group commit met a unique constraint; retrying its writes "
+                             "one by one", extra=event("db.conflict", writes=len(work)))
+                    await self._one_by_one(work)
                 except Exception:
                     log.exception("a group commit failed; retrying its writes one by one",
                                   extra=event("db.error", writes=len(work)))
-                    for item in work:
-                        try:
-                            (res,) = await self._commit([item])
-                            _settle(item[2], res, None)
-                        except Exception as exc:
-                            _settle(item[2], None, exc)
+                    await self._one_by_one(work)
                 else:
                     for item, res in zip(work, results, strict=True):
                         _settle(item[2], res, None)
@@ -456,6 +489,21 @@ class Store:
                 _settle(s[2], None, None)
             if stop:
                 return
+
+    async def _one_by_one(self, work: list[tuple[str, Any, asyncio.Future[Any]]]) -> None:
+        """Each write of a failed group commit in a transaction of its own: the others
+        commit, the failing one's caller gets its error (:class:`Conflict` for a unique
+        constraint)."""
+        for item in work:
+            try:
+                (res,) = await self._commit([item])
+                _settle(item[2], res, None)
+            except sa.exc.IntegrityError as exc:
+                conflict = Conflict(str(exc.orig))
+                conflict.__cause__ = exc
+                _settle(item[2], None, conflict)
+            except Exception as exc:
+                _settle(item[2], None, exc)
 
     async def _commit(self, work: list[tuple[str, Any, asyncio.Future[Any]]]) -> list[Any]:
         started = time.perf_counter()

@@ -19,9 +19,13 @@ index (migration ``0002``).
 
 **Text** (chat, table names) loses control characters, lone surrogates and the
 bidirectional controls (embeddings, overrides, isolates and marks): a U+202E in a
-table name would otherwise reverse the heading of every page that shows it. The
-web client also shows every name and text inside a ``<bdi>``, so right-to-left
-text stays in its place.
+table name would otherwise reverse the heading of every page that shows it. A run
+of combining marks on one character is cut at :data:`MARKS_MAX` (no script stacks
+more; hundreds drawn on one letter cover the lines around it). The web client also
+shows every name and text inside a ``<bdi>``, so right-to-left text stays in its
+place. A **chat line** (:func:`chat_line`) must also show something, by the rule
+names follow: a line of zero-width characters, Hangul fillers or braille blanks is
+refused as empty.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ from . import protocol as P
 
 __all__ = [
     "BIDI_CONTROLS",
+    "MARKS_MAX",
     "NAME_MAX",
     "VISIBLE_BLANKS",
+    "chat_line",
     "check_name",
     "clean_text",
     "has_visible",
@@ -46,6 +52,10 @@ NAME_MAX = 24
 #: characters); the bound keeps the unique index's entries small on every database.
 SKELETON_MAX = 512
 
+#: Combining marks kept on one character: Vietnamese, Hebrew with points and cantillation,
+#: Thai and Tibetan stay within it (Unicode's stream-safe format allows 30).
+MARKS_MAX = 8
+
 #: Embeddings, overrides, isolates and the implicit directional marks (LRM, RLM, ALM).
 BIDI_CONTROLS = frozenset(
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -56,6 +66,7 @@ BIDI_CONTROLS = frozenset(
 VISIBLE_BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0\U0001d159")
 
 _NFC = icu.Normalizer2.getNFCInstance()
+_MARK = icu.UnicodeSet(r"[[:Mn:][:Me:]]")
 _SPOOF = icu.SpoofChecker()
 _SPACE = icu.UnicodeSet(r"[:White_Space:]")
 _BLANKS = "".join(f"\\U{ord(ch):08X}" for ch in sorted(VISIBLE_BLANKS))
@@ -152,4 +163,37 @@ def clean_text(text: str) -> str:
         else:
             out.append(ch)
     cleaned: str = _NFC.normalize("".join(out))
+    if _MARK.containsSome(cleaned):
+        cleaned = _cut_marks(cleaned)
     return cleaned.strip()
+
+
+def _cut_marks(text: str) -> str:
+    """``text`` with each run of combining marks cut at :data:`MARKS_MAX`."""
+    out: list[str] = []
+    run = 0
+    for ch in text:
+        run = run + 1 if _MARK.contains(ch) else 0
+        if run <= MARKS_MAX:
+            out.append(ch)
+    return "".join(out)
+
+
+def chat_line(raw: str, most: int) -> str:
+    """A chat line as kept (:func:`clean_text`), or its refusal: ``chat_empty`` when it
+    shows nothing (:func:`has_visible`), ``chat_too_long`` past ``most`` characters.
+
+    >>> chat_line(" hi\u0301\u0301 ", 10)
+    'hí\u0301'
+    >>> chat_line("\u200b\u3164\u2800", 10)
+    Traceback (most recent call last):
+    ...
+    nimmt.server.protocol.ProtocolError: the chat message is empty or shows nothing
+    """
+    text = clean_text(raw)
+    if not has_visible(text):
+        raise P.ProtocolError("chat_empty", "the chat message is empty or shows nothing")
+    if len(text) > most:
+        raise P.ProtocolError("chat_too_long", f"chat messages hold at most {most} "
+                              f"characters, not {len(text)}")
+    return text

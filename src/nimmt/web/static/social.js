@@ -98,6 +98,16 @@ function onPresence(/** @type {Friend} */ f) {
   else say(text, { channel: "lobby" });
 }
 
+/** Invitations that come together are told together: the first rings and is said at
+ * once; those that follow within GROUP_MS while it waits are gathered in the banner and
+ * said as one, the newest with how many more wait, when that time is up. Each would otherwise ring and
+ * interrupt (the server lets a player hear a few a minute, from everyone together). */
+const GROUP_MS = 8000;
+/** Until when a new invitation is gathered rather than said, and how many were. */
+let quietUntil = 0;
+let gathered = 0;
+let groupTimer = 0;
+
 function onInvitation(/** @type {Invitation} */ inv) {
   if (invitations.some((i) => i.id === inv.id)) return;
   // One inviter has one invitation waiting: a new one replaces theirs.
@@ -105,10 +115,32 @@ function onInvitation(/** @type {Invitation} */ inv) {
   if (old >= 0) invitations.splice(old, 1);
   invitations.push(inv);
   renderBanner();
+  const now = Date.now();
+  // Alone in the banner (those before it answered), or the last one said long enough ago.
+  if (invitations.length === 1 || now >= quietUntil) {
+    announce(inv, 0);
+    return;
+  }
+  gathered += 1;
+  if (!groupTimer) groupTimer = window.setTimeout(sayGathered, quietUntil - now);
+}
+
+/** The invitations gathered while the last one was being heard, said as one. */
+function sayGathered() {
+  groupTimer = 0;
+  const newest = invitations[invitations.length - 1];
+  const count = gathered;
+  gathered = 0;
+  if (count && newest) announce(newest, invitations.length - 1);
+}
+
+function announce(/** @type {Invitation} */ inv, /** @type {number} */ more) {
+  quietUntil = Date.now() + GROUP_MS;
   cue("invite");
+  const waiting = more ? ` ${t("invite.waiting", { count: more })}` : "";
   // Assertive, in the voice's queue: said right after what is being said (a game's step
   // is never cut by it, nor cuts it), before anything after.
-  say(`${inv.text} ${keysHint()}`, { level: "assertive" });
+  say(`${inv.text}${waiting} ${keysHint()}`, { level: "assertive" });
 }
 
 /** "J accepts, Shift+J declines." as the player's keys are; while the player types (the
