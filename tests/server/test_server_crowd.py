@@ -146,7 +146,7 @@ async def test_forty_writers_at_once_each_line_reaches_each_connection_once(
 
 async def _idle(hub: Any) -> bool:
     social = hub.social
-    return all(ch._running is None for ch in [social.lobby, *social._private.values()])
+    return not any(ch.delivering for ch in [social.lobby, *social._private.values()])
 
 
 # -- 2. every quota holds when sixteen connections race at it ----------------------------------

@@ -70,9 +70,9 @@ class Channel(Generic[C]):
         self.marks.pop(conn, None)
 
     @property
-    def idle(self) -> bool:
-        """Nobody hears it and no delivery runs: the channel may be forgotten."""
-        return not self.marks and self._running is None
+    def delivering(self) -> bool:
+        """Whether a delivery runs now."""
+        return self._running is not None
 
     async def deliver(self) -> None:
         """Send every connection the lines it was not sent yet; returns once they are

@@ -230,6 +230,10 @@ class Fanout:
         #: The last sheet made per seat and language: an equal one made again is this one,
         #: so connections that were sent equal sheets hold one object and share a frame.
         self._last: dict[tuple[int | None, str], Sheet] = {}
+        #: A broadcast of items held for :meth:`flush` (its mark and audience), and how
+        #: many broadcasts it holds.
+        self._held: tuple[int, Audience] | None = None
+        self._merged = 0
 
     def _sheet(self, view: View | None, viewer: int | None, names: Sequence[str], lang: str,
                presence: Sequence[SeatMark]) -> Sheet:
@@ -360,7 +364,38 @@ class Fanout:
 
     def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
         """Send the items after ``after`` to ``audience``, filtered per seat and narrated in
-        each connection's language; with ``state``, a fresh table_state first."""
+        each connection's language; with ``state``, a fresh table_state first.
+
+        Items alone are held until :meth:`flush`, and the items of the broadcasts that
+        follow to the same audience join them: commands handled one after another (four
+        cards chosen while the first one's write was stored) go out as one frame per
+        connection, not one each."""
+        held = self._held
+        if not state:
+            if held is not None and held[1] == audience:
+                self._merged += 1
+                return
+            self.flush(now)
+            self._held = (after, audience)
+            self._merged = 1
+            return
+        self.flush(now)
+        self._send(after, state, audience, now)
+
+    @property
+    def holding(self) -> int:
+        """How many broadcasts are held for the next :meth:`flush` (0: none)."""
+        return self._merged if self._held is not None else 0
+
+    def flush(self, now: float) -> None:
+        """Send the broadcast held (:meth:`broadcast`), if any. The table calls it when its
+        queue is empty, and before anything else it sends."""
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._send(held[0], False, held[1], now)
+
+    def _send(self, after: int, state: bool, audience: Audience, now: float) -> None:
         t = self.table
         new = since(t.logged.items, after)
         cache: dict[object, Any] = {}

@@ -207,7 +207,7 @@ class Social:
             channel = channels.get(pid)
             if channel is not None:
                 channel.leave(conn)
-                if channel.idle:
+                if not channel.marks:  # a delivery still running ends by itself
                     del channels[pid]
 
     # -- the lobby chat and private messages -----------------------------------------------

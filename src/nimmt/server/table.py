@@ -85,6 +85,8 @@ from .tutor import Tutor, TutorBusy, TutorStopped
 __all__ = ["TableActor", "TablePeer", "view_to_dict"]
 
 log = logging.getLogger("nimmt.server")
+#: Broadcasts a busy table holds at most before it sends them (:meth:`.fanout.Fanout.flush`).
+HOLD_MOST = 8
 
 
 class TablePeer(Receiver, Protocol):
@@ -326,6 +328,10 @@ class TableActor:
                 left = self._queued.pop(conn, 1) - 1
                 if left > 0:
                     self._queued[conn] = left
+            # The broadcasts held go once no command waits (or after a few: a busy table's
+            # people still hear each turn at once).
+            if self.queue.empty() or self.fanout.holding >= HOLD_MOST:
+                self.fanout.flush(asyncio.get_running_loop().time())
             self._release()
             trim(self.table, self.settings.stream_keep)
             self.handling = False
@@ -398,6 +404,8 @@ class TableActor:
     def run_effect(self, effect: Effect, now: float) -> None:
         """One effect other than storing (:meth:`handle` does that)."""
         fan = self.fanout
+        if not isinstance(effect, Broadcast):
+            fan.flush(now)  # what was held goes first: the order of what is sent is kept
         match effect:
             case SendAck(conn, ref):
                 fan.ack(conn, ref)
