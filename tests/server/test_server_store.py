@@ -10,7 +10,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from nimmt.server.store import MIGRATIONS, LogEntry, Store, metadata
+from nimmt.server.schema import MIGRATIONS
+from nimmt.server.store import LogEntry, Store, metadata
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
