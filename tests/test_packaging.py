@@ -38,6 +38,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pexpect
 import pytest
 
 import nimmt
@@ -308,6 +309,25 @@ def test_the_core_alone_plays_and_names_the_extra_it_lacks(dist: Path, tmp_path:
     listed = subprocess.run([str(bin_ / "python"), "-m", "pip", "list"], capture_output=True,
                             text=True).stdout
     assert "SQLAlchemy" not in listed and "uvicorn" not in listed
+    # nimmt play in a terminal without Textual: the plain mode, and the command that adds
+    # the full screen to this install, which does when run as written.
+    terminal = {**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"}
+    terminal.pop("NIMMT_PLAIN", None)
+    terminal.pop("NO_COLOR", None)
+    child = pexpect.spawn(str(bin_ / "nimmt"), ["play"], encoding="utf-8", timeout=60,
+                          env=terminal, dimensions=(40, 160), cwd=str(tmp_path))
+    child.expect(r"playing in plain mode\. For the full screen: (.+?)\r?\n")
+    command = child.match.group(1).strip()
+    child.terminate(force=True)
+    assert command == f"{bin_ / 'python'} -m pip install 'textual<9,>=8.0'"
+    added = subprocess.run([*shlex.split(command), "-c", str(ROOT / "locks" / "dev.txt")],
+                           capture_output=True, text=True, cwd=tmp_path, env=no_compiler())
+    assert added.returncode == 0, added.stdout + added.stderr
+    child = pexpect.spawn(str(bin_ / "nimmt"), ["play"], encoding="utf-8", timeout=60,
+                          env=terminal, dimensions=(40, 160), cwd=str(tmp_path))
+    child.expect_exact("\x1b[?1049h")  # the full screen (plain mode writes no escape)
+    assert "plain mode" not in (child.before or "")
+    child.terminate(force=True)
     done = subprocess.run([str(bin_ / "nimmt"), "serve"], capture_output=True, text=True,
                           cwd=tmp_path)
     assert done.returncode == 3 and "Traceback" not in done.stderr
