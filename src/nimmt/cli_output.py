@@ -6,6 +6,9 @@ them: plain lines when ``--plain`` is given (to the command or to ``nimmt``
 itself), when ``NIMMT_PLAIN`` or ``NO_COLOR`` is set, when ``TERM`` is ``dumb``,
 or when standard output is not a terminal. A screen reader then reads the output
 line by line, and a pipe never receives escape codes or box drawing.
+
+A command that lacks an optional part names the command that adds it to this very
+install (:func:`extra_command`), one rule for all of them.
 """
 
 from __future__ import annotations

@@ -16,6 +16,16 @@ postgres). Each time this same file, run by *that* interpreter with
 - a game left in play: Ana and Cy have played three cards each at a table with a
   bot when the server is stopped as systemd stops it (SIGTERM: it drains).
 
+The fixtures here were made so (each ``NAME.json`` keeps its commit's full hash)::
+
+    .venv/bin/python tests/server/upgrade/make_fixture.py 18e5843 release-0.1.0
+    .venv/bin/python tests/server/upgrade/make_fixture.py b15f902 main-b15f902
+
+``18e5843`` is the commit that named the release 0.1.0 in CHANGELOG.md (the only
+release so far; schema revision 0002); ``b15f902`` the merge that brought accounts
+and friends to main (0006, still the newest). A migration added later makes the
+second an upgrade too; a release made later deserves a fixture of its own.
+
 Then it writes, beside this file: ``NAME.sqlite`` (the SQLite database, one
 self-contained file), ``NAME.pg.sql`` (``pg_dump`` of the PostgreSQL one, plain
 SQL) and ``NAME.json`` (per backend: the tokens, the password, the table in play
