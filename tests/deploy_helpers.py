@@ -32,11 +32,11 @@ DEPLOY = ROOT / "docs" / "deploy.md"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
-def doc_block(name: str) -> str:
-    """The code block that follows ``<!-- test: NAME -->`` in docs/deploy.md."""
-    text = DEPLOY.read_text(encoding="utf-8")
+def doc_block(name: str, doc: Path = DEPLOY) -> str:
+    """The code block that follows ``<!-- test: NAME -->`` in ``doc`` (docs/deploy.md)."""
+    text = doc.read_text(encoding="utf-8")
     found = re.search(rf"<!-- test: {re.escape(name)} -->\n```[\w-]*\n(.*?)```", text, re.S)
-    assert found, f"docs/deploy.md has no code block marked <!-- test: {name} -->"
+    assert found, f"{doc.relative_to(ROOT)} has no code block marked <!-- test: {name} -->"
     return found.group(1)
 
 

@@ -1,7 +1,10 @@
 """The package as a user gets it: wheels built, installed in fresh virtual environments.
 
 ``scripts/wheels`` builds the sdist, the pure wheel and the compiled wheel
-(repaired to a manylinux tag); each wheel is installed into a new virtual
+(repaired to a manylinux tag) in a fresh clone, with the build tools alone. The
+install blocks of README.md and docs/packaging.md run as written (a release
+file; a checkout), and a fresh clone's ``scripts/start --port N`` serves on N;
+each wheel is installed into a new virtual
 environment outside the repository, the pure one with no C compiler on the
 path (``CC=false``), and used as a user would: the version, ``python -m
 nimmt``, a simulate/replay round trip, and a server that starts and serves
@@ -22,7 +25,10 @@ import fcntl
 import json
 import os
 import re
+import shlex
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tarfile
@@ -32,7 +38,11 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pexpect
 import pytest
+
+import nimmt
+from deploy_helpers import doc_block
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,15 +68,67 @@ def once(tmp_path_factory: pytest.TempPathFactory, name: str,
     return out
 
 
+def fresh_clone(dest: Path) -> Path:
+    """The files git tracks, as this working tree has them: what a fresh clone holds, with
+    the change under test, and nothing of the developer set-up (no ``.venv``, no
+    ``node_modules``, no build)."""
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for name in filter(None, names):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the working tree is not there
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def bare_env(**changes: str) -> dict[str, str]:
+    """This environment without the developer set-up's virtual environment: what a host's
+    shell has (``python3`` is the machine's, ``PYTHON`` its base interpreter)."""
+    venv_bin = str(Path(sys.executable).parent)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if p and p != venv_bin)
+    env["PYTHON"] = getattr(sys, "_base_executable", sys.executable)
+    return {**env, **changes}
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist and the two wheels, built once in a run."""
+    """The sdist and the two wheels, built once in a run by ``scripts/wheels`` in a fresh
+    clone, with the build tools alone (no ``scripts/setup``)."""
 
     def build(out: Path) -> None:
-        subprocess.run([str(ROOT / "scripts" / "wheels"), str(out)], check=True, cwd=ROOT,
-                       capture_output=True, text=True)
+        clone = fresh_clone(out.with_name("dist-clone"))
+        done = subprocess.run(
+            [str(clone / "scripts" / "wheels"), str(out)], cwd=clone, capture_output=True,
+            text=True, env=bare_env(NIMMT_BUILD_TOOLS=str(out.with_name("wheel-tools"))))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not (clone / ".venv").exists()
 
     return once(tmp_path_factory, "dist", build)
+
+
+README = ROOT / "README.md"
+PACKAGING = ROOT / "docs" / "packaging.md"
+
+
+def run_block(doc: Path, name: str, cwd: Path, home: Path) -> str:
+    """Run the shell block marked ``<!-- test: NAME -->`` in ``doc`` as it is written, in
+    ``cwd``, with ``home`` as the home folder (``~/nimmt`` lands there). pip takes its
+    versions from ``locks/serve.txt`` (``PIP_CONSTRAINT``), its packages from this
+    machine's cache and index, and compiles no byte code (Python does it at the first
+    import): settings of pip, not words of the commands."""
+    block = doc_block(name, doc)
+    home.mkdir(parents=True, exist_ok=True)
+    env = bare_env(HOME=str(home), PIP_CONSTRAINT=str(ROOT / "locks" / "serve.txt"),
+                   PIP_CACHE_DIR=os.path.expanduser("~/.cache/pip"), PIP_NO_COMPILE="1",
+                   PIP_NO_INPUT="1")
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{name}:\n{block}\n{done.stdout}{done.stderr}"
+    return done.stdout
 
 
 def fresh_env(where: Path, requirement: str, env: dict[str, str]) -> tuple[Path, str]:
@@ -132,14 +194,71 @@ def test_pure_wheel_installs_without_a_compiler(dist: Path, tmp_path: Path) -> N
 
 @pytest.fixture(scope="module")
 def served(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The compiled wheel with the server extra, at ``locks/serve.txt``'s versions: the
-    install ``scripts/start`` makes. Its bin folder."""
+    """The compiled wheel with the server extra, installed as docs/packaging.md says (and
+    docs/deploy.md on a server), at ``locks/serve.txt``'s versions: the install
+    ``scripts/start`` makes too. Its bin folder."""
     if sys.platform != "linux":
         pytest.skip("manylinux wheels are for Linux")
     (wheel,) = dist.glob("nimmt-*-cp3*-manylinux*.whl")
-    made = once(tmp_path_factory, "served",
-                lambda out: fresh_env(out / "venv", f"{wheel}[server]", dict(os.environ)))
-    return made / "venv" / "bin"
+
+    def install(out: Path) -> None:
+        shutil.copy(wheel, out)
+        said = run_block(PACKAGING, "install-compiled", out, out / "home")
+        assert said.strip().splitlines()[-1] == f"nimmt {nimmt.__version__}"
+
+    return once(tmp_path_factory, "served", install) / "home" / "nimmt" / "bin"
+
+
+def test_the_readme_installs_a_release_file(dist: Path, tmp_path: Path) -> None:
+    """README.md's install from a release file, run as written, with the file it names."""
+    (wheel,) = dist.glob("nimmt-*-py3-none-any.whl")
+    assert f'"./{wheel.name}[server]"' in doc_block("install-wheel", README)
+    shutil.copy(wheel, tmp_path)
+    said = run_block(README, "install-wheel", tmp_path, tmp_path / "home")
+    assert said.strip().splitlines()[-1] == f"nimmt {nimmt.__version__}"
+    use_like_a_user(tmp_path / "home" / "nimmt" / "bin", tmp_path, compiled=False)
+
+
+def test_the_readme_installs_a_checkout(tmp_path: Path) -> None:
+    """README.md's install from a checkout, run as written in a fresh clone: the engine
+    compiled (this machine has a C compiler), nothing of the clone's folder used."""
+    clone = fresh_clone(tmp_path / "clone")
+    said = run_block(README, "install-checkout", clone, tmp_path / "home")
+    assert said.strip().splitlines()[-1] == f"nimmt {nimmt.__version__}"
+    use_like_a_user(tmp_path / "home" / "nimmt" / "bin", tmp_path, compiled=True)
+
+
+def test_scripts_start_with_options_serves_with_them(tmp_path: Path) -> None:
+    """A fresh clone's ``scripts/start --port N`` sets itself up and serves on N. Its
+    engine is built pure (``NIMMT_PURE=1``): the compiled build is what the checkout's
+    install and the wheels above test, and it would cost this test a minute more."""
+    clone = fresh_clone(tmp_path / "clone")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = subprocess.Popen(
+        [str(clone / "scripts" / "start"), "--port", str(port), "--data-dir",
+         str(tmp_path / "data")], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        env=bare_env(PIP_CACHE_DIR=os.path.expanduser("~/.cache/pip"), NIMMT_PURE="1"))
+    try:
+        assert start.stdout is not None
+        seen = []
+        for line in start.stdout:  # the set-up's lines, then the server's address
+            seen.append(line)
+            if "open http://" in line:
+                break
+        assert f"open http://127.0.0.1:{port}/ in a browser" in seen[-1], "".join(seen)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=30) as resp:
+            assert json.loads(resp.read())["name"] == "nimmt"
+    finally:
+        os.killpg(start.pid, signal.SIGTERM)
+        start.wait(60)
+    # The server stopped with its drain (uvicorn ends by the signal it drained on), its
+    # data kept.
+    rest = start.stdout.read()
+    assert "stopped" in rest and start.returncode in (0, -signal.SIGTERM), rest
+    assert (tmp_path / "data" / "nimmt.db").is_file()
 
 
 def test_compiled_wheel_has_a_manylinux_tag_and_runs(served: Path, tmp_path: Path) -> None:
@@ -182,17 +301,46 @@ def test_the_core_alone_plays_and_names_the_extra_it_lacks(dist: Path, tmp_path:
     done = subprocess.run([str(bin_ / "nimmt"), "simulate", "--out", "-"], capture_output=True,
                           text=True, cwd=tmp_path)
     assert done.returncode == 0 and '"nimmt-record"' in done.stdout
-    done = subprocess.run([str(bin_ / "nimmt"), "serve"], capture_output=True, text=True,
-                          cwd=tmp_path)
-    assert done.returncode == 3
-    assert "pip install 'nimmt[server]'" in done.stderr and "Traceback" not in done.stderr
     done = subprocess.run([str(bin_ / "nimmt"), "env", "check"], capture_output=True, text=True,
                           cwd=tmp_path)
     assert done.returncode == 3
-    assert "pip install 'nimmt[rl]'" in done.stderr and "Traceback" not in done.stderr
+    assert f"{bin_ / 'python'} -m pip install 'pettingzoo" in done.stderr
+    assert "Traceback" not in done.stderr
     listed = subprocess.run([str(bin_ / "python"), "-m", "pip", "list"], capture_output=True,
                             text=True).stdout
     assert "SQLAlchemy" not in listed and "uvicorn" not in listed
+    # nimmt play in a terminal without Textual: the plain mode, and the command that adds
+    # the full screen to this install, which does when run as written.
+    terminal = {**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"}
+    terminal.pop("NIMMT_PLAIN", None)
+    terminal.pop("NO_COLOR", None)
+    child = pexpect.spawn(str(bin_ / "nimmt"), ["play"], encoding="utf-8", timeout=60,
+                          env=terminal, dimensions=(40, 160), cwd=str(tmp_path))
+    child.expect(r"playing in plain mode\. For the full screen: (.+?)\r?\n")
+    command = child.match.group(1).strip()
+    child.terminate(force=True)
+    assert command == f"{bin_ / 'python'} -m pip install 'textual<9,>=8.0'"
+    added = subprocess.run([*shlex.split(command), "-c", str(ROOT / "locks" / "dev.txt")],
+                           capture_output=True, text=True, cwd=tmp_path, env=no_compiler())
+    assert added.returncode == 0, added.stdout + added.stderr
+    child = pexpect.spawn(str(bin_ / "nimmt"), ["play"], encoding="utf-8", timeout=60,
+                          env=terminal, dimensions=(40, 160), cwd=str(tmp_path))
+    child.expect_exact("\x1b[?1049h")  # the full screen (plain mode writes no escape)
+    assert "plain mode" not in (child.before or "")
+    child.terminate(force=True)
+    done = subprocess.run([str(bin_ / "nimmt"), "serve"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    # The sentence names this install's pip and the extra's requirements (nimmt itself is on
+    # no index here, so 'nimmt[server]' could not be found): run as written, it adds them.
+    command = done.stderr.strip().split("): ", 1)[1]
+    assert command.startswith(f"{bin_ / 'python'} -m pip install 'pydantic-settings")
+    added = subprocess.run([*shlex.split(command), "-c", str(ROOT / "locks" / "serve.txt")],
+                           capture_output=True, text=True, cwd=tmp_path, env=no_compiler())
+    assert added.returncode == 0, added.stdout + added.stderr
+    done = subprocess.run([str(bin_ / "nimmt"), "serve", "--help"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "--port" in done.stdout, done.stdout + done.stderr
 
 
 #: A link or picture's target in Markdown (inline, or a reference definition) or HTML.

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .cli_output import extra_command
 from .errors import RulesError
 from .rules import Rules
 
@@ -112,7 +113,7 @@ def check(
         checks, no_vector = _checks(rules, cycles)
     except ImportError as exc:
         typer.echo(f"nimmt env check needs the rl extra ({exc.name} is missing): "
-                   "pip install 'nimmt[rl]'", err=True)
+                   f"{extra_command('rl')}", err=True)
         raise typer.Exit(3) from None
     typer.echo(f"Checking the environments of {rules.name}, {rules.players} players.")
     failed = 0

@@ -30,7 +30,8 @@ from nimmt.client import Client, ServerError
 from nimmt.server.protocol import Error, Pong
 from nimmt.server.ratings import INITIAL
 from nimmt.server.run import running_hub, running_server
-from nimmt.server.store import MIGRATIONS, hash_token
+from nimmt.server.schema import MIGRATIONS
+from nimmt.server.store import hash_token
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

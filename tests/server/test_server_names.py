@@ -26,7 +26,8 @@ from conftest import make_settings
 from nimmt.client import Client, ServerError, ws_url
 from nimmt.server.protocol import Events
 from nimmt.server.run import running_server
-from nimmt.server.store import MIGRATIONS, hash_token
+from nimmt.server.schema import MIGRATIONS
+from nimmt.server.store import hash_token
 from nimmt.server.text import check_name, clean_text, has_visible, name_key
 
 pytestmark = [pytest.mark.timeout(300)]

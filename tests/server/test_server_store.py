@@ -13,7 +13,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from nimmt.server.store import MIGRATIONS, Conflict, LogEntry, Store, metadata
+from nimmt.server.schema import MIGRATIONS
+from nimmt.server.store import Conflict, LogEntry, Store, metadata
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

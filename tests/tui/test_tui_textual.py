@@ -73,6 +73,20 @@ async def settle(pilot: object, app: NimmtApp, before: str | None) -> None:
     await until(pilot, moved_on, "the game moving on")
 
 
+async def play_to_the_end(pilot: object, app: NimmtApp) -> None:
+    """Answer every decision by keyboard (the hand's first card, the row dialog's first
+    row) until the game is over."""
+    session = app.session
+    while session.snapshot.status != "over":
+        snap = session.snapshot
+        assert snap.ask is not None
+        if isinstance(app.screen, RowDialog):
+            await pilot.press("enter")  # type: ignore[attr-defined]
+        else:
+            await pilot.press("home", "enter")  # type: ignore[attr-defined]
+        await settle(pilot, app, snap.ask.key)
+
+
 async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     session = LocalSession(Rules.parse("classic", players=3, limit=25), ["medium", "medium"],
@@ -247,14 +261,7 @@ async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
         await settle(pilot, app, None)
         assert session.snapshot.code is not None
         snapshot(app, "table-online")
-        while session.snapshot.status != "over":
-            snap = session.snapshot
-            assert snap.ask is not None
-            if isinstance(app.screen, RowDialog):
-                await pilot.press("enter")
-            else:
-                await pilot.press("home", "enter")
-            await settle(pilot, app, snap.ask.key)
+        await play_to_the_end(pilot, app)
         await until(pilot, lambda: isinstance(app.screen, ResultsDialog), "the results")
         assert "Tex (you)" in snapshot(app, "results-online")
         await pilot.press("ctrl+q")

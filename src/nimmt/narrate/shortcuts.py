@@ -131,11 +131,9 @@ class ShortcutSentences(Vocabulary):
             "auto": _("{name}: {bullheads}, played by the default bot"),
             "auto_away": _("{name}: {bullheads}, away, played by the default bot"),
         }
-        over = view.phase is Phase.OVER
         return _("At the table: {players}.").format(players="; ".join(
             player.get(state, player["here"]).format(
-                name=self.player(p, who),
-                bullheads=self.count_bullheads(view.scores[p] + (0 if over else view.penalties[p])))
+                name=self.player(p, who), bullheads=self.count_bullheads(view.totals[p]))
             for p, state in enumerate(here)))
 
     def hand_sentence(self, view: View) -> str:

@@ -19,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import getpass
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+from ..cli_output import extra_command
 
 if TYPE_CHECKING:
     from .store import Store
@@ -77,40 +79,84 @@ def _options(
 def _run(ctx: typer.Context, action: Callable[[Store], Awaitable[T]]) -> T:
     """Open the database, run ``action``, close; an :class:`~.admin.AdminError` or a
     database that cannot be opened is one sentence and exit code 1."""
-    try:
-        from sqlalchemy.exc import ArgumentError, OperationalError
 
+    async def go(url: str) -> T:
         from .admin import AdminError
-        from .settings import Settings, shown_url
+        from .schema import SchemaTooNew, read_revision, schema_state
         from .store import Store
-    except ImportError as exc:
-        typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
-                   "pip install 'nimmt[server]'", err=True)
-        raise typer.Exit(3) from None
-    where: _Where = ctx.obj
-    changes: dict[str, Any] = {k: v for k, v in {"db": where.db, "data_dir": where.data_dir}
-                               .items() if v is not None}
-    settings = Settings(**changes)
 
-    async def go() -> T:
-        store = Store(settings.database_url())
+        # Only nimmt serve moves the schema (docs/deploy.md, "Upgrading"): an operator's
+        # command run by a newer nimmt beside an older server still running must not
+        # migrate the database under it.
+        state = schema_state(await read_revision(url))
+        if not state.known:
+            raise SchemaTooNew(str(state.revision), state.head)
+        if state.revision is not None and state.pending:
+            raise AdminError(
+                f"The database is at schema revision {state.revision}; this nimmt needs "
+                f"{state.head}, which nimmt serve migrates to when it starts (nimmt admin "
+                "schema lists the steps). Start the server of this version first.")
+        store = Store(url)
         try:
             await store.open()
             return await action(store)
         finally:
             await store.close()
 
+    return _on_database(ctx, go)
+
+
+def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work`` on the database URL the settings name; a refusal (an
+    :class:`~.admin.AdminError`, a schema too new) or a database that cannot be opened is
+    one sentence and exit code 1, a missing server extra exit code 3."""
     try:
-        return asyncio.run(go())
-    except AdminError as exc:
+        from sqlalchemy.exc import ArgumentError, OperationalError
+
+        from .admin import AdminError
+        from .schema import SchemaTooNew
+        from .settings import Settings, shown_url
+    except ImportError as exc:
+        typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
+                   f"{extra_command('server')}", err=True)
+        raise typer.Exit(3) from None
+    where: _Where = ctx.obj
+    changes: dict[str, Any] = {k: v for k, v in {"db": where.db, "data_dir": where.data_dir}
+                               .items() if v is not None}
+    url = Settings(**changes).database_url()
+    try:
+        return asyncio.run(work(url))
+    except (AdminError, SchemaTooNew) as exc:
         typer.echo(f"{exc}", err=True)
         raise typer.Exit(1) from None
     except (ArgumentError, ImportError) as exc:
-        typer.echo(f"Bad database URL {shown_url(settings.database_url())!r}: {exc}", err=True)
+        typer.echo(f"Bad database URL {shown_url(url)!r}: {exc}", err=True)
         raise typer.Exit(1) from None
     except OperationalError as exc:
         typer.echo(f"Cannot open the database: {exc.orig}", err=True)
         raise typer.Exit(1) from None
+
+
+@admin_app.command("schema")
+def schema_command(ctx: typer.Context) -> None:
+    """The database's schema revision, and the migrations the next start runs.
+
+    Changes nothing. Exit code 1 for a database a newer nimmt migrated: this one refuses
+    to serve it (docs/deploy.md, "Upgrading").
+    """
+
+    async def look(url: str) -> list[str]:
+        from .backup import sqlite_path
+        from .schema import SchemaTooNew, read_revision, schema_state
+        from .settings import shown_url
+
+        state = schema_state(await read_revision(url))
+        if not state.known:
+            raise SchemaTooNew(str(state.revision), state.head)
+        return state.sentences(str(sqlite_path(url) or shown_url(url)))
+
+    for line in _on_database(ctx, look):
+        typer.echo(line)
 
 
 def _seconds(raw: str | None) -> float | None:
@@ -347,7 +393,7 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
         from .settings import Settings, shown_url
     except ImportError as exc:
         typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
-                   "pip install 'nimmt[server]'", err=True)
+                   f"{extra_command('server')}", err=True)
         raise typer.Exit(3) from None
     changes: dict[str, Any] = {k: v for k, v in {"db": db, "data_dir": data_dir}.items()
                                if v is not None}
@@ -408,7 +454,8 @@ def backup_command(
         typer.echo(f"Backup failed: {exc}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"Backed up {path} to {file}: {_size(summary.bytes)}, {summary.players} "
-               f"players, {summary.tables_in_play} tables in play.")
+               f"players, {summary.tables_in_play} tables in play, schema revision "
+               f"{summary.revision}.")
 
 
 @admin_app.command("restore")

@@ -139,20 +139,6 @@ def _summary(conn: sqlite3.Connection, where: Path) -> Summary:
                    revision=str(revision))
 
 
-def _known_revision(revision: str) -> bool:
-    """Whether this version of nimmt has the schema migration ``revision`` (a backup made
-    by a newer version may have more, which this one cannot run)."""
-    from alembic.script import ScriptDirectory
-    from alembic.util import CommandError
-
-    from .store import MIGRATIONS
-
-    try:
-        return ScriptDirectory(str(MIGRATIONS)).get_revision(revision) is not None
-    except CommandError:
-        return False
-
-
 def _sync(path: Path) -> None:
     """Make ``path`` (a file or a directory) durable: a backup survives a power cut."""
     fd = os.open(path, os.O_RDONLY)
@@ -217,6 +203,8 @@ def restore(file: Path, db: Path, *, replace: bool = False) -> tuple[Summary, Pa
     database unless ``replace``; the replaced database (with its ``-wal``, whose commits
     belong to it alone) is renamed aside, never deleted.
     """
+    from .schema import known  # Alembic's, imported only when a restore runs
+
     if not file.is_file():
         raise BackupError(f"there is no backup at {file}")
     try:
@@ -225,7 +213,7 @@ def restore(file: Path, db: Path, *, replace: bool = False) -> tuple[Summary, Pa
         raise BackupError(f"cannot read {file}: {exc}") from None
     try:
         summary = _summary(source, file)
-        if not _known_revision(summary.revision):
+        if not known(summary.revision):
             raise BackupError(
                 f"{file} was made by a newer nimmt (schema revision {summary.revision}); "
                 "restore it with that version")

@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
+from ..cli_output import extra_command
+
 __all__ = ["parse_bot_flags", "serve_command"]
 
 
@@ -110,10 +112,11 @@ def serve_command(
         from .botpool import check_bots
         from .private import private_dir
         from .run import serve, serve_workers
+        from .schema import SchemaTooNew, read_revision, schema_state
         from .settings import Settings, shown_url
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
-                   "pip install 'nimmt[server]'", err=True)
+                   f"{extra_command('server')}", err=True)
         raise typer.Exit(3) from None
     from ..bots.registry import BotError
 
@@ -145,6 +148,11 @@ def serve_command(
                        f"{exc.strerror or exc}", err=True)
             raise typer.Exit(1) from None
     try:
+        # A database a newer nimmt migrated is refused before anything starts (every
+        # process of --workers would refuse it on its own otherwise).
+        state = schema_state(asyncio.run(read_revision(settings.database_url())))
+        if not state.known:
+            raise SchemaTooNew(str(state.revision), state.head)
         if settings.workers > 1:
             if not serve_workers(settings):
                 raise typer.Exit(1)
@@ -155,6 +163,9 @@ def serve_command(
                   serving(db_file) if db_file else contextlib.nullcontext()):
                 asyncio.run(serve(settings))
     except DatabaseInUse as exc:
+        typer.echo(f"Cannot serve: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except SchemaTooNew as exc:
         typer.echo(f"Cannot serve: {exc}", err=True)
         raise typer.Exit(1) from None
     except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time

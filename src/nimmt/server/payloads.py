@@ -243,8 +243,8 @@ class PendingInfo(_Payload):
 #: home: the narration says it as it happens.
 VIEW_FIELDS: tuple[str, ...] = (
     "player", "rules", "rules_name", "phase", "pending", "round", "turn", "options", "hand",
-    "my_choice", "rows", "scores", "penalties", "taken", "hand_sizes", "chosen", "face_up",
-    "revealed", "to_resolve", "hands", "active", "eliminated", "has_joker", "marker",
+    "my_choice", "rows", "scores", "penalties", "totals", "taken", "hand_sizes", "chosen",
+    "face_up", "revealed", "to_resolve", "hands", "active", "eliminated", "has_joker", "marker",
     "draft_pool", "winners", "places")
 #: Where the wire says a view's fact in its own shape (the engine's value has no JSON).
 _VIEW_WIRE: dict[str, tuple[Any, str | None]] = {

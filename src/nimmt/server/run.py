@@ -32,6 +32,7 @@ from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limi
 from .lifeline import exit_with_parent
 from .logs import event
 from .metrics import worker_address
+from .schema import head as schema_head
 from .settings import Settings, listen_address, shown_url
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
@@ -195,9 +196,17 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
     fields: dict[str, object] = {"port": port, "tables": len(hub.tables)}
     if ops is not None:
         fields["metrics"] = f"{address(*ops)}/metrics"
-    log.info("serving on %s (database %s, %d tables resumed%s)", address(settings.host, port),
-             shown_url(settings.database_url()), len(hub.tables),
-             f"; metrics on {fields['metrics']}" if ops else "",
+    # An upgrade's migrations are worth a word in the log: when the schema moved, and from
+    # what (docs/deploy.md, "Upgrading").
+    fields["schema"] = schema_head()
+    before = hub.store.migrated_from
+    moved = "" if before == fields["schema"] else (
+        f"; schema migrated from {before or 'nothing'} to {fields['schema']}")
+    if moved:
+        fields["schema_before"] = before or "none"
+    log.info("serving on %s (database %s, %d tables resumed%s%s)",
+             address(settings.host, port), shown_url(settings.database_url()),
+             len(hub.tables), f"; metrics on {fields['metrics']}" if ops else "", moved,
              extra=event("server.started", **fields))
     await task
 

@@ -2,8 +2,8 @@
 
 SQLAlchemy 2 (async Core) over SQLite (the default, WAL mode) or PostgreSQL
 (``postgresql+psycopg://``). The schema is made by the Alembic migrations
-shipped in :mod:`nimmt.server.migrations`, applied by :meth:`Store.open`, so an
-installed ``nimmt serve`` needs no extra step.
+shipped in :mod:`nimmt.server.migrations`, applied by :meth:`Store.open`
+(:mod:`.schema`), so an installed ``nimmt serve`` needs no extra step.
 
 A table is *event-sourced*: its actor writes every input that changed it (a
 seat taken, a game started with its deal, each decision with the deal of any
@@ -36,15 +36,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from .logs import event
 from .private import private_file
+from .schema import upgrade
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -272,9 +271,6 @@ meta = sa.Table(
     sa.Column("value", sa.Text, nullable=False),
 )
 
-MIGRATIONS = Path(__file__).parent / "migrations"
-
-
 def hash_token(token: str) -> str:
     """Tokens are stored hashed: a leaked database does not hand out seats."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -404,6 +400,8 @@ class Store:
         self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future[Any]]] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self.commits = 0
+        #: The schema revision :meth:`open` found (None: a new database), for the log.
+        self.migrated_from: str | None = None
         #: Where each commit's latency is counted (the hub's metrics), if anywhere.
         self.metrics: Metrics | None = None
 
@@ -412,7 +410,7 @@ class Store:
     async def open(self) -> None:
         """Apply the migrations and start the writer."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(_upgrade)
+            self.migrated_from = await conn.run_sync(upgrade)
         self._writer = asyncio.create_task(self._write_loop(), name="nimmt-store-writer")
 
     async def close(self) -> None:
@@ -801,19 +799,3 @@ def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) ->
         fut.set_exception(exc)
     else:
         fut.set_result(result)
-
-
-#: The PostgreSQL advisory lock that lets one process at a time migrate the schema: the
-#: processes of ``--workers`` (or of many machines) may all start at once on a new database.
-MIGRATION_LOCK = 0x6E696D6D74
-
-
-def _upgrade(conn: Connection) -> None:
-    if conn.dialect.name == "postgresql":
-        # Held to the end of this transaction, the migration's; the next process then finds
-        # the schema at its head.
-        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    cfg.attributes["connection"] = conn
-    command.upgrade(cfg, "head")

@@ -321,7 +321,7 @@ class NimmtApp(App[int]):
         parts = [name]
         view = snap.view
         if view is not None:
-            parts.append(self.session.narrator.count_bullheads(view.scores[p]))
+            parts.append(self.session.narrator.count_bullheads(view.totals[p]))
             if view.eliminated[p]:
                 parts.append(labels("player.out"))
             elif snap.status == "playing" and view.phase == "choose":

@@ -22,7 +22,7 @@ from typing import Annotated
 import typer
 
 from ..bots import BotError, make_bot
-from ..cli_output import wants_plain
+from ..cli_output import extra_command, wants_plain
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, available_languages, narrator
 from ..rules import EndMode, Rules
@@ -204,7 +204,7 @@ def run_session(session: Session, plain: bool, keymap: Keymap) -> int:
         try:
             from .app import NimmtApp
         except ImportError:
-            typer.echo(session.labels("no_textual"))
+            typer.echo(session.labels("no_textual", command=extra_command("tui")))
         else:
             app = NimmtApp(session, keymap)
             status = app.run() or 0

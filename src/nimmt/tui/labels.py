@@ -33,8 +33,8 @@ _EN: dict[str, str] = {
     "keys_off": "Single-key shortcuts are off; type the commands, such as /scores.",
     "bye": "Goodbye.",
     "mode.plain": "6 nimmt! in plain mode: one line per event. Type ? and Enter for help.",
-    "no_textual": "The full-screen face needs Textual (pip install 'nimmt[tui]'); "
-                  "playing in plain mode.",
+    "no_textual": "The full-screen face needs Textual, which this install lacks; "
+                  "playing in plain mode. For the full screen: {command}",
     # help: every key and command
     "help.title": "Keys and commands (type one and press Enter):",
     "help.number": "a card number: play that card (you may change it until the reveal); "
@@ -130,8 +130,8 @@ _SR: dict[str, str] = {
     "bye": "Doviđenja.",
     "mode.plain": "6 uzimanja u jednostavnom režimu: jedan red po događaju. "
                   "Otkucajte ? i Enter za pomoć.",
-    "no_textual": "Prikaz preko celog ekrana traži Textual (pip install 'nimmt[tui]'); "
-                  "igra se u jednostavnom režimu.",
+    "no_textual": "Prikaz preko celog ekrana traži Textual, kog ova instalacija nema; "
+                  "igra se u jednostavnom režimu. Za ceo ekran: {command}",
     "help.title": "Tasteri i komande (otkucajte jedan i pritisnite Enter):",
     "help.number": "broj karte: igra tu kartu (možete je promeniti do otkrivanja); "
                    "kada birate skup, broj skupa",
@@ -224,8 +224,8 @@ _CS: dict[str, str] = {
     "bye": "Na shledanou.",
     "mode.plain": "6 bere v jednoduchém režimu: jeden řádek na událost. "
                   "Napište ? a Enter pro nápovědu.",
-    "no_textual": "Celoobrazovkové rozhraní potřebuje Textual (pip install 'nimmt[tui]'); "
-                  "hraje se v jednoduchém režimu.",
+    "no_textual": "Celoobrazovkové rozhraní potřebuje Textual, který tato instalace nemá; "
+                  "hraje se v jednoduchém režimu. Pro celou obrazovku: {command}",
     "help.title": "Klávesy a příkazy (napište jeden a stiskněte Enter):",
     "help.number": "číslo karty: zahraje tu kartu (do odkrytí ji můžete změnit); "
                    "při výběru řady číslo řady",

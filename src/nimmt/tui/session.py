@@ -233,7 +233,7 @@ class Session(ABC):
         lines = [self.labels("results.title")]
         for p in order:
             lines.append(self.labels("results.line", place=places[p], name=names[p],
-                                     points=n.count_bullheads(view.scores[p])))
+                                     points=n.count_bullheads(view.totals[p])))
         winners = [names[p] for p in view.winners]
         if winners:
             key = "results.winner" if len(winners) == 1 else "results.winners"

@@ -114,10 +114,9 @@ export function standings(/** @type {import("./state.js").View} */ v) {
   return v.scores.map((_, i) => i).sort((a, b) => v.places[a] - v.places[b] || a - b);
 }
 
-/** A seat's total now: before this round, and what it has taken this round (once the
- * game is over, its scores hold the last round too). */
+/** A seat's total now, this round's penalties counted: the server's ``totals``. */
 export function total(/** @type {import("./state.js").View} */ v, /** @type {number} */ i) {
-  return v.scores[i] + roundPenalty(v, i);
+  return v.totals[i];
 }
 
 /** What a seat has taken this round, while the round is played. */

@@ -1399,6 +1399,11 @@ export interface ViewPayload {
    */
   penalties: number[];
   /**
+   * Per seat: its points now, this round's penalties counted (once the game is over,
+   * ``scores`` hold the last round already).
+   */
+  totals: number[];
+  /**
    * The cards each seat has taken this round.
    */
   taken: number[][];
