@@ -133,7 +133,7 @@ class Harness:
         _, effects = reduce(self.table, command, self.now)
         self.effects = effects
         for k, effect in enumerate(effects):
-            if not isinstance(effect, Broadcast):
+            if isinstance(effect, SendState | SendPresence | SendMissed):
                 self.fanout.flush(self.now)  # as the table does: what is held goes first
             self.effect(effect, first=k == 0)
         self.fanout.flush(self.now)  # the table's queue is empty: the broadcasts held go

@@ -110,7 +110,7 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     def run(command: object) -> None:
         _, effects = reduce(table, command, 1000.0)  # type: ignore[arg-type]
         for effect in effects:
-            if not isinstance(effect, Broadcast):
+            if isinstance(effect, SendState | SendPresence | SendMissed):
                 fanout.flush(1000.0)  # as the table does: what is held goes first
             apply(effect)
         fanout.flush(1000.0)  # the table's queue is empty: the broadcasts held go

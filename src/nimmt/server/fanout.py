@@ -230,9 +230,9 @@ class Fanout:
         #: The last sheet made per seat and language: an equal one made again is this one,
         #: so connections that were sent equal sheets hold one object and share a frame.
         self._last: dict[tuple[int | None, str], Sheet] = {}
-        #: A broadcast of items held for :meth:`flush` (its mark and audience), and how
-        #: many broadcasts it holds.
-        self._held: tuple[int, Audience] | None = None
+        #: A broadcast of items held for :meth:`flush` (the items after its mark up to its
+        #: newest, and its audience), and how many broadcasts it holds.
+        self._held: tuple[int, int, Audience] | None = None
         self._merged = 0
 
     def _sheet(self, view: View | None, viewer: int | None, names: Sequence[str], lang: str,
@@ -278,13 +278,15 @@ class Fanout:
                      names: Sequence[str] | None = None,
                      left: Older | None = None,
                      before: Sheet | None = None,
-                     presence: Sequence[SeatMark] | None = None) -> tuple[str | None, Sheet | None]:
+                     presence: Sequence[SeatMark] | None = None,
+                     upto: int | None = None) -> tuple[str | None, Sheet | None]:
         """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
         the prompt even when no item is for the viewer), and the sheet it brings (None:
         none). ``names``: the seats' names, when the caller has them already; ``left``:
         what a catch-up left out; ``before``: the last sheet the readers were sent, so
         only what changed since goes (None: the whole sheet); ``presence``: who sits in
-        each seat (:meth:`presence_of`), when the caller has it already."""
+        each seat (:meth:`presence_of`), when the caller has it already; ``upto``: the
+        stream position the frame brings the reader to (default: the newest)."""
         t = self.table
         models, events = seen(items, viewer, cache, lang)
         asked = prompt(t, viewer, now)
@@ -297,7 +299,8 @@ class Fanout:
             seen_view, viewer, names, lang,
             presence if presence is not None else self.presence_of())
         return dump(build(P.Events, {
-            "seq": t.logged.seq, "type": "events", "items": models, "prompt": asked,
+            "seq": t.logged.seq if upto is None else upto, "type": "events", "items": models,
+            "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
             "view": None if seen_view is None else view_payload(seen_view, self._rules),
             "sheet": None if sheet is None else sheet_change(sheet, before),
@@ -307,9 +310,12 @@ class Fanout:
     # -- sending ----------------------------------------------------------------------------
 
     def ack(self, conn: int, ref: P.Ref) -> None:
+        """The command of ``ref`` is stored. The ack carries the stream position the
+        connection was sent (a broadcast held may not have gone yet), so a client that
+        keeps the newest ``seq`` it saw never skips items when it comes back."""
         peer = self.peers.get(conn)
         if peer is not None:
-            peer.send(dump(build(P.Ack, {"seq": self.table.logged.seq, "type": "ack", "ref": ref})))
+            peer.send(dump(build(P.Ack, {"seq": peer.seq, "type": "ack", "ref": ref})))
 
     def refuse(self, conn: int, code: P.CodeLike, message: str, ref: P.Ref,
                retry_after: float | None = None) -> None:
@@ -371,16 +377,18 @@ class Fanout:
         cards chosen while the first one's write was stored) go out as one frame per
         connection, not one each."""
         held = self._held
+        upto = self.table.logged.seq
         if not state:
-            if held is not None and held[1] == audience:
+            if held is not None and held[2] == audience:
+                self._held = (held[0], upto, audience)
                 self._merged += 1
                 return
             self.flush(now)
-            self._held = (after, audience)
+            self._held = (after, upto, audience)
             self._merged = 1
             return
         self.flush(now)
-        self._send(after, state, audience, now)
+        self._send(after, upto, state, audience, now)
 
     @property
     def holding(self) -> int:
@@ -393,11 +401,14 @@ class Fanout:
         held = self._held
         if held is not None:
             self._held = None
-            self._send(held[0], False, held[1], now)
+            self._send(held[0], held[1], False, held[2], now)
 
-    def _send(self, after: int, state: bool, audience: Audience, now: float) -> None:
+    def _send(self, after: int, upto: int, state: bool, audience: Audience,
+              now: float) -> None:
+        """Send the items after ``after`` up to ``upto`` (the newest when the broadcast was
+        made: the commands after it broadcast their own)."""
         t = self.table
-        new = since(t.logged.items, after)
+        new = between(t.logged.items, after, upto)
         cache: dict[object, Any] = {}
         # Peers are grouped by what they are sent: their seat, language, the speakers of
         # these chat lines they muted (nearly always none) and the last sheet they were
@@ -419,11 +430,12 @@ class Fanout:
             else:
                 text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
                                                 always=True, names=names[lang],
-                                                before=peers[0].sheet, presence=marks)
+                                                before=peers[0].sheet, presence=marks,
+                                                upto=upto)
                 if text is None:
                     continue
             for peer in peers:
-                peer.seq = t.logged.seq
+                peer.seq = upto
                 if state or sheet is not None:
                     peer.sheet = sheet  # a table_state's sheet (or none) replaces the last
                 peer.send(text)
@@ -432,7 +444,8 @@ class Fanout:
             for (viewer, lang, quiet, _), peers in groups.items():
                 text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
                                                 always=False, names=names[lang],
-                                                before=peers[0].sheet, presence=marks)
+                                                before=peers[0].sheet, presence=marks,
+                                                upto=upto)
                 if text is not None:
                     for peer in peers:
                         if sheet is not None:
@@ -471,6 +484,14 @@ def others_chosen(t: TableData, viewer: int | None, view: View | None = None) ->
     if game is None or viewer is None or game.pending is None:
         return False
     return others_have_chosen(game.view(viewer) if view is None else view)
+
+
+def between(items: list[StreamItem], after: int, upto: int) -> list[StreamItem]:
+    """The items of ``items`` (in seq order) after seq ``after`` up to seq ``upto``."""
+    new = since(items, after)
+    if new and new[-1].seq > upto:
+        new = [it for it in new if it.seq <= upto]
+    return new
 
 
 def since(items: list[StreamItem], after: int) -> list[StreamItem]:

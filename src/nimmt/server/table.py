@@ -37,6 +37,7 @@ from .commands import (
     Advise,
     AskBot,
     Attach,
+    BotAnswered,
     Broadcast,
     CancelTimer,
     CloseTable,
@@ -307,44 +308,91 @@ class TableActor:
         await self.stop()
 
     async def run(self) -> None:
-        """The command loop: one command at a time, until the table closes. A command that
-        fails unexpectedly is logged and answered ``internal``; the loop goes on."""
+        """The command loop, until the table closes. Decisions waiting together are handled
+        as one batch (:meth:`handle`); anything else one at a time. A command that fails
+        unexpectedly is logged and answered ``internal``; the loop goes on."""
+        carry: Command | None = None
         while True:
-            command = await self.queue.get()
+            first = carry if carry is not None else await self.queue.get()
+            carry = None
+            batch = [first]
+            while (_batchable(batch[-1]) and len(batch) < HOLD_MOST
+                   and not self.queue.empty()):
+                nxt = self.queue.get_nowait()
+                if _batchable(nxt):
+                    batch.append(nxt)
+                else:
+                    carry = nxt
+                    break
             self.handling = True
             try:
-                await self.handle(command)
+                await self.handle(batch)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("table %s failed on %s", self.code, type(command).__name__,
+                log.exception("table %s failed on %s", self.code, type(batch[-1]).__name__,
                               extra=event("table.error", table=self.code))
-                who = getattr(command, "who", None)
-                if who is not None:
-                    self.fanout.refuse(who.conn, "internal", "the server failed on that message",
-                                       getattr(command, "ref", None))
-            conn = _conn_of(command)
-            if conn is not None:
-                left = self._queued.pop(conn, 1) - 1
-                if left > 0:
-                    self._queued[conn] = left
+                for command in batch:
+                    who = getattr(command, "who", None)
+                    if who is not None:
+                        self.fanout.refuse(who.conn, "internal", "the server failed on that "
+                                           "message", getattr(command, "ref", None))
+            for command in batch:
+                conn = _conn_of(command)
+                if conn is not None:
+                    left = self._queued.pop(conn, 1) - 1
+                    if left > 0:
+                        self._queued[conn] = left
+            waiting = carry is not None or not self.queue.empty()
             # The broadcasts held go once no command waits (or after a few: a busy table's
             # people still hear each turn at once).
-            if self.queue.empty() or self.fanout.holding >= HOLD_MOST:
+            if not waiting or self.fanout.holding >= HOLD_MOST:
                 self.fanout.flush(asyncio.get_running_loop().time())
             self._release()
             trim(self.table, self.settings.stream_keep)
             self.handling = False
-            if self.lost or (self.closing and self.queue.empty()):
+            if self.lost or (self.closing and not waiting):
+                self.fanout.flush(asyncio.get_running_loop().time())
                 self.on_close(self)
                 return
-            if self.settling and self.queue.empty():
+            if self.settling and not waiting:
                 return
 
-    async def handle(self, command: Command) -> None:
-        """Reduce one command and run its effects, in order: the store's first (the reducer
-        puts it first), and nothing else until the store has it."""
+    async def handle(self, batch: list[Command]) -> None:
+        """Reduce the commands of ``batch`` and run their effects, in order: the store's
+        first (one write for the whole batch), and nothing else until the store has it.
+
+        Decisions that came together (four people choosing at once while the first one's
+        write was stored) are reduced one after another, stored in one write and told
+        in one frame per connection: a change is still never told before it is stored."""
         loop = asyncio.get_running_loop()
+        reduced = [(command, self._reduce(command, loop.time())) for command in batch]
+        stored = [e[0] for _, e in reduced if e and isinstance(e[0], Persist)]
+        if stored:
+            write = stored[0] if len(stored) == 1 else _joined(stored)
+            try:
+                await persist(self.store, self.table.id, write, self.token)
+            except StaleOwner:
+                log.warning("table %s is owned by another process now; it stops here",
+                            self.code, extra=event("table.lost", table=self.code))
+                self.lose()
+                return
+            except Exception:
+                log.exception("table %s: storing entries from %d failed; the table stops",
+                              self.code, write.first_n,
+                              extra=event("db.error", table=self.code))
+                reduced = [(batch[-1], self._halt(batch[-1]))]
+            else:
+                for done in stored:
+                    _tell(self.code, done)
+        now = loop.time()
+        for _, effects in reduced:
+            for effect in effects:
+                if not isinstance(effect, Persist):
+                    self.run_effect(effect, now)
+
+    def _reduce(self, command: Command, now: float) -> list[Effect]:
+        """``command`` reduced into the table: its effects, the store's first."""
         logged = self.table.logged.n
         if isinstance(command, Message):
             match command.msg:
@@ -356,7 +404,7 @@ class TableActor:
                     # A rematch makes the table live again, its bots with it.
                     command = dataclasses.replace(command, quota=self.bot_quota(self, None))
         try:
-            _, effects = reduce(self.table, command, loop.time())
+            _, effects = reduce(self.table, command, now)
         except Exception:
             if self.table.logged.n == logged:
                 raise  # nothing was applied: the table is still what the store has
@@ -364,26 +412,7 @@ class TableActor:
                           self.code, type(command).__name__,
                           extra=event("table.error", table=self.code))
             effects = self._halt(command)
-        stored = effects[0] if effects else None
-        if isinstance(stored, Persist):
-            try:
-                await persist(self.store, self.table.id, stored, self.token)
-            except StaleOwner:
-                log.warning("table %s is owned by another process now; it stops here",
-                            self.code, extra=event("table.lost", table=self.code))
-                self.lose()
-                return
-            except Exception:
-                log.exception("table %s: storing entries from %d failed; the table stops",
-                              self.code, stored.first_n,
-                              extra=event("db.error", table=self.code))
-                effects = self._halt(command)
-            else:
-                _tell(self.code, stored)
-                del effects[0]
-        now = loop.time()
-        for effect in effects:
-            self.run_effect(effect, now)
+        return effects
 
     def lose(self) -> None:
         """Another process owns the table now: stop its timers and bots, answer nothing
@@ -404,8 +433,11 @@ class TableActor:
     def run_effect(self, effect: Effect, now: float) -> None:
         """One effect other than storing (:meth:`handle` does that)."""
         fan = self.fanout
-        if not isinstance(effect, Broadcast):
-            fan.flush(now)  # what was held goes first: the order of what is sent is kept
+        if isinstance(effect, SendState | SendPresence | SendMissed | SendHistory):
+            # What was held goes before anything else that sends items or a view. An answer
+            # to a command may go before it: it carries the stream position its connection
+            # was sent, not the table's.
+            fan.flush(now)
         match effect:
             case SendAck(conn, ref):
                 fan.ack(conn, ref)
@@ -571,6 +603,25 @@ class TableActor:
     def resume(self) -> None:
         """After :meth:`replay`: everyone is disconnected; bots and timers start again."""
         self.post(Resume())
+
+
+def _batchable(command: Command) -> bool:
+    """Whether ``command`` may be handled in one batch with others like it: a decision (a
+    person's or a bot's), whose effects are its write, its answer and its broadcast."""
+    if isinstance(command, BotAnswered):
+        return True
+    return isinstance(command, Message) and isinstance(command.msg, P.DecisionMessage)
+
+
+def _joined(writes: list[Persist]) -> Persist:
+    """One write of the consecutive ``writes`` of a batch: their entries in order, the last
+    status, every game result."""
+    status = None
+    for w in writes:
+        if w.status is not None:
+            status = w.status
+    return Persist(writes[0].first_n, tuple(e for w in writes for e in w.entries), status,
+                   tuple(r for w in writes for r in w.results))
 
 
 def _tell(code: str, stored: Persist) -> None:
