@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from nimmt.client import Client
-from nimmt.server.protocol import PROTOCOL_VERSION
+from nimmt.wire import PROTOCOL_VERSION
 
 NIMMT = str(Path(sys.executable).parent / "nimmt")
 RULES = {"preset": "classic", "players": 10, "limit": 250}

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from nimmt.client import Client
-from nimmt.server.protocol import EventItem, Events, NoticeItem
+from nimmt.wire import EventItem, Events, NoticeItem
 
 NIMMT = str(Path(sys.executable).parent / "nimmt")
 #: A line the server logs for every bot fault (server/botpool.py ``report``).

@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass
 
 from nimmt import Rules
+from nimmt import wire as P
 from nimmt.decisions import DecisionKind
-from nimmt.server import protocol as P
 from nimmt.server.commands import (
     Attach,
     Broadcast,
@@ -35,8 +35,8 @@ from nimmt.server.commands import (
     Who,
 )
 from nimmt.server.fanout import Fanout
-from nimmt.server.payloads import Sheet
 from nimmt.server.reducer import Limits, TableData, reduce
+from nimmt.wire import Sheet
 
 
 @dataclass

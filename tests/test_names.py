@@ -9,14 +9,26 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+from nimmt.decisions import CODECS
+from nimmt.events import EVENT_TYPES
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "nimmt"
 
 #: The names two modules declare on purpose (docs/modules.md says why), with their modules.
 TWICE = {
     # A card as the engine counts it, and as a client may send one (bounded, strict).
-    "Card": {"nimmt/cards.py", "nimmt/server/protocol.py"},
+    "Card": {"nimmt/cards.py", "nimmt/wire/base.py"},
     # A table log's entry, and a cluster batch's entry (a frame for a connection).
     "Entry": {"nimmt/server/tablelog.py", "nimmt/server/nodewire.py"},
+}
+#: The wire's models of the engine's own values carry the engine's names, their names in the
+#: JSON Schema: each event's model (written from nimmt.events into wire/derived.py) and each
+#: decision's message (checked against its codec as it is made).
+MIRRORED = {
+    **{cls.__name__: {"nimmt/events.py", "nimmt/wire/derived.py"}
+       for cls in EVENT_TYPES.values()},
+    **{codec.type.__name__: {"nimmt/decisions.py", "nimmt/wire/to_server.py"}
+       for codec in CODECS.values()},
 }
 
 
@@ -36,7 +48,7 @@ def declared(package: Path = SRC) -> dict[str, set[str]]:
 
 def test_no_type_is_declared_twice() -> None:
     twice = {name: modules for name, modules in declared().items() if len(modules) > 1}
-    assert twice == TWICE, (
+    assert twice == TWICE | MIRRORED, (
         "declared in more than one module (declare it once and import it; or, if the two "
         f"are different things, name each for what it is): {twice}")
 

@@ -32,14 +32,14 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from .decisions import decision_message
-from .server.payloads import GameOver, Sheet, merge_sheet
-from .server.protocol import (
+from .wire import (
     Ack,
     Error,
     EventItem,
     Events,
     FriendInfo,
     FriendList,
+    GameOver,
     Hint,
     History,
     Invitation,
@@ -50,8 +50,10 @@ from .server.protocol import (
     ServerMessage,
     SessionInfo,
     SessionList,
+    Sheet,
     TableState,
     Welcome,
+    merge_sheet,
     parse_server,
 )
 

@@ -51,18 +51,20 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from .client import Client, ServerError
 from .decisions import DecisionKind, Pending, decision_message
 from .rules import Rules
-from .server.payloads import GameOver, Sheet, ViewPayload
-from .server.protocol import (
+from .views import Phase, Table, View
+from .wire import (
     Ack,
     Error,
     EventItem,
     Events,
+    GameOver,
     NoticeItem,
     Prompt,
     ServerMessage,
+    Sheet,
     TableState,
+    ViewPayload,
 )
-from .views import Phase, Table, View
 
 __all__ = [
     "FINAL",

@@ -35,9 +35,9 @@ from .client_sync import (
 )
 from .errors import RulesError
 from .rules import EndMode, Rules
-from .server.protocol import Error, Events, Prompt
 from .signin import PasswordUnavailable, read_password
 from .views import View
+from .wire import Error, Events, Prompt
 
 __all__ = ["bot_command", "run_bot"]
 

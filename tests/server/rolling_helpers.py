@@ -25,7 +25,7 @@ from server_helpers import NIMMT
 
 from nimmt.client import ServerError
 from nimmt.client_sync import ConnectionLost, Status, SyncClient
-from nimmt.server.protocol import Error
+from nimmt.wire import Error
 
 RULES = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 2}
 #: What each process may take to drain and stop (NIMMT_DRAIN_SECONDS in the tests' settings).

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nimmt.client import Client
-from nimmt.server.protocol import Error, TableState
+from nimmt.wire import Error, TableState
 
 NIMMT = str(Path(sys.executable).parent / "nimmt")
 

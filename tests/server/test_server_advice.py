@@ -37,9 +37,9 @@ from nimmt.client import Client, ServerError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
 from nimmt.server.app import Hub
-from nimmt.server.protocol import Hint
 from nimmt.server.run import running_hub
 from nimmt.sim.analysis import analyse
+from nimmt.wire import Hint
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
 

@@ -33,9 +33,9 @@ from nimmt.engine import Game, View
 from nimmt.rules import Rules
 from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
-from nimmt.server.protocol import EventItem, Events, NoticeItem, ServerMessage
 from nimmt.server.run import running_hub
 from nimmt.sim.kernel import NUMBA
+from nimmt.wire import EventItem, Events, NoticeItem, ServerMessage
 
 pytestmark = [pytest.mark.timeout(300)]
 

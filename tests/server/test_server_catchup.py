@@ -30,10 +30,9 @@ from websockets.asyncio.client import connect
 from conftest import make_settings
 from nimmt.client import Client, ws_url
 from nimmt.server.fanout import seen
-from nimmt.server.payloads import dump
-from nimmt.server.protocol import Events, History, TableState
 from nimmt.server.run import running_hub
 from nimmt.server.settings import Settings
+from nimmt.wire import Events, History, TableState, dump
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
 

@@ -22,8 +22,8 @@ from test_server_admin import connect
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import ChatMessage, Error, Invitation
 from nimmt.server.run import running_hub
+from nimmt.wire import ChatMessage, Error, Invitation
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
 

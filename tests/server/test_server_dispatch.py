@@ -7,7 +7,7 @@ import typing
 
 import pytest
 
-from nimmt.server import protocol as P
+from nimmt import wire as P
 from nimmt.server.accounts import ACCOUNT_MESSAGES
 from nimmt.server.app import BEFORE_HELLO, ROUTES, Hub, _routes
 from nimmt.server.social import SOCIAL_MESSAGES

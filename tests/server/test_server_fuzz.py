@@ -25,8 +25,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from conftest import make_settings, module_db_url
 from nimmt.client import Client, ws_url
-from nimmt.server.protocol import ErrorCode, parse_server
 from nimmt.server.run import running_server
+from nimmt.wire import ErrorCode, parse_server
 from profiles import examples
 
 pytestmark = [pytest.mark.timeout(300)]

@@ -8,7 +8,7 @@ import json
 from test_server_reducer import Harness, play_out, rebuilt, replayed, seated_table, snapshot
 
 from nimmt import Rules
-from nimmt.server import protocol as P
+from nimmt import wire as P
 from nimmt.server.commands import (
     Advise,
     Attach,

@@ -22,9 +22,9 @@ from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import Error, Events, Pong
 from nimmt.server.run import proxy_options, running_server
 from nimmt.server.settings import Settings
+from nimmt.wire import Error, Events, Pong
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

@@ -24,11 +24,11 @@ from websockets.asyncio.client import connect
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError, ws_url
-from nimmt.server.protocol import Events
 from nimmt.server.run import running_server
 from nimmt.server.schema import MIGRATIONS
 from nimmt.server.store import hash_token
 from nimmt.server.text import check_name, clean_text, has_visible, name_key
+from nimmt.wire import Events
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -60,7 +60,7 @@ def test_different_names_do_not(a: str, b: str) -> None:
 
 @pytest.mark.parametrize("name", INVISIBLE)
 def test_names_that_show_nothing_are_refused(name: str) -> None:
-    from nimmt.server.protocol import ProtocolError
+    from nimmt.wire import ProtocolError
 
     assert not has_visible(name)
     with pytest.raises(ProtocolError) as err:

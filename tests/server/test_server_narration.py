@@ -22,7 +22,7 @@ from server_helpers import close_all, seat_table
 from nimmt.client import Client, ServerError
 from nimmt.events import event_from_dict
 from nimmt.narrate import narrator
-from nimmt.server.protocol import (
+from nimmt.wire import (
     EventItem,
     Events,
     NoticeItem,

@@ -16,8 +16,8 @@ import pytest
 from server_helpers import close_all, error_for, play_out, seat_table, state_of
 
 from conftest import make_settings
-from nimmt.server.protocol import Ack
 from nimmt.server.run import running_server
+from nimmt.wire import Ack
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

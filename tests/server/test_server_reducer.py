@@ -33,10 +33,10 @@ from hypothesis.stateful import (
 )
 
 from nimmt import Rules
+from nimmt import wire as P
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
 from nimmt.events import CardChosen, CardsRevealed, Event
 from nimmt.narrate import narrator
-from nimmt.server import protocol as P
 from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
     Advise,
@@ -69,7 +69,6 @@ from nimmt.server.commands import (
     Who,
 )
 from nimmt.server.fanout import Fanout
-from nimmt.server.payloads import Sheet
 from nimmt.server.reducer import Limits, Live, TableData, reduce, replay, trim
 from nimmt.server.tablelog import (
     BotSeat,
@@ -79,6 +78,7 @@ from nimmt.server.tablelog import (
     entry_from_row,
     entry_to_row,
 )
+from nimmt.wire import Sheet
 from profiles import examples
 
 NAMES = {1: "Ana", 2: "Bob", 3: "Cleo", 4: "Dan"}

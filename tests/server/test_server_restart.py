@@ -13,7 +13,7 @@ import pytest
 from server_helpers import LIFTED_LIMITS, play_until_key, start_server
 
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import TableState
+from nimmt.wire import TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

@@ -21,8 +21,8 @@ from server_helpers import LIFTED_LIMITS
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import Error
 from nimmt.server.run import running_hub
+from nimmt.wire import Error
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
 

@@ -1,7 +1,7 @@
 """An ``events`` frame's sheet holds what changed; merged, it is the whole sheet.
 
 A ``table_state`` carries the sheet whole and an ``events`` frame only the fields that
-changed since the last sheet its connection was sent (:func:`~nimmt.server.payloads.
+changed since the last sheet its connection was sent (:func:`~nimmt.wire.
 sheet_change`). Here whole games of several variants are played through the real
 reducer and fan-out, to connections in several languages per seat (one of them coming
 mid-game, one coming back with a catch-up) that parse every frame as a client does
@@ -23,10 +23,10 @@ import pytest
 from server_helpers import close_all, play_out, seat_table
 
 from nimmt import Rules
+from nimmt import wire as P
 from nimmt.client import Client
 from nimmt.decisions import DecisionKind
 from nimmt.narrate import narrator
-from nimmt.server import protocol as P
 from nimmt.server.commands import (
     Attach,
     Broadcast,
@@ -39,9 +39,9 @@ from nimmt.server.commands import (
     Who,
 )
 from nimmt.server.fanout import Fanout
-from nimmt.server.payloads import Sheet, merge_sheet, sheet_payload
 from nimmt.server.reducer import Limits, TableData, reduce
 from nimmt.web.speech import sheet as speech_sheet
+from nimmt.wire import Sheet, merge_sheet, sheet_payload
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -195,7 +195,7 @@ def test_a_change_has_the_sheets_fields_each_optional() -> None:
     the same order, each the sheet's type or left out, described by the sheet's text."""
     from pydantic import MISSING
 
-    from nimmt.server.payloads import SheetChange
+    from nimmt.wire import SheetChange
 
     whole, change = Sheet.model_fields, SheetChange.model_fields
     assert list(change) == list(whole)

@@ -1,6 +1,6 @@
 """The shortcut sheet a table keeps sentences for says what a fresh one says.
 
-:class:`nimmt.server.payloads.SheetMemo` keeps each sentence of a table's sheets by
+:class:`nimmt.wire.SheetMemo` keeps each sentence of a table's sheets by
 the fields of the view it reads, and the fan-out builds every sheet through it. If
 a key left out a field its sentence reads, a sheet would say something stale; here
 whole games of every variant are played, and at every position every seat's and a
@@ -17,7 +17,7 @@ import pytest
 from nimmt import Game, Rules
 from nimmt.narrate import Narrator
 from nimmt.randomplay import play_random
-from nimmt.server.payloads import SeatInfo, SheetMemo, sheet_payload
+from nimmt.wire import SeatInfo, SheetMemo, sheet_payload
 
 RULES = [
     Rules.parse("classic", players=4),

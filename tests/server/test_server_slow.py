@@ -30,9 +30,9 @@ from server_helpers import LIFTED_LIMITS, NIMMT, eventually, start_server
 from conftest import make_settings
 from nimmt.client import Client
 from nimmt.server.app import FRAME_COST, Hub
-from nimmt.server.protocol import PROTOCOL_VERSION
 from nimmt.server.run import running_hub, running_server
 from nimmt.server.settings import Settings
+from nimmt.wire import PROTOCOL_VERSION
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
 

@@ -202,7 +202,7 @@ async def test_leaderboard_order_paging_cache_and_limit(db_url: str, tmp_path: P
 async def chat_lines(client: Any, until: str) -> list[str]:
     """The chat lines ``client`` received (those set aside while it waited for answers
     first), up to the one whose text is ``until``."""
-    from nimmt.server.protocol import Events
+    from nimmt.wire import Events
 
     def chatty(m: Any) -> bool:
         return isinstance(m, Events) and any(i.kind == "chat" for i in m.items)
@@ -266,7 +266,7 @@ async def test_a_muted_player_chat_does_not_reach_the_one_who_muted(
 
 
 async def test_invitations_delivered_accepted_declined(db_url: str, tmp_path: Path) -> None:
-    from nimmt.server.protocol import Invitation
+    from nimmt.wire import Invitation
 
     settings = make_settings(db_url, tmp_path, invites_per_minute=4)
     async with running_server(settings) as url:
@@ -325,7 +325,7 @@ async def test_invitations_delivered_accepted_declined(db_url: str, tmp_path: Pa
 
 
 async def test_lobby_chat_and_private_messages(db_url: str, tmp_path: Path) -> None:
-    from nimmt.server.protocol import ChatMessage
+    from nimmt.wire import ChatMessage
 
     settings = make_settings(db_url, tmp_path, lobby_chat_per_minute=3, lobby_chat_max=20,
                              lobby_backlog=2, lobby_keep=3)
@@ -391,7 +391,7 @@ async def test_lobby_chat_and_private_messages(db_url: str, tmp_path: Path) -> N
 
 
 async def test_an_invitation_link_seats_a_newcomer_once(db_url: str, tmp_path: Path) -> None:
-    from nimmt.server.protocol import Error, InviteLink, TableState
+    from nimmt.wire import Error, InviteLink, TableState
 
     async with running_server(make_settings(db_url, tmp_path)) as url:
         ana = await connect(url, name="Ana")
@@ -416,7 +416,7 @@ async def test_an_invitation_link_seats_a_newcomer_once(db_url: str, tmp_path: P
 
 
 async def test_presence_is_pushed_to_followers(db_url: str, tmp_path: Path) -> None:
-    from nimmt.server.protocol import Presence
+    from nimmt.wire import Presence
 
     async with running_server(make_settings(db_url, tmp_path, presence_interval=0.3)) as url:
         ana = await connect(url, name="Ana")

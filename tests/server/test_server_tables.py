@@ -11,8 +11,8 @@ from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.protocol import EventItem, Events, NoticeItem, TableState
 from nimmt.server.run import running_server
+from nimmt.wire import EventItem, Events, NoticeItem, TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

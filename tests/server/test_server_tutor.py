@@ -22,11 +22,10 @@ from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
 from nimmt.server.app import Hub
 from nimmt.server.botpool import decision_seed
-from nimmt.server.payloads import GameAnalysis
-from nimmt.server.protocol import Hint, protocol_schema
 from nimmt.server.run import running_hub
 from nimmt.sim.advice import advise
 from nimmt.sim.analysis import analyse
+from nimmt.wire import GameAnalysis, Hint, protocol_schema
 
 RULES = {"preset": "classic", "players": 3, "end": "rounds", "rounds": 1}
 ROLLOUTS = 20

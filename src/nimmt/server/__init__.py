@@ -1,7 +1,7 @@
 """The game server (``nimmt serve``): tables for friends and bots, real-time and durable.
 
-- :mod:`.protocol`, :mod:`.payloads`: the WebSocket messages and everything they carry
-  (pydantic models, JSON Schema).
+- :mod:`nimmt.wire` (outside the server, so clients import it alone): the WebSocket
+  messages and everything they carry (pydantic models, JSON Schema).
 - :mod:`.reducer`: a table's rules, a pure reducer of typed commands into effects
   (:mod:`.commands`), event-sourced from typed log entries (:mod:`.tablelog`).
 - :mod:`.table`: one thin actor per table, which runs the reducer's effects in order:

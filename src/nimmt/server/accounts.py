@@ -42,8 +42,8 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import wire as P
 from . import accountdb as db
-from . import protocol as P
 from .accountdb import RELEASED
 from .limits import Backoff, WindowCounter
 from .passwords import (
@@ -257,7 +257,7 @@ class Accounts:
     # -- hello ---------------------------------------------------------------------------
 
     async def hello(self, conn: Connection, msg: P.Hello) -> Identity:
-        """Who ``msg`` makes ``conn``, or a refusal (:class:`~.protocol.ProtocolError`)."""
+        """Who ``msg`` makes ``conn``, or a refusal (:class:`~nimmt.wire.ProtocolError`)."""
         now = time.time()
         banned = self.sanctions.address("ban", conn.address, now)
         if banned is not None:

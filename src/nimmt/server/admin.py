@@ -26,7 +26,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from . import protocol as P
+from .. import wire as P
 from .accountdb import replace_codes, write_signal
 from .accounts import address_network
 from .ratings import INITIAL

@@ -40,12 +40,13 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .. import wire as P
 from ..advice import GameReview
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
 from ..web import web_routes
-from . import protocol as P
+from ..wire import Sheet
 from .accounts import ACCOUNT_MESSAGES, Accounts
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
@@ -60,7 +61,6 @@ from .logs import Failures, event
 from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
 from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
-from .payloads import Sheet
 from .quota import InFlight
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
@@ -982,7 +982,7 @@ class Hub:
 
 
 #: What answers a client message, by its class: one handler for each message of
-#: :data:`~.protocol.ClientMessage` (tests/server/test_server_dispatch.py checks it).
+#: :data:`~nimmt.wire.ClientMessage` (tests/server/test_server_dispatch.py checks it).
 Handler = Callable[[Hub, Connection, Any], Awaitable[None]]
 
 

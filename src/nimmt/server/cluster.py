@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import redis.asyncio as aioredis
 
-from . import protocol as P
+from .. import wire as P
+from ..wire import Sheet
 from .fanout import echo_ref, error_frame
 from .heavyreads import ReadRefused
 from .logs import event, set_context
@@ -65,7 +66,6 @@ from .nodewire import (
     moved,
     parse_body,
 )
-from .payloads import Sheet
 from .reads import TableRead, answer
 from .store import StaleOwner, fence
 

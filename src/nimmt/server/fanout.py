@@ -1,7 +1,7 @@
 """Fan-out: a table's frames, filtered per seat, narrated per language, sent to each connection.
 
 Everything a table sends is built here from the protocol's models
-(:mod:`.protocol`, :mod:`.payloads`), unvalidated since the data is the
+(:mod:`nimmt.wire`), unvalidated since the data is the
 server's own. Hidden information is filtered before anything is built: each
 game event goes through :func:`nimmt.events.for_viewer` for the seat it is
 sent to, and a view is :meth:`nimmt.Game.view` of that seat. The narration
@@ -22,14 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
+from .. import wire as P
 from ..events import Event, for_viewer
 from ..narrate import Narrator, SeatMark, narrator
 from ..narrate.events import Told, others_have_chosen
 from ..views import View
 from ..walk import STEP_STARTS, starts_step, walk
-from . import protocol as P
-from .commands import Audience
-from .payloads import (
+from ..wire import (
     ChatItem,
     EventItem,
     Line,
@@ -46,6 +45,7 @@ from .payloads import (
     table_sheet,
     view_payload,
 )
+from .commands import Audience
 from .reducer import (
     ChatLine,
     Notice,
@@ -72,7 +72,7 @@ class Receiver(Protocol):
     #: The newest stream position this connection has been sent (its errors carry it).
     seq: int
     #: The last sheet this connection was sent, whole (None before the first): an
-    #: ``events`` frame carries what changed since (:func:`~.payloads.sheet_change`).
+    #: ``events`` frame carries what changed since (:func:`~nimmt.wire.sheet_change`).
     sheet: Sheet | None
 
     def send(self, text: str) -> None: ...

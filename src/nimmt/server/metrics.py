@@ -47,8 +47,8 @@ from starlette.routing import BaseRoute, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
+from ..wire import TableStatus
 from .logs import event
-from .payloads import TableStatus
 from .settings import listen_address
 
 if TYPE_CHECKING:

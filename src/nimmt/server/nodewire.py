@@ -14,7 +14,7 @@ any player, with no token. So every message is:
   took from that sender (what Redis delivers from one publisher keeps its order),
   and any message stamped more than ``cluster_window`` seconds from its own clock;
 - **read as strictly as a client's frame** (:func:`parse_body`): the limits of the
-  protocol's parser (:func:`~.protocol.load_json`: no ``NaN``, no lone surrogate,
+  protocol's parser (:func:`~nimmt.wire.load_json`: no ``NaN``, no lone surrogate,
   no endless number, no nesting past a bound, none of it by recursion in Python),
   then one model per kind, with exact types, ranges and sizes, no unknown field
   and no unknown kind.
@@ -36,7 +36,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from . import protocol as P
+from .. import wire as P
 from .params import ID_MAX
 from .reads import SEQ_MAX, TableRead, languages
 
@@ -188,7 +188,7 @@ def parse_body(text: str) -> Body:
     """A message's body, checked as strictly as a client's frame, or :class:`NodeRefused`.
 
     Parsed by pydantic-core's JSON parser straight into the models: it refuses what
-    :func:`~.protocol.load_json` refuses (``NaN``, a lone surrogate, a number of
+    :func:`~nimmt.wire.load_json` refuses (``NaN``, a lone surrogate, a number of
     thousands of digits, nesting past its limit, without recursing in Python), and the
     models accept no nesting beyond their own shape (three levels, a batch's entries).
     It reads a batch of frames some thirty times faster than ``load_json`` and the

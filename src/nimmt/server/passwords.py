@@ -34,7 +34,7 @@ from collections.abc import Callable
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from . import protocol as P
+from .. import wire as P
 from .settings import Settings
 
 __all__ = [

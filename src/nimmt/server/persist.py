@@ -20,8 +20,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..wire import TableStatus
 from .commands import GameResult, Persist
-from .payloads import TableStatus
 from .ratings import rate, rated_seats
 from .store import LogEntry, Store, fence, game_players, games, players, table_log, tables
 from .tablelog import entry_to_row

@@ -37,13 +37,14 @@ from dataclasses import InitVar, dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, NamedTuple, assert_never
 
 from .. import record as records
+from .. import wire as P
 from ..deals import Deal
 from ..decisions import Decision, DecisionKind
 from ..engine import Game
 from ..events import CardChosen, CardsRevealed, Event
 from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
-from . import protocol as P
+from ..wire import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
 from .botpool import AWAY, PEOPLE
 from .botworker import DEFAULT
 from .commands import (
@@ -81,7 +82,6 @@ from .commands import (
     WakeBots,
     Who,
 )
-from .payloads import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
 from .tablelog import (
     AutoPlay,
     AutoReason,
@@ -529,7 +529,7 @@ def seat_infos(t: TableData, audience: Audience | None = None,
                lang: str | None = None) -> list[SeatInfo]:
     """Who sits in each seat, as the connections ``audience`` (default: those at the table
     now) see it: a person is connected while one of them watches from that seat; bots
-    named in ``lang``. Key W's marks are these seats' :attr:`~.payloads.SeatInfo.presence`."""
+    named in ``lang``. Key W's marks are these seats' :attr:`~nimmt.wire.SeatInfo.presence`."""
     watchers = t.live.audience() if audience is None else audience
     connected = {v for _, v in watchers if v is not None}
     seats = []

@@ -14,25 +14,16 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..paths import default_data_dir
+
 __all__ = [
     "Settings",
     "default_analysis_workers",
     "default_bot_workers",
-    "default_data_dir",
     "default_hint_workers",
     "listen_address",
     "shown_url",
 ]
-
-
-def default_data_dir() -> Path:
-    """``$NIMMT_DATA_DIR``, else ``$XDG_DATA_HOME/nimmt``, else ``~/.local/share/nimmt``."""
-    env = os.environ.get("NIMMT_DATA_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
-    return base / "nimmt"
 
 
 def _cores() -> int:

@@ -40,9 +40,9 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import wire as P
 from ..narrate import narrator
 from ..rules import PRESETS
-from . import protocol as P
 from . import socialdb as db
 from .delivery import Batch, Channel
 from .heavyreads import ReadRefused

@@ -3,7 +3,7 @@ invitations, the lobby chat and private messages, reports, and the leaderboard's
 that :mod:`.social` makes. Each function gives a store operation (run with
 :meth:`.store.Store.run`, :meth:`~.store.Store.read`, or in a transaction of its own);
 an operation that finds the change not allowed (no such player, a bound reached)
-raises the :class:`~.protocol.ProtocolError` that refuses it, and its transaction
+raises the :class:`~nimmt.wire.ProtocolError` that refuses it, and its transaction
 changes nothing.
 
 A bound counted in the store, or a row looked for before it is written, holds only
@@ -25,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from . import protocol as P
+from .. import wire as P
 from .store import (
     LOBBY_LOCK,
     exclusive,

@@ -27,11 +27,12 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from .. import wire as P
 from ..bots.registry import BotError
 from ..engine import Game
 from ..rules import Rules
 from ..views import View
-from . import protocol as P
+from ..wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
 from .botpool import BotPool, decision_seed
 from .commands import (
     Advise,
@@ -64,7 +65,6 @@ from .fanout import Fanout, Receiver, bounded, history_frame, older
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
 from .logs import event
-from .payloads import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
 from .persist import persist
 from .reducer import (
     Limits,
@@ -264,7 +264,7 @@ class TableActor:
         self.post(Detach(peer.id))
 
     def message(self, peer: TablePeer, msg: P.ClientMessage) -> None:
-        """A table message from ``peer``; raises :class:`~.protocol.ProtocolError` for a
+        """A table message from ``peer``; raises :class:`~nimmt.wire.ProtocolError` for a
         message that is not one (the hub answers those itself)."""
         command = from_message(_who(peer), msg, seed=_seed, refusal=self._refusal)
         self.peers.setdefault(peer.id, peer)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import icu  # type: ignore[import-untyped]
 
-from . import protocol as P
+from .. import wire as P
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -188,7 +188,7 @@ def chat_line(raw: str, most: int) -> str:
     >>> chat_line("\u200b\u3164\u2800", 10)
     Traceback (most recent call last):
     ...
-    nimmt.server.protocol.ProtocolError: the chat message is empty or shows nothing
+    nimmt.wire.frames.ProtocolError: the chat message is empty or shows nothing
     """
     text = clean_text(raw)
     if not has_visible(text):

@@ -26,8 +26,8 @@ from ..events import CardsRevealed, Event, for_viewer
 from ..narrate.events import others_have_chosen
 from ..record import record_from_game, save_record
 from ..rules import Rules
-from ..server.payloads import Prompt, SeatInfo, build, sheet_payload
 from ..walk import Steps, walk
+from ..wire import Prompt, SeatInfo, build, sheet_payload
 from .session import InputRefused, Listener, Session, Snapshot, default_name
 
 __all__ = ["BOT_NAMES", "LocalSession"]

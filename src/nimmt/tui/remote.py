@@ -36,9 +36,9 @@ from ..client_sync import (
     http_url,
     is_game_over,
 )
-from ..server.payloads import CardsRevealed, SheetChange, merge_sheet
-from ..server.payloads import Sheet as SheetPayload
-from ..server.protocol import (
+from ..paths import default_data_dir
+from ..wire import (
+    CardsRevealed,
     ChatItem,
     Error,
     EventItem,
@@ -47,10 +47,12 @@ from ..server.protocol import (
     Invitation,
     NoticeItem,
     Prompt,
+    SheetChange,
     TableState,
     ViewPayload,
+    merge_sheet,
 )
-from ..server.settings import default_data_dir
+from ..wire import Sheet as SheetPayload
 from .session import InputRefused, Listener, Session, Sheet, Snapshot, default_name
 
 __all__ = ["DEFAULT_SERVER", "RemoteSession", "RemoteTarget", "TokenStore"]

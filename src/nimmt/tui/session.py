@@ -5,7 +5,7 @@ client. Neither talks to the engine, the bots or the server itself: each holds
 a :class:`Session` and only shows what it says. A session keeps
 
 - a :class:`Snapshot` of the table (the seats, your view of the game, the decision
-  asked of you as the server's :class:`~nimmt.server.payloads.Prompt`) with the
+  asked of you as the server's :class:`~nimmt.wire.Prompt`) with the
   :class:`Sheet`, the sentences the shortcuts speak (docs/rules.md §9): the wire's own
   model, as the server sends it;
 - a stream of :class:`Said` lines given to its listeners: the narration of
@@ -30,8 +30,8 @@ from typing import Literal
 
 from ..errors import CardNotInHand, NoSuchRow
 from ..narrate import narrator
-from ..server.payloads import Prompt, SeatInfo, Sheet, ViewPayload
 from ..views import View
+from ..wire import Prompt, SeatInfo, Sheet, ViewPayload
 from .labels import Labels
 
 __all__ = [

@@ -4,7 +4,7 @@
 a page, for the table ``code`` and the seat its player holds there (none for a
 spectator): the narration of the game events with ``after < seq <= upto``,
 filtered for that seat; the view as it is now; and the speech sheet of the
-shortcuts (the same :class:`~nimmt.server.payloads.Sheet` the WebSocket frames
+shortcuts (the same :class:`~nimmt.wire.Sheet` the WebSocket frames
 carry with each view). The terminal client asks it; the web pages need not. It
 narrates the newest events of the span only (as many as a catch-up carries: a few
 milliseconds, where the table is, :mod:`nimmt.server.reads`), within its own limits

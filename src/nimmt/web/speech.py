@@ -15,8 +15,8 @@ from typing import Any
 
 from ..narrate import Narrator, SeatMark, available_languages, narrator
 from ..rules import Rules
-from ..server.payloads import table_sheet
 from ..views import View
+from ..wire import table_sheet
 
 __all__ = ["languages", "sheet", "speaker"]
 
@@ -34,6 +34,6 @@ def speaker(lang: str) -> Narrator:
 def sheet(speak: Narrator, view: View | None, names: Sequence[str], viewer: int | None,
           rules: Rules, presence: Sequence[SeatMark] | None = None) -> dict[str, Any]:
     """The sentences the page's shortcuts speak, for the table as it is now (the same
-    :class:`~nimmt.server.payloads.Sheet` the WebSocket frames carry: before the first
+    :class:`~nimmt.wire.Sheet` the WebSocket frames carry: before the first
     game, of the seats; ``presence``: who sits in each seat, for key W)."""
     return table_sheet(rules, view, list(names), viewer, speak, presence=presence).model_dump()
