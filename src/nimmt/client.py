@@ -33,6 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from .decisions import decision_message
 from .wire import (
+    PROTOCOL_VERSION,
     Ack,
     Error,
     EventItem,
@@ -136,7 +137,8 @@ class Client:
         ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
                            ping_interval=None, compression=None, **extra)
         client = cls(ws, record=record)
-        msg: dict[str, Any] = {"type": "hello"}
+        # The version it speaks: a server of another refuses it at once (``version``).
+        msg: dict[str, Any] = {"type": "hello", "version": PROTOCOL_VERSION}
         if name is not None:
             msg["name"] = name
         if token is not None:

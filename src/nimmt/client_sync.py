@@ -64,6 +64,7 @@ from .wire import (
     Sheet,
     TableState,
     ViewPayload,
+    merge_view,
 )
 
 __all__ = [
@@ -326,7 +327,7 @@ class SyncClient:
             self.game_over = msg.table.status == "over"
         elif isinstance(msg, Events):
             if msg.view is not None:
-                self._view = msg.view
+                self._view = merge_view(self._view, msg.view)
             self.prompt = msg.prompt
             for item in msg.items:
                 if is_game_over(item):

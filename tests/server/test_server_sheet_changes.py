@@ -1,4 +1,4 @@
-"""An ``events`` frame's sheet holds what changed; merged, it is the whole sheet.
+"""An ``events`` frame's sheet and view hold what changed; merged, they are the whole ones.
 
 A ``table_state`` carries the sheet whole and an ``events`` frame only the fields that
 changed since the last sheet its connection was sent (:func:`~nimmt.wire.
@@ -69,8 +69,12 @@ class Reader:
     sheet: Sheet | None = None
     #: What the client holds: the table_state's sheet with every change merged in.
     held: Sheet | None = None
+    #: And the table_state's view with every change merged in.
+    view: P.ViewPayload | None = None
     changes: int = 0
     partial: int = 0
+    #: Views that came as a change leaving fields out.
+    partial_views: int = 0
     frames: list[P.ServerMessage] = field(default_factory=list)
     text: str = ""
 
@@ -80,7 +84,11 @@ class Reader:
         self.frames.append(msg)
         if isinstance(msg, P.TableState):
             self.held = msg.sheet
-        elif isinstance(msg, P.Events) and msg.sheet is not None:
+            self.view = msg.view
+        elif isinstance(msg, P.Events) and msg.view is not None:
+            self.view = P.merge_view(self.view, msg.view)
+            self.partial_views += len(msg.view.model_fields_set) < len(P.ViewPayload.model_fields)
+        if isinstance(msg, P.Events) and msg.sheet is not None:
             self.held = merge_sheet(self.held, msg.sheet)
             self.changes += 1
             self.partial += len(msg.sheet.model_fields_set) < len(Sheet.model_fields)
@@ -146,6 +154,8 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
             names = table.logged.names(reader.lang)
             fresh = sheet_payload(view, names, reader.lang)
             assert reader.held == fresh, (reader.id, reader.viewer, reader.lang)
+            # The view merged from its changes is the one made afresh.
+            assert reader.view == P.view_payload(view), (reader.id, reader.viewer)
             assert reader.held.model_dump() == speech_sheet(
                 narrator(reader.lang), view, names, reader.viewer, rules,
                 fanout.presence_of())
@@ -181,6 +191,9 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     partial = sum(r.partial for r in readers.values())
     # Most frames leave out what did not change (the rows, the timer, the rules...).
     assert changes > 50 and partial > changes // 2, (changes, partial)
+    # And of the view: the rules, the rows, the hand... go only when they change.
+    views = sum(r.partial_views for r in readers.values())
+    assert views > changes // 2, (changes, views)
     # The first seat's three Serbian connections were sent equal sheets: they share frames.
     alike = [r for r in readers.values() if r.player_id == 1 and r.lang == "sr"]
     assert len(alike) == 3 and all(r.text is alike[0].text for r in alike)

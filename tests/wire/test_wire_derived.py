@@ -21,14 +21,15 @@ def test_the_committed_models_are_what_the_declarations_make() -> None:
 
 def test_the_models_are_classes_the_type_checker_sees() -> None:
     """No model of the wire is made at run time (the type checker would call it ``Any``):
-    every event's model and the view's are declared in the source."""
+    every event's model, the view's and its change's are declared in the source."""
     import ast
 
     from nimmt import wire
 
     declared = {node.name for node in ast.parse(DERIVED.read_text("utf-8")).body
                 if isinstance(node, ast.ClassDef)}
-    assert {model.__name__ for model in wire.EVENT_MODELS.values()} | {"ViewPayload"} == declared
+    views = {"ViewPayload", "ViewChange"}
+    assert {model.__name__ for model in wire.EVENT_MODELS.values()} | views == declared
     for module in Path(wire.__file__).parent.glob("*.py"):
         assert "create_model" not in module.read_text("utf-8"), module.name
 

@@ -37,12 +37,14 @@ from ..wire import (
     RulesInfo,
     Sheet,
     SheetMemo,
+    ViewPayload,
     build,
     dump,
     event_payload,
     rules_info,
     sheet_change,
     table_sheet,
+    view_change,
     view_payload,
 )
 from .commands import Audience
@@ -230,6 +232,11 @@ class Fanout:
         #: The last sheet made per seat and language: an equal one made again is this one,
         #: so connections that were sent equal sheets hold one object and share a frame.
         self._last: dict[tuple[int | None, str], Sheet] = {}
+        #: The last view made per seat (:meth:`_view`).
+        self._seen: dict[int | None, ViewPayload] = {}
+        #: The last view each connection was sent, whole: an ``events`` frame carries what
+        #: changed since (:func:`~nimmt.wire.view_change`).
+        self._views: dict[int, ViewPayload | None] = {}
         #: A broadcast of items held for :meth:`flush` (the items after its mark up to its
         #: newest, and its audience), and how many broadcasts it holds.
         self._held: tuple[int, int, Audience] | None = None
@@ -246,6 +253,17 @@ class Fanout:
         self._last[(viewer, lang)] = sheet
         return sheet
 
+    def _view(self, view: View, viewer: int | None) -> ViewPayload:
+        """``view`` (``viewer``'s) as its wire model: the one made last for the seat when it
+        is equal, so connections that were sent equal views hold one object and share a
+        frame (as :meth:`_sheet`)."""
+        made = view_payload(view, self._rules)
+        last = self._seen.get(viewer)
+        if last is not None and last == made:
+            return last
+        self._seen[viewer] = made
+        return made
+
     def presence_of(self, audience: Audience | None = None) -> tuple[SeatMark, ...]:
         """Who sits in each seat as key W tells it, as ``audience`` (default: the
         connections at the table now) sees the seats (:func:`~.reducer.seat_infos`)."""
@@ -254,24 +272,25 @@ class Fanout:
     # -- frames ---------------------------------------------------------------------------
 
     def state_frame(self, viewer: int | None, lang: str, ref: P.Ref, now: float,
-                    audience: Audience | None = None) -> tuple[str, Sheet]:
+                    audience: Audience | None = None) -> tuple[str, Sheet, ViewPayload | None]:
         """``table_state`` as ``viewer`` sees it (the seats' presence as ``audience`` has it),
         bots named and its shortcuts' sentences said in ``lang``; and its sheet (whole: of
-        the seats alone before the first game)."""
+        the seats alone before the first game) and view (None before the first game)."""
         t = self.table
         game = t.logged.game
         seen_view = None if game is None else game.view(viewer)
         table = info(t, audience, lang)
         sheet = self._sheet(seen_view, viewer, t.logged.names(lang), lang,
                             tuple(s.presence for s in table.seats))
+        view = None if seen_view is None else self._view(seen_view, viewer)
         return dump(build(P.TableState, {
             "seq": t.logged.seq, "type": "table_state", "table": table,
             "you": viewer,
-            "view": None if seen_view is None else view_payload(seen_view, self._rules),
+            "view": view,
             "prompt": prompt(t, viewer, now),
             "sheet": sheet,
             "ref": ref,
-        })), sheet
+        })), sheet, view
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,
                      now: float, cache: dict[object, Any], *, always: bool,
@@ -279,33 +298,37 @@ class Fanout:
                      left: Older | None = None,
                      before: Sheet | None = None,
                      presence: Sequence[SeatMark] | None = None,
-                     upto: int | None = None) -> tuple[str | None, Sheet | None]:
+                     upto: int | None = None,
+                     held: ViewPayload | None = None,
+                     ) -> tuple[str | None, Sheet | None, ViewPayload | None]:
         """``events`` for ``viewer`` in ``lang`` (None: nothing to send; ``always``: send
-        the prompt even when no item is for the viewer), and the sheet it brings (None:
-        none). ``names``: the seats' names, when the caller has them already; ``left``:
-        what a catch-up left out; ``before``: the last sheet the readers were sent, so
-        only what changed since goes (None: the whole sheet); ``presence``: who sits in
-        each seat (:meth:`presence_of`), when the caller has it already; ``upto``: the
-        stream position the frame brings the reader to (default: the newest)."""
+        the prompt even when no item is for the viewer), and the sheet and the view it
+        brings (None: none). ``names``: the seats' names, when the caller has them
+        already; ``left``: what a catch-up left out; ``before`` and ``held``: the last
+        sheet and view the readers were sent, so only what changed since goes (None: the
+        whole of it); ``presence``: who sits in each seat (:meth:`presence_of`), when the
+        caller has it already; ``upto``: the stream position the frame brings the reader
+        to (default: the newest)."""
         t = self.table
         models, events = seen(items, viewer, cache, lang)
         asked = prompt(t, viewer, now)
         if not models and (asked is None or not always) and left is None:
-            return None, None
+            return None, None, None
         names = names if names is not None else t.logged.names(lang)
         # A game event changes the view: it comes along, with what the shortcuts now say.
         seen_view = t.logged.game.view(viewer) if events and t.logged.game is not None else None
         sheet = None if seen_view is None else self._sheet(
             seen_view, viewer, names, lang,
             presence if presence is not None else self.presence_of())
+        view = None if seen_view is None else self._view(seen_view, viewer)
         return dump(build(P.Events, {
             "seq": t.logged.seq if upto is None else upto, "type": "events", "items": models,
             "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
-            "view": None if seen_view is None else view_payload(seen_view, self._rules),
+            "view": None if view is None else view_change(view, held),
             "sheet": None if sheet is None else sheet_change(sheet, before),
             "older": left,
-        })), sheet
+        })), sheet, view
 
     # -- sending ----------------------------------------------------------------------------
 
@@ -327,7 +350,7 @@ class Fanout:
         peer = self.peers.get(conn)
         if peer is not None:
             peer.seq = self.table.logged.seq
-            text, peer.sheet = self.state_frame(viewer, peer.lang, ref, now)
+            text, peer.sheet, self._views[conn] = self.state_frame(viewer, peer.lang, ref, now)
             peer.send(text)
 
     def catch_up(self, conn: int, viewer: int | None, after: int, now: float,
@@ -342,22 +365,24 @@ class Fanout:
         lang = peer.lang
         names = self.table.logged.names(lang)
         missed = unmuted(since(self.table.logged.items, after), silenced(peer))
-        sent: list[tuple[str | None, Sheet | None]] = []
+        sent: list[tuple[str | None, Sheet | None, ViewPayload | None]] = []
 
         def frame(kept: Sequence[StreamItem], begin: int) -> str:
             left = older(after, begin)
-            # The sheet whole: a connection coming back may have lost any frame before.
-            text, sheet = self.events_frame(kept, viewer, lang, now, {}, always=False,
-                                            names=names, left=left)
-            sent[:] = [(text, sheet)]
+            # The sheet and view whole: a connection coming back may have lost any frame.
+            text, sheet, view = self.events_frame(kept, viewer, lang, now, {}, always=False,
+                                                  names=names, left=left)
+            sent[:] = [(text, sheet, view)]
             return text or ""
 
         bounded(missed, after, max_items, max_bytes, frame)
         if sent and sent[0][0] is not None:
-            text, sheet = sent[0]
+            text, sheet, view = sent[0]
             assert text is not None
             if sheet is not None:
                 peer.sheet = sheet
+            if view is not None:
+                self._views[conn] = view
             peer.send(text)
 
     def presence(self, audience: Audience, now: float) -> None:
@@ -365,7 +390,8 @@ class Fanout:
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
-                text, peer.sheet = self.state_frame(viewer, peer.lang, None, now)
+                text, peer.sheet, self._views[conn] = self.state_frame(viewer, peer.lang,
+                                                                       None, now)
                 peer.send(text)
 
     def broadcast(self, after: int, state: bool, audience: Audience, now: float) -> None:
@@ -411,46 +437,58 @@ class Fanout:
         new = between(t.logged.items, after, upto)
         cache: dict[object, Any] = {}
         # Peers are grouped by what they are sent: their seat, language, the speakers of
-        # these chat lines they muted (nearly always none) and the last sheet they were
-        # sent (nearly always the group's): one frame for the group.
+        # these chat lines they muted (nearly always none) and the last sheet and view they
+        # were sent (nearly always the group's): one frame for the group.
         talking = chatters(new)
-        groups: dict[tuple[int | None, str, frozenset[str], int], list[Receiver]] = {}
+        views = self._views
+        groups: dict[tuple[int | None, str, frozenset[str], int, int], list[Receiver]] = {}
         for conn, viewer in audience:
             peer = self.peers.get(conn)
             if peer is not None:
                 quiet = silenced(peer) & talking if talking else _NOBODY
-                groups.setdefault((viewer, peer.lang, quiet, id(peer.sheet)), []).append(peer)
-        names = {lang: t.logged.names(lang) for _, lang, _, _ in groups}
+                groups.setdefault((viewer, peer.lang, quiet, id(peer.sheet), id(views.get(conn))),
+                                  []).append(peer)
+        names = {key[1]: t.logged.names(key[1]) for key in groups}
         marks = self.presence_of(audience)
-        for (viewer, lang, quiet, _), peers in groups.items():
+        for (viewer, lang, quiet, _, _), peers in groups.items():
             text: str | None
             sheet: Sheet | None
+            view: ViewPayload | None
             if state:
-                text, sheet = self.state_frame(viewer, lang, None, now, audience)
+                text, sheet, view = self.state_frame(viewer, lang, None, now, audience)
             else:
-                text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
-                                                always=True, names=names[lang],
-                                                before=peers[0].sheet, presence=marks,
-                                                upto=upto)
+                text, sheet, view = self.events_frame(
+                    unmuted(new, quiet), viewer, lang, now, cache, always=True,
+                    names=names[lang], before=peers[0].sheet, presence=marks, upto=upto,
+                    held=views.get(peers[0].id))
                 if text is None:
                     continue
             for peer in peers:
                 peer.seq = upto
                 if state or sheet is not None:
                     peer.sheet = sheet  # a table_state's sheet (or none) replaces the last
+                if state or view is not None:
+                    views[peer.id] = view
                 peer.send(text)
         if state and new:
             # Items that came with a state change still go out, for logs and narration.
-            for (viewer, lang, quiet, _), peers in groups.items():
-                text, sheet = self.events_frame(unmuted(new, quiet), viewer, lang, now, cache,
-                                                always=False, names=names[lang],
-                                                before=peers[0].sheet, presence=marks,
-                                                upto=upto)
+            for (viewer, lang, quiet, _, _), peers in groups.items():
+                text, sheet, view = self.events_frame(
+                    unmuted(new, quiet), viewer, lang, now, cache, always=False,
+                    names=names[lang], before=peers[0].sheet, presence=marks, upto=upto,
+                    held=views.get(peers[0].id))
                 if text is not None:
                     for peer in peers:
                         if sheet is not None:
                             peer.sheet = sheet
+                        if view is not None:
+                            views[peer.id] = view
                         peer.send(text)
+
+    def forget(self, conn: int) -> None:
+        """Connection ``conn`` left the table: what it was sent is forgotten (it is sent a
+        whole ``table_state`` when it comes back)."""
+        self._views.pop(conn, None)
 
 
 _NOBODY: frozenset[str] = frozenset()

@@ -589,6 +589,7 @@ class TableActor:
             return  # every connection known is at the table
         for conn in [c for c in self.peers if c not in watchers and c not in self._queued]:
             peer = self.peers.pop(conn)
+            self.fanout.forget(conn)
             if peer.table is self:
                 peer.table = None
 

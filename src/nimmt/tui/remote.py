@@ -51,6 +51,7 @@ from ..wire import (
     TableState,
     ViewPayload,
     merge_sheet,
+    merge_view,
 )
 from ..wire import Sheet as SheetPayload
 from .session import InputRefused, Listener, Session, Sheet, Snapshot, default_name
@@ -316,7 +317,7 @@ class RemoteSession(Session):
             # As the web client keeps it: the narration of the frame that revealed cards.
             self.last_reveal = " ".join(msg.text)
         if msg.view is not None:
-            self._view = msg.view
+            self._view = merge_view(self._view, msg.view)
             self._take_sheet(msg.sheet)
         for text in after:
             self.say(text, "notice")

@@ -52,6 +52,7 @@ from .derived import (
     RowsDealt,
     RowTaken,
     TurnStarted,
+    ViewChange,
     ViewPayload,
 )
 from .frames import (
@@ -84,6 +85,8 @@ from .payloads import (
     TableInfo,
     TableStatus,
     event_payload,
+    merge_view,
+    view_change,
     view_payload,
 )
 from .sheet import (
@@ -286,6 +289,7 @@ __all__ = [
     "TakeRow",
     "TurnStarted",
     "Unfollow",
+    "ViewChange",
     "ViewPayload",
     "Welcome",
     "build",
@@ -295,6 +299,7 @@ __all__ = [
     "is_table_message",
     "load_json",
     "merge_sheet",
+    "merge_view",
     "nesting_depth",
     "parse_client",
     "parse_server",
@@ -303,5 +308,6 @@ __all__ = [
     "sheet_change",
     "sheet_payload",
     "table_sheet",
+    "view_change",
     "view_payload",
 ]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeAlias, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import MISSING, BaseModel, ConfigDict, Field
 
-__all__ = ["Card", "Code", "Name", "Password", "Payload", "Ref", "SeatNo", "build", "dump"]
+__all__ = ["Card", "Code", "Name", "Password", "Payload", "Ref", "SeatNo", "build", "changes",
+           "dump", "merged"]
 
 #: A payload's fields are its JSON Schema's; each field's docstring is its description.
 PAYLOAD = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -20,6 +21,7 @@ PAYLOAD = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 STRICT = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
 M = TypeVar("M", bound=BaseModel)
+C = TypeVar("C", bound=BaseModel)
 
 
 class Payload(BaseModel):
@@ -71,3 +73,32 @@ def dump(model: BaseModel) -> str:
     the cost of going through its keyword arguments on every frame."""
     text: str = type(model).__pydantic_serializer__.to_json(model).decode()
     return text
+
+
+def changes(now: BaseModel, before: BaseModel | None, change: type[C]) -> C:
+    """The ``change`` model (the fields of ``now``'s model, each ``MISSING`` by default) of
+    what differs in ``now`` from ``before`` (what the reader holds; None: nothing, so every
+    field), unvalidated. What a table keeps unchanged is nearly always the very same
+    object, so most fields are told apart by identity."""
+    values = now.__dict__
+    if before is None:
+        return build(change, dict(values))
+    was = before.__dict__
+    return build(change, {name: MISSING if value is was[name] or value == was[name] else value
+                          for name, value in values.items()})
+
+
+def merged(held: M | None, change: BaseModel, whole: type[M]) -> M:
+    """``held`` (the model a client holds; None: none yet) with ``change`` (of
+    :func:`changes`) merged in: the one the server holds for that client. A change that
+    leaves out a field of a client with nothing held is refused (``ValueError``). Both
+    were validated as they were parsed, so the merge is not validated again."""
+    values = {} if held is None else dict(held.__dict__)
+    for name in whole.model_fields:
+        value = getattr(change, name)
+        if value is not MISSING:
+            values[name] = value
+    missing = [name for name in whole.model_fields if name not in values]
+    if missing:
+        raise ValueError(f"a change without a {whole.__name__} to merge into lacks {missing}")
+    return build(whole, values)

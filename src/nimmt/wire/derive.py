@@ -53,11 +53,16 @@ _VIEW_WIRE: dict[str, tuple[str, str | None]] = {
     "phase": ("Literal[" + ", ".join(json.dumps(p.value) for p in Phase) + "]", None),
     "pending": ("PendingInfo | None", None),
 }
+_CHANGE_DOC = ("The fields of your :class:`ViewPayload` that changed since the last view\n"
+               "sent to you (``table_state``'s, or the last ``events``'): a field left out\n"
+               "holds what it held. A client keeps the view of the last ``table_state`` and\n"
+               "merges each change into it (docs/protocol.md); a catch-up's holds every\n"
+               "field.")
 _VIEW_DOC = ("One seat's view of the game (docs/rules.md §6): everything it may know, "
              "nothing more.\n\nA spectator's view (``player`` null) holds the public part "
              "only.")
 #: Names the written module has without an import from the engine.
-_BUILTIN = {"int", "str", "bool", "float", "tuple", "list", "None", "Literal"}
+_BUILTIN = {"int", "str", "bool", "float", "tuple", "list", "None", "Literal", "MISSING"}
 _HERE = {"RulesInfo": ".game", "PendingInfo": ".game"}
 
 
@@ -175,6 +180,17 @@ def _view(out: _Writer) -> None:
         annotation, doc = _VIEW_WIRE[name] if name in _VIEW_WIRE else (types[name], None)
         fields.append((name, annotation, None, doc or docs[name]))
     out.model("ViewPayload", _VIEW_DOC, fields, source)
+    # The same fields, each left out when it did not change.
+    out.model("ViewChange", _CHANGE_DOC,
+              [(name, _or_missing(annotation), "MISSING", doc)
+               for name, annotation, _, doc in fields], source)
+
+
+def _or_missing(annotation: str) -> str:
+    """``annotation`` that may also be left out (``None``, if it has one, stays last)."""
+    if annotation.endswith(" | None"):
+        return annotation[:-len(" | None")] + " | MISSING | None"
+    return f"{annotation} | MISSING"
 
 
 def _isort(name: str) -> tuple[int, str]:
@@ -212,7 +228,7 @@ def render() -> str:
         "",
         "from typing import Annotated, Literal, TypeAlias",
         "",
-        "from pydantic import Field",
+        "from pydantic import MISSING, Field",
         "",
         "from .. import events as E",
         *(f"from ..{m.rsplit('.', 1)[1]} import {', '.join(sorted(out.imports[m]))}"
@@ -223,7 +239,8 @@ def render() -> str:
         "",
         "__all__ = [",
         *(f"    {json.dumps(n)}," for n in sorted(["EVENT_MODELS", "EventPayload",
-                                                    "ViewPayload", *events], key=_isort)),
+                                                    "ViewChange", "ViewPayload", *events],
+                                                   key=_isort)),
         "]",
     ]
     return "\n".join([*head, *out.lines, *union]) + "\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import MISSING, Field
 
 from .. import events as E
 from ..cards import Card
@@ -35,6 +35,7 @@ __all__ = [
     "RowTaken",
     "RowsDealt",
     "TurnStarted",
+    "ViewChange",
     "ViewPayload",
 ]
 
@@ -280,6 +281,75 @@ class ViewPayload(Payload):
     winners: tuple[int, ...]
     """The winning seats once the game is over; empty before."""
     places: tuple[int, ...]
+    """Per seat: its place in the standings, from 1. The winners come first (with the
+    elimination end, the last one in may have more points than one out before,
+    docs/rules.md §3), then the fewest points; seats that tie share a place and the
+    next place is skipped (1, 1, 3). Both clients' results show these places."""
+
+
+class ViewChange(Payload):
+    """The fields of your :class:`ViewPayload` that changed since the last view
+    sent to you (``table_state``'s, or the last ``events``'): a field left out
+    holds what it held. A client keeps the view of the last ``table_state`` and
+    merges each change into it (docs/protocol.md); a catch-up's holds every
+    field."""
+
+    player: int | MISSING | None = MISSING
+    """The seat this view is for; null for a spectator."""
+    rules: RulesInfo | MISSING = MISSING
+    """The rules of this game."""
+    rules_name: str | MISSING = MISSING
+    """The rules in a few words."""
+    phase: Literal["draft", "choose", "row", "deal", "over"] | MISSING = MISSING
+    """Where the game stands."""
+    pending: PendingInfo | MISSING | None = MISSING
+    """The decision the game waits for; null when it waits for none."""
+    round: int | MISSING = MISSING
+    """The round number, from 1."""
+    turn: int | MISSING = MISSING
+    """The turn within the round (1..10); 0 between rounds and during a draft."""
+    options: tuple[int, ...] | MISSING = MISSING
+    """Your legal options now: cards, or row numbers for a row choice."""
+    hand: tuple[Card, ...] | MISSING = MISSING
+    """Your hand (empty for a spectator)."""
+    my_choice: Card | MISSING | None = MISSING
+    """The card you chose this turn and may still change; null if none."""
+    rows: Rows | MISSING = MISSING
+    """The four rows, row 1 first, each from its left end."""
+    scores: tuple[int, ...] | MISSING = MISSING
+    """Totals per seat before this round's penalties."""
+    penalties: tuple[int, ...] | MISSING = MISSING
+    """This round's penalties so far, per seat."""
+    totals: tuple[int, ...] | MISSING = MISSING
+    """Per seat: its points now, this round's penalties counted (once the game is over,
+    ``scores`` hold the last round already)."""
+    taken: tuple[tuple[Card, ...], ...] | MISSING = MISSING
+    """The cards each seat has taken this round."""
+    hand_sizes: tuple[int, ...] | MISSING = MISSING
+    """How many cards each seat holds."""
+    chosen: tuple[bool, ...] | MISSING = MISSING
+    """Per seat: has chosen this turn's card (not what, unless face up)."""
+    face_up: tuple[Card | None, ...] | MISSING = MISSING
+    """Per seat: the card chosen face up this turn (``open``), else null."""
+    revealed: tuple[tuple[Play, ...], ...] | MISSING = MISSING
+    """Every turn's revealed plays this round, in resolution order."""
+    to_resolve: tuple[Play, ...] | MISSING = MISSING
+    """Revealed plays not yet placed; the first may wait for a row choice."""
+    hands: tuple[tuple[Card, ...], ...] | MISSING | None = MISSING
+    """Every hand, where hands are public (``open-hands``, the ``logic`` draft); else null."""
+    active: tuple[int, ...] | MISSING = MISSING
+    """The seats playing this round."""
+    eliminated: tuple[bool, ...] | MISSING = MISSING
+    """Per seat: out of the game (elimination end)."""
+    has_joker: tuple[bool, ...] | MISSING = MISSING
+    """Per seat: still holds their joker (``jokers``)."""
+    marker: int | MISSING | None = MISSING
+    """``open``: the seat holding the first-player marker this turn; else null."""
+    draft_pool: tuple[Card, ...] | MISSING = MISSING
+    """``logic``: the face-up cards still to draft."""
+    winners: tuple[int, ...] | MISSING = MISSING
+    """The winning seats once the game is over; empty before."""
+    places: tuple[int, ...] | MISSING = MISSING
     """Per seat: its place in the standings, from 1. The winners come first (with the
     elimination end, the last one in may have more points than one out before,
     docs/rules.md §3), then the fewest points; seats that tie share a place and the

@@ -26,8 +26,8 @@ from ..narrate import SeatMark
 from ..record import DecisionKindName
 from ..rows import RowReason
 from ..views import View
-from .base import Payload, build
-from .derived import EVENT_MODELS, EventPayload, ViewPayload
+from .base import Payload, build, changes, merged
+from .derived import EVENT_MODELS, EventPayload, ViewChange, ViewPayload
 from .game import PendingInfo, RulesInfo, rules_info
 
 __all__ = [
@@ -44,6 +44,8 @@ __all__ = [
     "TableInfo",
     "TableStatus",
     "event_payload",
+    "merge_view",
+    "view_change",
     "view_payload",
 ]
 
@@ -255,6 +257,19 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
         "player": view.player,
         "rules": rules if rules is not None else rules_info(view.rules),
         "rules_name": view.rules.name, **values})
+
+
+def view_change(view: ViewPayload, before: ViewPayload | None) -> ViewChange:
+    """The fields of ``view`` that differ from ``before`` (the view the reader has; None:
+    none, so every field), unvalidated: a card chosen changes who has chosen and what is
+    pending, not the rows, the hand or the turns revealed so far."""
+    return changes(view, before, ViewChange)
+
+
+def merge_view(view: ViewPayload | None, change: ViewChange) -> ViewPayload:
+    """``view`` (the last one a client holds) with ``change`` merged in: the view the
+    server holds for that client (:func:`~.base.merged`)."""
+    return merged(view, change, ViewPayload)
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

@@ -18,7 +18,7 @@ from ..decisions import DecisionKind
 from ..narrate import Narrator, SeatMark, narrator
 from ..rules import Rules
 from ..views import Phase, View
-from .base import Payload, build
+from .base import Payload, build, changes, merged
 
 __all__ = ["SHEET_FIELDS", "Sheet", "SheetChange", "SheetMemo", "merge_sheet", "sheet_change",
            "sheet_payload", "table_sheet"]
@@ -116,32 +116,13 @@ def sheet_change(sheet: Sheet, before: Sheet | None) -> SheetChange:
     """The fields of ``sheet`` that differ from ``before`` (the sheet the reader has; None:
     none, so every field), unvalidated. Sentences a table keeps are shared objects
     (:class:`SheetMemo`), so an unchanged field is nearly always the same object."""
-    now = sheet.__dict__
-    if before is None:
-        return build(SheetChange, dict(now))
-    was = before.__dict__
-    values: dict[str, Any] = {}
-    for name in SHEET_FIELDS:
-        value = now[name]
-        old = was[name]
-        values[name] = MISSING if value is old or value == old else value
-    return build(SheetChange, values)
+    return changes(sheet, before, SheetChange)
 
 
 def merge_sheet(sheet: Sheet | None, change: SheetChange) -> Sheet:
     """``sheet`` (the last one a client holds; None: none yet) with ``change`` merged in:
-    the sheet the server holds for that client. A change that leaves out a field of a
-    client with no sheet is refused (``ValueError``). Both were validated as they were
-    parsed, so the merge is not validated again."""
-    values = {} if sheet is None else dict(sheet.__dict__)
-    for name in SHEET_FIELDS:
-        value = getattr(change, name)
-        if value is not MISSING:
-            values[name] = value
-    missing = [name for name in SHEET_FIELDS if name not in values]
-    if missing:
-        raise ValueError(f"a sheet change without a sheet to merge into lacks {missing}")
-    return build(Sheet, values)
+    the sheet the server holds for that client (:func:`~.base.merged`)."""
+    return merged(sheet, change, Sheet)
 
 
 class SheetMemo:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..error_codes import ErrorCode
 from .advice import AdvicePayload
 from .base import Ref
-from .derived import ViewPayload
+from .derived import ViewChange, ViewPayload
 from .payloads import Item, Line, Older, Prompt, TableInfo, TableStatus
 from .sheet import Sheet, SheetChange
 from .to_server import PROTOCOL_VERSION
@@ -153,8 +153,9 @@ class Events(_ServerMessage):
     """The decision asked of you now; null if none."""
     text: list[str] = []
     """The narration of the game events among the items: one entry per step."""
-    view: ViewPayload | None = None
-    """Your view of the game after these items, when they hold a game event; else null."""
+    view: ViewChange | None = None
+    """When the items hold a game event: what changed in your view of the game since the
+    last view sent to you (merge it into that one: docs/protocol.md); else null."""
     sheet: SheetChange | None = None
     """With ``view``: what the shortcuts say about it that changed since the last sheet
     sent to you (merge it into that one: docs/protocol.md); null with no view."""

@@ -71,7 +71,8 @@ __all__ = [
 ]
 
 #: Bumped whenever a message changes incompatibly; ``hello`` says which one a client speaks.
-PROTOCOL_VERSION = 1
+#: 2: ``events`` carries the view's changes, not the whole view (CHANGELOG.md).
+PROTOCOL_VERSION = 2
 
 
 class _Client(BaseModel):

@@ -114,8 +114,12 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
     S.older = msg.older;
     addLog(t("history.older"), "event");
   }
-  // The sheet comes whole with table_state; here only what changed since (docs/protocol.md).
-  if (msg.view) { S.view = msg.view; S.sheet = { ...S.sheet, ...msg.sheet }; }
+  // The view and the sheet come whole with table_state; here only what changed since
+  // (docs/protocol.md).
+  if (msg.view) {
+    S.view = /** @type {import("./state.js").View} */ ({ ...S.view, ...msg.view });
+    S.sheet = { ...S.sheet, ...msg.sheet };
+  }
   const items = msg.items || [];
   const events = /** @type {import("./state.js").EventItem[]} */ (
     items.filter((i) => i.kind === "event"));

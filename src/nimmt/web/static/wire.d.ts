@@ -1625,9 +1625,10 @@ export interface Events {
    */
   text?: string[];
   /**
-   * Your view of the game after these items, when they hold a game event; else null.
+   * When the items hold a game event: what changed in your view of the game since the
+   * last view sent to you (merge it into that one: docs/protocol.md); else null.
    */
-  view?: ViewPayload | null;
+  view?: ViewChange | null;
   /**
    * With ``view``: what the shortcuts say about it that changed since the last sheet
    * sent to you (merge it into that one: docs/protocol.md); null with no view.
@@ -2072,6 +2073,131 @@ export interface ChatItem {
    * The line as a sentence in the connection's language: "Ana says: good luck".
    */
   said: string;
+}
+/**
+ * The fields of your :class:`ViewPayload` that changed since the last view
+ * sent to you (``table_state``'s, or the last ``events``'): a field left out
+ * holds what it held. A client keeps the view of the last ``table_state`` and
+ * merges each change into it (docs/protocol.md); a catch-up's holds every
+ * field.
+ *
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ViewChange".
+ */
+export interface ViewChange {
+  /**
+   * The seat this view is for; null for a spectator.
+   */
+  player?: number | null;
+  rules?: RulesInfo;
+  /**
+   * The rules in a few words.
+   */
+  rules_name?: string;
+  /**
+   * Where the game stands.
+   */
+  phase?: "draft" | "choose" | "row" | "deal" | "over";
+  /**
+   * The decision the game waits for; null when it waits for none.
+   */
+  pending?: PendingInfo | null;
+  /**
+   * The round number, from 1.
+   */
+  round?: number;
+  /**
+   * The turn within the round (1..10); 0 between rounds and during a draft.
+   */
+  turn?: number;
+  /**
+   * Your legal options now: cards, or row numbers for a row choice.
+   */
+  options?: number[];
+  /**
+   * Your hand (empty for a spectator).
+   */
+  hand?: number[];
+  /**
+   * The card you chose this turn and may still change; null if none.
+   */
+  my_choice?: number | null;
+  /**
+   * The four rows, row 1 first, each from its left end.
+   */
+  rows?: number[][];
+  /**
+   * Totals per seat before this round's penalties.
+   */
+  scores?: number[];
+  /**
+   * This round's penalties so far, per seat.
+   */
+  penalties?: number[];
+  /**
+   * Per seat: its points now, this round's penalties counted (once the game is over,
+   * ``scores`` hold the last round already).
+   */
+  totals?: number[];
+  /**
+   * The cards each seat has taken this round.
+   */
+  taken?: number[][];
+  /**
+   * How many cards each seat holds.
+   */
+  hand_sizes?: number[];
+  /**
+   * Per seat: has chosen this turn's card (not what, unless face up).
+   */
+  chosen?: boolean[];
+  /**
+   * Per seat: the card chosen face up this turn (``open``), else null.
+   */
+  face_up?: (number | null)[];
+  /**
+   * Every turn's revealed plays this round, in resolution order.
+   */
+  revealed?: [number, number][][];
+  /**
+   * Revealed plays not yet placed; the first may wait for a row choice.
+   */
+  to_resolve?: [number, number][];
+  /**
+   * Every hand, where hands are public (``open-hands``, the ``logic`` draft); else null.
+   */
+  hands?: number[][] | null;
+  /**
+   * The seats playing this round.
+   */
+  active?: number[];
+  /**
+   * Per seat: out of the game (elimination end).
+   */
+  eliminated?: boolean[];
+  /**
+   * Per seat: still holds their joker (``jokers``).
+   */
+  has_joker?: boolean[];
+  /**
+   * ``open``: the seat holding the first-player marker this turn; else null.
+   */
+  marker?: number | null;
+  /**
+   * ``logic``: the face-up cards still to draft.
+   */
+  draft_pool?: number[];
+  /**
+   * The winning seats once the game is over; empty before.
+   */
+  winners?: number[];
+  /**
+   * Per seat: its place in the standings, from 1. The winners come first (with the
+   * elimination end, the last one in may have more points than one out before,
+   * docs/rules.md §3), then the fewest points; seats that tie share a place and the
+   * next place is skipped (1, 1, 3). Both clients' results show these places.
+   */
+  places?: number[];
 }
 /**
  * The fields of the :class:`Sheet` that changed since the last sheet this connection was
