@@ -159,9 +159,19 @@ class Connection:
         self.metrics = metrics
 
     def send(self, text: str) -> None:
-        """Queue ``text``; never waits. A frame that would take the queue past
-        ``send_backlog_bytes`` closes the connection instead (one frame alone always fits)."""
+        """Send ``text``; never waits. With nothing queued before it, the frame goes to the
+        transport at once (no task switch, no ASGI layers: a table sends a frame to every
+        seat after every turn); else it is queued for :meth:`write_loop`. Past
+        ``send_backlog_bytes`` waiting (in the queue, or in a transport the client does
+        not empty) the connection is closed instead (one frame alone always fits)."""
         if self.gone:
+            return
+        link = self.link
+        if link is not None and not self.unsent and link.write_text(text):
+            if self.metrics is not None:
+                self.metrics.frames_out += 1
+            if link.buffered() > self.backlog:
+                self.close_slow(f"more than {self.backlog} bytes waiting (send_backlog_bytes)")
             return
         size = len(text) + FRAME_COST
         if self.unsent and self.unsent + size > self.backlog:

@@ -55,6 +55,7 @@ from typing import Any, ClassVar
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 from websockets.http11 import Request
 
 from .limits import address_key
@@ -252,6 +253,23 @@ class Link:
         """Bytes in the transport's buffer, not yet taken by the kernel."""
         transport = self._protocol.transport
         return 0 if transport is None else transport.get_write_buffer_size()
+
+    def write_text(self, text: str) -> bool:
+        """Frame ``text`` and hand it to the transport now, as the ASGI ``websocket.send``
+        does, without its layers and without a task switch: whether it was written (False:
+        the connection is not open for frames; the caller sends it the ASGI way, which
+        says why). The transport buffers what the kernel does not take yet; the writes'
+        deadline (``write_timeout``) watches it as it watches every write."""
+        proto = self._protocol
+        if (proto.close_sent or proto.initial_response is not None or proto.transport is None
+                or proto.transport.is_closing() or not proto.handshake_complete):
+            return False
+        try:
+            proto.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        proto.transport.write(b"".join(proto.conn.data_to_send()))
+        return True
 
 
 def link_of(scope: Any) -> Link | None:
