@@ -29,4 +29,4 @@ def test_every_code_the_server_raises_is_known() -> None:
 async def test_schema_is_served(server: str) -> None:
     assert await api(f"{server}/protocol.json") == json.loads(json.dumps(P.protocol_schema()))
     info = await api(f"{server}/api")
-    assert info["websocket"] == "/ws" and info["protocol"] == 1
+    assert info["websocket"] == "/ws" and info["protocol"] == P.PROTOCOL_VERSION

@@ -10,6 +10,7 @@ import pytest
 from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
+from nimmt import wire as P
 from nimmt.client import Client, ServerError
 from nimmt.server.run import running_server
 from nimmt.wire import EventItem, Events, NoticeItem, TableState
@@ -308,7 +309,7 @@ async def test_api_errors(server: str) -> None:
             await api(server + path)
         assert err.value.code == status
     schema = await api(server + "/protocol.json")
-    assert schema["version"] == 1 and "bad_json" in schema["error_codes"]
+    assert schema["version"] == P.PROTOCOL_VERSION and "bad_json" in schema["error_codes"]
 
 
 async def test_disconnect_grace_hands_seat_to_default_bot(db_url: str, tmp_path: Path) -> None:

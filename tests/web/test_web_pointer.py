@@ -28,13 +28,14 @@ from .helpers import RECORDER, decisions, fresh_name
 
 BUILD = Path(__file__).resolve().parents[2] / "build"
 
-#: The newest view, and the plays of the newest reveal, from the frames.
+#: The newest view (a table state's whole view, merged with the changes events
+#: carry since), and the plays of the newest reveal, from the frames.
 LATEST = """() => {
   let view = null, plays = null;
-  for (let i = window.__frames.length - 1; i >= 0; i--) {
-    const m = window.__frames[i][1];
-    if (!view && m.view) view = m.view;
-    if (!plays && m.type === "events") {
+  for (const [, m] of window.__frames) {
+    if (m.type === "table_state") view = m.view ? {...m.view} : null;
+    else if (m.view && view) view = {...view, ...m.view};
+    if (m.type === "events") {
       for (const it of m.items || []) {
         if (it.kind === "event" && it.event.type === "cards_revealed") plays = it.event.plays;
       }
