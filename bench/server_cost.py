@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,22 @@ def checkout(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-async def seat(url: str, t: int, seats: int, sem: asyncio.Semaphore) -> list[Client]:
+def protocol(url: str) -> int:
+    """The protocol version the server at ``url`` speaks (an older build speaks its own)."""
+    with urllib.request.urlopen(url + "/api") as answer:
+        return int(json.load(answer)["protocol"])
+
+
+async def seat(url: str, t: int, seats: int, sem: asyncio.Semaphore, version: int
+               ) -> list[Client]:
     async with sem:
         rules = {"preset": "classic", "players": seats, "end": "rounds", "rounds": 100}
-        host = await Client.connect(url, name=f"t{t}p0", open_timeout=120)
+        host = await Client.connect(url, name=f"t{t}p0", open_timeout=120, version=version)
         code = (await host.create_table(rules=rules, private=True)).table.code
         clients = [host]
         for i in range(1, seats):
-            c = await Client.connect(url, name=f"t{t}p{i}", open_timeout=120)
+            c = await Client.connect(url, name=f"t{t}p{i}", open_timeout=120,
+                                     version=version)
             await c.join(code)
             await c.sit()
             clients.append(c)
@@ -111,7 +120,8 @@ async def play(client: Client, stats: Stats, counted: list[int], rng: random.Ran
 async def measure(url: str, pid: int, tables: int, seats: int, seconds: float
                   ) -> dict[str, float]:
     sem = asyncio.Semaphore(32)
-    seated = await asyncio.gather(*(seat(url, t, seats, sem) for t in range(tables)))
+    version = protocol(url)
+    seated = await asyncio.gather(*(seat(url, t, seats, sem, version) for t in range(tables)))
     await asyncio.gather(*(cs[0].start() for cs in seated))
     # Let the deals go out before the window opens.
     await asyncio.sleep(1.0)
