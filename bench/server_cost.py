@@ -40,6 +40,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from websockets.asyncio.connection import Connection
+from websockets.frames import Frame
+from websockets.protocol import Protocol
 
 from nimmt.client import Client
 from server_load import Stats, spawn
@@ -123,21 +125,32 @@ async def play(client: Client, stats: Stats, counted: list[int], rng: random.Ran
 
 
 class Wire:
-    """Every byte the people's sockets receive (frame headers and, when negotiated,
-    compressed payloads: what the server's network link carries)."""
+    """The bytes the people's sockets receive (frame headers and, when negotiated,
+    compressed payloads: what the server's network link carries), and the payload bytes
+    of the frames they held, counted together as they arrive: their ratio over the
+    window turns payload bytes into wire bytes."""
 
     received = 0
+    payload = 0
 
     @classmethod
     def install(cls) -> None:
-        """Count the bytes handed to every client connection of this process."""
+        """Count the bytes handed to every client connection of this process, and the
+        payloads of the frames they made."""
         feed = Connection.data_received
+        events = Protocol.events_received
 
         def counted(self: Connection, data: bytes) -> None:
             cls.received += len(data)
             feed(self, data)
 
+        def frames(self: Protocol) -> list[Any]:
+            got = events(self)
+            cls.payload += sum(len(e.data) for e in got if isinstance(e, Frame))
+            return got
+
         Connection.data_received = counted  # type: ignore[method-assign]
+        Protocol.events_received = frames  # type: ignore[method-assign]
 
 
 async def measure(url: str, pid: int, tables: int, seats: int, seconds: float,
@@ -155,13 +168,13 @@ async def measure(url: str, pid: int, tables: int, seats: int, seconds: float,
     stats = Stats()
     counted = [0]
     loop = asyncio.get_running_loop()
-    wire0 = Wire.received
+    wire0, payload0 = Wire.received, Wire.payload
     cpu0, t0 = cpu_seconds(pid), loop.time()
     await asyncio.gather(*(play(c, stats, counted, random.Random(t * seats + i), t0 + seconds)
                            for t, cs in enumerate(seated) for i, c in enumerate(cs)))
     cpu = cpu_seconds(pid) - cpu0
     elapsed = loop.time() - t0
-    wire = Wire.received - wire0
+    wire = (Wire.received - wire0) / max(1, Wire.payload - payload0)  # wire bytes per payload byte
     for cs in seated:
         for c in cs:
             await c.close()
@@ -169,7 +182,7 @@ async def measure(url: str, pid: int, tables: int, seats: int, seconds: float,
     return {"decisions_per_s": round(stats.acks / elapsed, 1),
             "cpu_ms_per_decision": round(1000 * cpu / decisions, 4),
             "bytes_per_decision": round(counted[0] / decisions, 1),
-            "wire_bytes_per_decision": round(wire / decisions, 1),
+            "wire_bytes_per_decision": round(wire * counted[0] / decisions, 1),
             "server_cores": round(cpu / elapsed, 3), "errors": stats.errors}
 
 
