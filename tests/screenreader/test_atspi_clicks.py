@@ -56,7 +56,6 @@ def test_a_readers_click_in_chromium(server: str, pw: Any, desktop: Path) -> Non
         pytest.skip("the clicks in chromium need the Debian packages " + ", ".join(gone))
     with Desktop(desktop, "en", CPS, pw=pw) as d:
         page = d.open(f"{server}/play/")
-        page.evaluate(CLICKS)
         # The table is set up by the page's own buttons (this test is about clicks, not
         # about reaching them): three players, one round, jokers, two bots.
         page.evaluate("""() => {
@@ -77,6 +76,7 @@ def test_a_readers_click_in_chromium(server: str, pw: Any, desktop: Path) -> Non
         page.evaluate("() => document.getElementById('start-game').click()")
         page.wait_for_function("() => document.activeElement.closest('#hand') !== null")
 
+        page.evaluate(CLICKS)
         # The joker (the hand's first card, which has focus): the reader's click on it.
         joker = page.locator("#hand [role=option]").first
         name = str(joker.get_attribute("aria-label"))
