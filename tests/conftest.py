@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import profiles  # noqa: F401  (registers and loads the profiles)
+from skips import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401  (hooks)
 
 WARM_UP = "from nimmt.sim.search import warm_up; warm_up()"
 
@@ -45,43 +46,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return FIRST.index(path) if path in FIRST else len(FIRST)
 
     items.sort(key=rank)
-
-
-#: Skips that are about the platform, not about something missing from the machine: they
-#: stay skips under ``CI=true``.
-PLATFORM_SKIPS = ("manylinux wheels are for Linux",)
-
-
-def _strict() -> bool:
-    """A run that must prove everything (``CI=true``): a test skipped for want of a screen
-    reader, a browser, a service or a tool fails instead, since a skip there would hide
-    the very thing the run is for."""
-    return os.environ.get("CI", "").lower() == "true"
-
-
-def _why(report: pytest.CollectReport | pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    return str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr)
-
-
-def _failed_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
-    why = _why(report)
-    if report.skipped and _strict() and not hasattr(report, "wasxfail") \
-            and not any(p in why for p in PLATFORM_SKIPS):
-        report.outcome = "failed"
-        report.longrepr = f"CI=true: a skip is a failure here: {why}"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
-    _failed_skip(outcome.get_result())  # type: ignore[attr-defined]
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
-    outcome = yield
-    _failed_skip(outcome.get_result())  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")
