@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import profiles  # noqa: F401  (registers and loads the profiles)
+from skips import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401  (hooks)
 
 WARM_UP = "from nimmt.sim.search import warm_up; warm_up()"
 

@@ -1,12 +1,13 @@
 """A whole game of the web client played by keyboard through Orca, as a blind player plays.
 
 The player only presses keys (:meth:`Desktop.key`): Tab to the lobby's fields,
-a language from its list, a name and a few rules typed, Enter on buttons, Enter
-on the card the hand offers, Enter in the row dialog. What the player would
-know by ear, the harness learns from the server instead, so that a silent
-prompt is noticed rather than waited for: the seat's own view and the
-sentences of its shortcuts come from ``/api/speech`` with the player's token
-(the oracle of what should be said), and where focus is comes from the page.
+a language from its list, a name and a few rules typed (jokers ticked, so a row is
+asked), Enter on buttons, Enter on the card the hand offers, Enter in the row
+dialog. What the player would know by ear, the harness learns from the server
+instead, so that a silent prompt is noticed rather than waited for: the seat's
+own view and the sentences of its shortcuts come from ``/api/speech`` with the
+player's token (the oracle of what should be said), and where focus is comes
+from the page.
 
 On the second turn of the first round (an ordinary turn, before the card is
 played) the seed's shortcuts are pressed from the hand: V (then V again back to
@@ -174,6 +175,24 @@ class Player:
             browsed = value == before or self.d.browsing(began)
         assert value == text, f"{selector} holds {value!r}, not {text!r}"
 
+    def check(self, selector: str) -> None:
+        """Tick the check box ``selector`` with Space (again after Orca+A if a browse-mode
+        command took the key), as a player does."""
+        self.tab_to(selector)
+        for attempt in range(3):
+            if attempt:
+                self.recover()
+                if not self.focused(selector):
+                    self.tab_to(selector)
+            began = time.time()
+            self.d.key("space")
+            if until(lambda: bool(self.page.evaluate(
+                    "s => document.querySelector(s).checked", selector)), SLOW / 3):
+                self.d.hear(bool, began)
+                self.d.quiet(0.4, timeout=4.0)
+                return
+        raise AssertionError(f"{selector} was never checked")
+
     def choose_language(self) -> None:
         """Pick the page's language in the lobby's list, unless it speaks it already."""
         d, page, lang = self.d, self.page, self.lang
@@ -330,6 +349,9 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
         p.tab_to("#me-name")
         p.fill("#me-name", name)
+    # Jokers: every hand holds one, the lowest card, which the hand offers first: its
+    # row choice comes on the first turn, so every game asks a row.
+    p.check("input[name=variant][value=jokers]")
     p.tab_to("#c-players")
     p.fill("#c-players", str(PLAYERS))
     # A limit of 1 ends the game after its first round: someone always takes a row in

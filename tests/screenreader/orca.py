@@ -387,6 +387,9 @@ class Desktop:
     cps: float = CHARS_PER_SECOND
     #: The browser :meth:`open` starts unless told another (:data:`BROWSERS`).
     browser: str = "chromium"
+    #: The page paces its messages by the voice's rate (``True``), or keeps its own
+    #: default pace (``False``: a player who never opened Settings).
+    paced: bool = True
 
     def __post_init__(self) -> None:
         self.work = self.work.resolve()
@@ -507,9 +510,10 @@ class Desktop:
         self.page.wait_for_selector("body[data-ready='1']")
         self.page.evaluate(LIVE_RECORDER)
         # The page paces its messages by the time they take to say: the same voice (never
-        # a faster one: a millisecond a character rounded up).
-        self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
-                           math.ceil(1000 / self.cps))
+        # a faster one: a millisecond a character rounded up); or at its own default.
+        if self.paced:
+            self.page.evaluate("ms => localStorage.setItem('nimmt.pace', String(ms))",
+                               math.ceil(1000 / self.cps))
         return self.page
 
     def _chromium(self, url: str) -> Any:

@@ -8,6 +8,7 @@ gives the numbers docs/web.md shows.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import statistics
@@ -36,14 +37,18 @@ __all__ = [
     "cut_reveals",
     "duplicates",
     "english",
+    "english_in",
     "figures",
+    "foreign_words",
     "keyed_turns",
     "old_rereads",
     "ordinary_turns",
     "report",
     "row_prompts",
+    "sentences",
     "shortcut_failures",
     "turn_utterances",
+    "unheard_prompts",
     "unspoken",
 ]
 
@@ -111,9 +116,19 @@ LEAVING = re.compile(r"^(leaving|napuštam|opouštím) [\w ]+\.?$")
 RESTART = 1.0
 
 
+#: Where an utterance is split into the sentences a listener hears one by one.
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (white space made single)."""
+    return [s for s in SENTENCE.split(_norm(text)) if s]
+
+
 def duplicates(said: list[Utterance], key_times: list[float]) -> list[Finding]:
-    """Sentences said twice with no key pressed between them (a key may ask again); Orca's
-    :data:`LEAVING` context words and a :data:`RESTART` aside."""
+    """Sentences heard twice with no key pressed between them (a key may ask again), in
+    one utterance or in two (a focus move that says row 1 while a live message says every
+    row); Orca's :data:`LEAVING` context words and a :data:`RESTART` aside."""
     out = []
     marks = sorted(key_times)
     seen: dict[str, int] = {}
@@ -126,9 +141,11 @@ def duplicates(said: list[Utterance], key_times: list[float]) -> list[Finding]:
         last = u
         if LEAVING.match(text) or restart:
             continue
-        if seen.get(text) == span:
-            out.append(Finding(u.t, text))
-        seen[text] = span
+        for sentence in sentences(text):
+            if seen.get(sentence) == span:
+                out.append(Finding(u.t, sentence if sentence == text else
+                                   f"{sentence!r} again, in {text!r}"))
+            seen[sentence] = span
     return out
 
 
@@ -172,20 +189,29 @@ def _between(said: list[Utterance], start: float, end: float) -> list[Utterance]
     return [u for u in spoken(said) if start <= u.t <= end]
 
 
-def row_prompts(run: GameRun, said: list[Utterance]) -> list[Finding]:
-    """Row decisions whose prompt (the rows and their cost) Orca never said before the row
-    was taken."""
+def unheard_prompts(run: GameRun, said: list[Utterance]) -> list[Finding]:
+    """Decisions (every card and every row) whose prompt Orca never said before the player
+    answered: the player would have acted on a decision never heard."""
     out = []
     previous = run.started
     for turn in run.turns:
-        if turn.kind == "row":
-            prompt = _norm(turn.sheet["decision"] or "")
-            heard = [_norm(u.text) for u in _between(said, previous, turn.pressed)]
-            if not any(prompt in h for h in heard):
-                out.append(Finding(turn.pressed,
-                                   f"round {turn.round} turn {turn.turn}: {prompt!r} not said"))
+        prompt = _norm(turn.sheet["decision"] or "")
+        heard = [_norm(u.text) for u in _between(said, previous, turn.pressed)]
+        if not any(prompt in h for h in heard):
+            out.append(Finding(turn.pressed, f"round {turn.round} turn {turn.turn} "
+                                             f"({turn.kind}): {prompt!r} not said"))
         previous = turn.pressed
     return out
+
+
+def row_prompts(run: GameRun, said: list[Utterance]) -> list[Finding]:
+    """Row decisions whose prompt (the rows and their cost) Orca never said before the row
+    was taken; and a game without one (the jokers game the harness plays asks one)."""
+    rows = [t for t in run.turns if t.kind == "row"]
+    if not rows:
+        return [Finding(run.ended, "no row was asked: the game must ask one")]
+    row_run = GameRun(run.lang, turns=run.turns, started=run.started)
+    return [f for f in unheard_prompts(row_run, said) if "(row)" in f.text]
 
 
 def old_rereads(said: list[Utterance], live: list[dict[str, Any]],
@@ -249,6 +275,7 @@ def _words(texts: Iterable[str]) -> set[str]:
     return found
 
 
+@functools.cache
 def _catalog(lang: str) -> tuple[set[str], set[str]]:
     """The words of the project's English strings, and those of ``lang``'s translations."""
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "nimmt.po").open("rb") as f:
@@ -294,12 +321,24 @@ ORCA_PHRASES = re.compile(r"\b(page tab|tool bar|toggle button|menu button)\b")
 ADDRESS = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*")
 
 
+def foreign_words(lang: str) -> frozenset[str]:
+    """The words (three letters or more, lower case) of the project's English strings (the
+    narration's and the web page's) that its ``lang`` strings never use: any of them in
+    what a ``lang`` player hears or reads is English left untranslated."""
+    english_words, own = _catalog(lang)
+    return frozenset(english_words - own - ORCA_WORDS)
+
+
+def english_in(text: str, lang: str) -> set[str]:
+    """The words of :func:`foreign_words` in ``text``."""
+    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} & foreign_words(lang)
+
+
 def english(said: list[Utterance], lang: str, since: float) -> list[Finding]:
     """Utterances from ``since`` on with words of the project's English strings that the
     ``lang`` strings do not use (bot names, table names, untranslated labels); Orca's own
     words (:data:`ORCA_WORDS`, :data:`ORCA_PHRASES`) and addresses aside."""
-    english_words, own = _catalog(lang)
-    foreign = english_words - own - ORCA_WORDS
+    foreign = foreign_words(lang)
     out = []
     for u in spoken(said):
         if u.t < since:
@@ -380,6 +419,7 @@ def figures(run: GameRun, said: list[Utterance], live: list[dict[str, Any]],
         "old_rereads": len(old_rereads(said, live, focused)),
         "unspoken_live": len(unspoken(said, live)),
         "silent_row_prompts": len(row_prompts(run, said)),
+        "silent_prompts": len(unheard_prompts(run, said)),
         "english": len(english(said, run.lang, run.in_language)) if run.lang != "en" else 0,
         "focus_mode_recoveries": len(run.recoveries),
     }

@@ -44,10 +44,16 @@ from .game import play_game, quick_start
 from .orca import Desktop, missing_packages
 
 BUILD = Path(__file__).resolve().parents[2] / "build" / "screenreader"
-#: The voice's speed in characters a second: about 340 words a minute, a rate practised
-#: screen-reader users choose (the default voice says 17); the page paces its messages
-#: by the same rate, so the test hears the game as such a player does, twice as fast.
-CPS = float(os.environ.get("NIMMT_TEST_CPS", "34"))
+#: The two voices a game is heard with. "fast": 34 characters a second (about 340 words
+#: a minute, a rate practised screen-reader users choose), the page told the same pace in
+#: its Settings, so the game is heard twice as fast. "default": 14 characters a second (a
+#: screen reader's default voice; Orca's and NVDA's eSpeak say 14 to 17), the page at its
+#: own default pace, as a player who never opened Settings has it. ``NIMMT_TEST_CPS`` sets
+#: the fast voice's rate; ``NIMMT_TEST_VOICE=default`` hears every game with the default.
+VOICES = {"fast": float(os.environ.get("NIMMT_TEST_CPS", "34")), "default": 14.0}
+VOICE = os.environ.get("NIMMT_TEST_VOICE", "")
+#: The fast voice's rate (the other screen-reader tests hear their pages with it).
+CPS = VOICES["fast"]
 #: The player's name in each browser and language: the games share one server, where a
 #: name is one player's (a second "Anna" would be refused as taken).
 NAMES = {("chromium", "sr"): "Marko", ("chromium", "cs"): "Jana", ("chromium", "en"): "Anna",
@@ -76,16 +82,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """The whole game in each language and each browser: Chromium in Serbian and Czech,
-    Firefox ESR in English; both in all three when the run is thorough (``scripts/test
-    --thorough``)."""
+    """The whole game in each language and each browser: Chromium in Serbian (at the
+    default voice and the page's default pace) and Czech, Firefox ESR in English; both
+    browsers in all three languages when the run is thorough (``scripts/test
+    --thorough``), Chromium's Serbian at the default voice there too."""
     if metafunc.definition.name != "test_whole_game_heard_through_orca":
         return
     every = thorough(metafunc.config)
     cases = [("chromium", lang) for lang in (LANGS if every else ("sr", "cs"))]
     cases += [("firefox", lang) for lang in (LANGS if every else ("en",))]
-    metafunc.parametrize(("browser", "lang"), [pytest.param(b, lang, id=f"{b}-{lang}")
-                                               for b, lang in cases])
+    params = []
+    for b, lang in cases:
+        voice = VOICE or ("default" if (b, lang) == ("chromium", "sr") else "fast")
+        params.append(pytest.param(b, lang, voice, id=f"{b}-{lang}-{voice}"))
+    metafunc.parametrize(("browser", "lang", "voice"), params)
 
 
 @pytest.fixture
@@ -113,12 +123,13 @@ def keep(d: Desktop, out: Path) -> None:
 
 
 def test_whole_game_heard_through_orca(server: str, pw: Any, browser: str, lang: str,
-                                       desktop: Path) -> None:
+                                       voice: str, desktop: Path) -> None:
     gone = missing_packages((browser,))
     if gone:
         pytest.skip(f"the game in {browser} needs the Debian packages " + ", ".join(gone))
     out = BUILD / lang if browser == "chromium" else BUILD / browser / lang
-    with Desktop(desktop, lang, CPS, browser, pw=pw) as d:
+    cps = VOICES[voice]
+    with Desktop(desktop, lang, cps, browser, paced=voice == "fast", pw=pw) as d:
         try:
             run = play_game(d, server, lang, NAMES[browser, lang])
             live = [item for item in d.live() if item["t"] >= run.in_language]
@@ -132,15 +143,17 @@ def test_whole_game_heard_through_orca(server: str, pw: Any, browser: str, lang:
         said = [u for u in d.utterances() if u.t >= run.in_language]
         key_times = [k.t for k in d.keys]
     (out / "live.json").write_text(json.dumps(live, ensure_ascii=False, indent=1))
-    figures = {"browser": browser, **S.figures(run, said, live, key_times, CPS, focused)}
+    figures = {"browser": browser, "voice": voice, "cps": cps,
+               **S.figures(run, said, live, key_times, cps, focused)}
     (out / "figures.json").write_text(json.dumps(figures, indent=1))
     (out / "turns.json").write_text(json.dumps([asdict(t) for t in run.turns],
                                                ensure_ascii=False, indent=1))
-    print(f"\n{browser} {lang}: {json.dumps(figures)}")
+    print(f"\n{browser} {lang} {voice}: {json.dumps(figures)}")
     assert sum(1 for t in run.turns if t.kind == "card") == 10, "one round of ten turns"
     failures = {
         "spoken twice": S.duplicates(said, key_times),
-        "reveals cut short": S.cut_reveals(said, lang, CPS, live, focused),
+        "reveals cut short": S.cut_reveals(said, lang, cps, live, focused),
+        "prompts not said": S.unheard_prompts(run, said),
         "row prompts not said": S.row_prompts(run, said),
         "old messages read again": S.old_rereads(said, live, focused),
         "live messages never said": S.unspoken(said, live),

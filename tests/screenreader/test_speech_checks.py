@@ -7,8 +7,10 @@ loaded machine caused.
 
 from __future__ import annotations
 
+from nimmt.narrate import narrator
+
 from . import speech as S
-from .game import GameRun
+from .game import GameRun, Shortcut, Turn
 from .orca import Utterance
 
 CPS = 20.0
@@ -98,3 +100,102 @@ def test_keys_lost_to_browse_mode_are_found_past_the_one_allowed() -> None:
     assert S.browse_mode_keys(run) == []
     run.recoveries.append(20.0)
     assert [f.t for f in S.browse_mode_keys(run)] == [10.0, 20.0]
+
+
+def _said(*lines: tuple[float, str]) -> list[Utterance]:
+    return [Utterance(t, "speech", text, True) for t, text in lines]
+
+
+CARD = "Your turn: choose a card."
+ROW = "Choose the row for your joker: row 1 costs 2 bullheads, row 2 costs 5."
+
+
+def _turn(kind: str, turn: int, pressed: float, *, keys: int = 1,
+          shortcuts: bool = False) -> Turn:
+    return Turn(kind, 1, turn, pressed - 2, pressed, pressed + 0.1,
+                {"decision": ROW if kind == "row" else CARD}, keys, shortcuts)
+
+
+def test_a_sentence_said_again_inside_another_utterance_is_found() -> None:
+    # V: focus says row 1 while a live message says every row, row 1 first.
+    rows = "Row 1: 5, 12 — 2 cards, 2 bullheads. Row 2: 33 — 1 card, 5 bullheads."
+    said = _said((10.0, "Row 1: 5, 12 — 2 cards, 2 bullheads."), (10.4, rows))
+    assert [f.t for f in S.duplicates(said, [9.9])] == [10.4]
+    # Focus alone (the page said nothing with it): heard once.
+    assert S.duplicates(said[:1], [9.9]) == []
+    assert S.sentences(rows) == ["Row 1: 5, 12 — 2 cards, 2 bullheads.",
+                                 "Row 2: 33 — 1 card, 5 bullheads."]
+
+
+def test_a_prompt_never_said_is_found_for_every_kind_of_decision() -> None:
+    run = GameRun("en", turns=[_turn("row", 1, 20.0), _turn("card", 2, 40.0),
+                               _turn("card", 3, 60.0)], started=0.0)
+    said = _said((18.0, ROW), (35.0, f"Cards revealed: you: 3. {CARD}"))
+    assert [f.t for f in S.unheard_prompts(run, said)] == [60.0]
+    # Said before the previous answer does not count for this one.
+    early = _said((18.0, ROW), (19.0, CARD))
+    assert [f.t for f in S.unheard_prompts(run, early)] == [40.0, 60.0]
+    assert S.unheard_prompts(run, [*said, *_said((50.0, CARD))]) == []
+
+
+def test_a_row_prompt_not_said_and_a_game_without_a_row_are_found() -> None:
+    run = GameRun("en", turns=[_turn("card", 1, 10.0), _turn("row", 1, 20.0)], started=0.0)
+    assert [f.t for f in S.row_prompts(run, _said((5.0, CARD)))] == [20.0]
+    assert S.row_prompts(run, _said((5.0, CARD), (15.0, ROW))) == []
+    cards = GameRun("en", turns=[_turn("card", 1, 10.0)], started=0.0, ended=11.0)
+    assert [f.text for f in S.row_prompts(cards, _said((5.0, CARD)))] == [
+        "no row was asked: the game must ask one"]
+
+
+def test_an_old_message_read_again_is_found_unless_focus_just_moved_to_it() -> None:
+    live = [{"t": 100.0, "text": "Row 2: 33 — 1 card, 5 bullheads.", "live": "polite",
+             "id": "live-polite"}]
+    again = _said((100.2, live[0]["text"]), (130.0, live[0]["text"]))
+    assert [f.t for f in S.old_rereads(again, live)] == [130.0]
+    # The row's radio button, named by the same sentence, took focus just before.
+    focused = [{"t": 129.5, "text": "Row 2: 33 — 1 card, 5 bullheads."}]
+    assert S.old_rereads(again, live, focused) == []
+    # Added again since: news, not an old message.
+    assert S.old_rereads(again, [*live, {**live[0], "t": 129.0}]) == []
+
+
+def test_a_live_message_never_said_is_found() -> None:
+    live = [{"t": 10.0, "text": "Cards revealed: you: 3.", "live": "polite",
+             "id": "live-polite"},
+            {"t": 20.0, "text": "Scores: you 3.", "live": "polite", "id": "live-polite"}]
+    said = _said((10.1, "Cards revealed: you: 3."))
+    assert [f.t for f in S.unspoken(said, live)] == [20.0]
+    # Said before it was added (an answer read early) does not count.
+    assert [f.t for f in S.unspoken(_said((5.0, "Scores: you 3."), (10.1, live[0]["text"])),
+                                    live)] == [20.0]
+    assert S.unspoken([*said, *_said((20.2, "Scores: you 3."))], live) == []
+
+
+def test_a_shortcut_not_answered_or_pressed_elsewhere_is_found() -> None:
+    good = Shortcut(10.0, "s", "Scores: you 3.", ["Scores: you 3."], True)
+    wrong = Shortcut(11.0, "t", "Everybody has chosen.", ["Scores: you 3."], True)
+    away = Shortcut(12.0, "1", "Row 1: 5.", ["Row 1: 5."], False)
+    run = GameRun("en", shortcuts=[good, wrong, away])
+    assert [(f.t, f.text.split(":")[0]) for f in S.shortcut_failures(run)] == [
+        (11.0, "t"), (12.0, "1")]
+    assert [f.text for f in S.shortcut_failures(GameRun("en", ended=5.0))] == [
+        "the shortcut turn never came"]
+
+
+def test_a_refusal_said_in_other_words_is_found() -> None:
+    want = narrator("sr").refusal_sentence("seats_empty")
+    assert S.refusal_failures(GameRun("sr", refusal=[want], refused_at=3.0)) == []
+    english = narrator("en").refusal_sentence("seats_empty")
+    found = S.refusal_failures(GameRun("sr", refusal=[english], refused_at=3.0))
+    assert [f.t for f in found] == [3.0]
+
+
+def test_a_busy_or_long_ordinary_turn_is_found() -> None:
+    turns = [_turn("card", 1, 10.0), _turn("card", 2, 20.0),
+             _turn("card", 3, 30.0, keys=5), _turn("card", 4, 40.0, shortcuts=True)]
+    run = GameRun("en", turns=turns)
+    chatter = _said(*[(20.0 + k, f"Line {k}.") for k in range(1, 7)])
+    assert [f.t for f in S.busy_turns(run, chatter)] == [30.0]
+    assert [f.t for f in S.keyed_turns(run)] == [30.0]
+    # A turn with the shortcuts pressed (or after one) is not an ordinary turn.
+    assert [b.turn for b, _ in S.ordinary_turns(run)] == [1, 2]

@@ -140,6 +140,8 @@ def _pages(browser: Any, url: str, **options: Any) -> Iterator[NewPage]:
     """Pages of the server at ``url``; ``options`` go to every browser context (e.g.
     ``ignore_https_errors``)."""
     contexts = []
+    #: Uncaught errors of the page's scripts: any one fails the test that made the page.
+    errors: list[str] = []
 
     def make(width: int = 1280, height: int = 900, lang: str | None = None,
              dark: bool = False, pace: int | None = 5,
@@ -164,6 +166,10 @@ def _pages(browser: Any, url: str, **options: Any) -> Iterator[NewPage]:
             # Stand between the page and the server's WebSocket (``ws`` gets the route).
             ctx.route_web_socket("**/ws", ws)
         contexts.append(ctx)
+        # Every page of the client in the context, a second tab or a popup too (not the
+        # blank or error page of a browser, where the init scripts find no storage).
+        ctx.on("page", lambda p: p.on("pageerror", lambda e: None if not p.url.startswith(
+            "http") else errors.append(f"{p.url}: {e}")))
         page = ctx.new_page()
         page.goto(f"{url}/play/")
         page.wait_for_selector("body[data-ready='1']")
@@ -172,6 +178,7 @@ def _pages(browser: Any, url: str, **options: Any) -> Iterator[NewPage]:
     yield make
     for ctx in contexts:
         ctx.close()
+    assert not errors, "the page's scripts failed:\n" + "\n".join(errors)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -204,3 +206,52 @@ def decisions(page: Any) -> Iterator[str]:
             return
         answered.add(asked)
         yield asked
+
+
+def oracle(page: Any) -> dict[str, Any]:
+    """What the server says of ``page``'s seat now (``/api/speech``): its view and the
+    sheet of its shortcuts' sentences, in the page's language (the answers a key must
+    give, from the server rather than from the page)."""
+    token, code, lang = page.evaluate(
+        "() => [localStorage.getItem('nimmt.token'), localStorage.getItem('nimmt.table'),"
+        " document.documentElement.lang]")
+    base = urllib.parse.urlsplit(page.url)
+    probe = f"{base.scheme}://{base.netloc}/api/speech/{code}?lang={lang}"
+    with urllib.request.urlopen(urllib.request.Request(
+            probe, headers={"X-Nimmt-Token": token}), timeout=30) as res:
+        seq = json.load(res)["seq"]
+    with urllib.request.urlopen(urllib.request.Request(
+            f"{probe}&after={seq}&upto={seq}", headers={"X-Nimmt-Token": token}),
+            timeout=30) as res:
+        data: dict[str, Any] = json.load(res)
+    return data
+
+
+#: The cards this page chose, in order, from the frames :data:`RECORDER` keeps: the
+#: ``card_chosen`` events of its own seat (which carry the card for it alone).
+MY_CHOICES = """() => {
+  const out = [];
+  let you = null;
+  for (const [, m] of window.__frames) {
+    if (m.type === "table_state") you = m.you;
+    if (m.type !== "events") continue;
+    for (const it of m.items || []) {
+      if (it.kind === "event" && it.event.type === "card_chosen" && it.event.player === you
+          && it.event.card !== null && it.event.card !== undefined) out.push(it.event.card);
+    }
+  }
+  return out;
+}"""
+
+
+#: What key R says: the narration of the last frame that revealed cards ("" before one).
+LAST_REVEAL = """() => {
+  for (let i = window.__frames.length - 1; i >= 0; i--) {
+    const m = window.__frames[i][1];
+    if (m.type === "events" && (m.items || []).some(
+        (it) => it.kind === "event" && it.event.type === "cards_revealed")) {
+      return (m.text || []).join(" ");
+    }
+  }
+  return "";
+}"""

@@ -9,9 +9,10 @@ import httpx
 import pytest
 
 from nimmt.errors import RecordError
+from nimmt.narrate import narrator
 from nimmt.record import record_from_dict, replay
 from nimmt.web import STATIC_DIR
-from nimmt.web.routes import replay_steps
+from nimmt.web.routes import replay_steps, said_names
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: The CLDR plural categories of whole numbers, per language (what Intl.PluralRules picks).
@@ -35,6 +36,21 @@ def test_replay_steps_follow_the_record(name: str, lang: str) -> None:
     assert last.startswith({"en": "Game over", "sr": "Kraj igre", "cs": "Konec hry"}[lang])
 
 
+def test_a_replay_says_the_bots_names_in_the_readers_language() -> None:
+    """A record keeps a bot's English name; the replay says it as the table did."""
+    names = ["Ana", "Easy Bot 1", "Medium Bot 2", "Bot"]
+    assert said_names(names, narrator("en")) == names
+    sr = said_names(names, narrator("sr"))
+    assert sr[0] == "Ana" and sr[3] == "Bot"
+    assert sr[1] == narrator("sr").bot_name("easy", 1) != "Easy Bot 1"
+    data = json.loads((GOLDEN / "classic.json").read_text())
+    data["players"][1] = "Hard Bot 3"
+    out = replay_steps(data, "cs")
+    hard = narrator("cs").bot_name("hard", 3)
+    assert out["players"][1] == hard
+    assert any(hard in s for step in out["steps"] for s in step["sentences"])
+
+
 def test_replay_refuses_a_broken_record() -> None:
     data = json.loads((GOLDEN / "classic.json").read_text())
     data["rounds"][0]["decisions"] = data["rounds"][0]["decisions"][::-1]
@@ -48,9 +64,9 @@ def test_speech_endpoint_errors(server: str) -> None:
         assert http.get("/api/games/999999/replay").status_code == 404
         page = http.get("/play/")
         assert page.status_code == 200 and 'aria-live="assertive"' in page.text
-        # Applications only where keys must reach the game in every reader's mode: the
-        # status line and around the rows' and the hand's list boxes (docs/web.md).
-        assert page.text.count('role="application"') == 3
+        # One application, where focus rests with no hand: the game's keys (docs/web.md).
+        # Nothing a player reads is inside one (NVDA's browse mode renders none of it).
+        assert page.text.count('role="application"') == 1
         assert '<div id="game" class="game" hidden>' in page.text
         assert http.get("/play", follow_redirects=False).status_code == 307
 

@@ -5,6 +5,7 @@ line the page has (the catch-up and ``history`` of docs/protocol.md)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,7 +89,9 @@ def test_a_spectator_back_online_pages_the_older_moves_in(browser: Any, short_se
             # The answer, once a page asked for has come ("Asking the server…" first).
             watcher.wait_for_function(
                 "() => !window.__ann[window.__ann.length - 1][1].startsWith('Asking')")
-            said = {text for _, text in announcements(watcher)[heard:]}
+            # Each line is said with its place in the history ("… (3 of 40)").
+            said = {re.sub(r" \(\d+ of \d+\)$", "", text)
+                    for _, text in announcements(watcher)[heard:]}
             if any(text not in had for text in said & paged()):
                 break
         else:

@@ -184,12 +184,12 @@ def play(page: Any, touch: bool, label: str) -> dict[str, Any]:
             p.press("#rows li.choosable")
         else:
             cards += 1
-            page.wait_for_selector("#hand li:not([aria-disabled]):not(.leaving)")
+            page.wait_for_selector("#hand:not(.waiting) li:not(.leaving)")
             p.check_screen(f"card {key}")
             p.shot("card" if cards == 1 else "reveal")
             # The lowest card, so that row choices come; a tap or a click selects it and
             # the Play button plays it.
-            p.press("#hand li:not([aria-disabled]):not(.leaving)")
+            p.press("#hand:not(.waiting) li:not(.leaving)")
             page.wait_for_selector("#play-card:not([hidden])")
             p.press("#play-card")
     page.wait_for_selector("#standings-panel:not([hidden])")
@@ -265,7 +265,7 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
             p.check_screen(f"row {asked}")
             p.press("#rows li.choosable")
             continue
-        page.wait_for_selector("#hand li:not([aria-disabled]):not(.leaving)")
+        page.wait_for_selector("#hand:not(.waiting) li:not(.leaving)")
         p.check_screen(f"card {asked}")
         p.shot("card" if not played else "reveal")
         if not touch:
@@ -274,7 +274,7 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
             box = page.locator("#players").bounding_box()
             assert box is not None and box["y"] + box["height"] <= height, (
                 f"the players' list ends at {box} on a {width}×{height} screen")
-        p.press("#hand li:not([aria-disabled]):not(.leaving)")
+        p.press("#hand:not(.waiting) li:not(.leaving)")
         page.wait_for_selector("#play-card:not([hidden])")
         p.press("#play-card")
         played.add(asked)

@@ -106,9 +106,9 @@ def test_control_stops_the_voice(new_page: NewPage) -> None:
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.activeElement.closest('#hand') !== null")
     _quiet(page)
-    page.keyboard.press("v")  # V says every row: a long answer
+    page.keyboard.press("k")  # K lists every key: a long answer
     page.wait_for_function("() => window.speechSynthesis.speaking")
     page.keyboard.press("Control")
     page.wait_for_function("() => !window.speechSynthesis.speaking")
     log = page.evaluate("window.__speech")
-    assert log[-1][0] == "cut" and log[-1][2].startswith("Row 1"), log[-3:]
+    assert log[-1][0] == "cut" and log[-1][2].startswith("V:"), log[-3:]

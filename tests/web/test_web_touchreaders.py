@@ -1,12 +1,20 @@
-"""Touch screen readers (VoiceOver on iOS, TalkBack): the swipe order and the taps.
+"""Touch screen readers (VoiceOver on iOS, TalkBack): the swipe order, the taps and the
+touch layer.
 
 With no keyboard there are no shortcuts: a player swipes from element to element in the
 accessibility tree's order and double-taps to activate. The tree is read from Chromium
 itself (CDP ``Accessibility.getFullAXTree``) on a phone-sized page at each state of a
-game, and its order must be the table's: status, rows, the hand, the players, the log
-(the turn's reveal between the hand and the players, the final standings before the
-players). One double-tap (a tap) on a card selects it; the Play button under the hand
-says which card it plays; a tap on it plays.
+game, and its order must be the table's: the game's keys and the status, rows, the hand,
+the players, the log (the turn's reveal between the hand and the players, the final
+standings before the players). A tap on a card selects it; the Play button under the
+hand says which card it plays; a tap on it plays.
+
+The readers themselves (readers.py's :class:`~.readers.TouchReader`): a swipe moves the
+reader's cursor and never the page's focus, a double-tap is the browser's accessibility
+click (TalkBack in Chrome: focus, then a click of detail 1; VoiceOver in Safari: a click
+of detail 0, no focus). Whole games: the card played is always the card the reader
+said, a row is taken in one double-tap, and every button of "Ask about the table" says
+what the sheet says.
 """
 
 from __future__ import annotations
@@ -16,8 +24,19 @@ from typing import Any
 
 import pytest
 
+from .answers import expected, history_line
 from .conftest import NewPage
-from .helpers import RECORDER, create_table, decisions, fresh_name, set_name
+from .helpers import (
+    LAST_REVEAL,
+    MY_CHOICES,
+    RECORDER,
+    create_table,
+    decisions,
+    fresh_name,
+    oracle,
+    set_name,
+)
+from .readers import TouchReader
 
 #: The landmarks of the swipe order, as (role, accessible name or None for any).
 ORDER = [("application", None), ("listbox", "Rows"), ("listbox", "Your hand"),
@@ -75,7 +94,7 @@ def test_a_touch_reader_plays_a_game_in_swipe_order(new_page: NewPage) -> None:
             check_order(page, "a row to choose")
             page.locator("#rows li.choosable").first.tap()
             continue
-        card = page.locator("#hand li:not([aria-disabled]):not(.leaving)").last
+        card = page.locator("#hand:not(.waiting) li:not(.leaving)").last
         card.wait_for()
         check_order(page, "a card to choose" if not states else "after a reveal")
         states.add("card")
@@ -93,3 +112,88 @@ def test_a_touch_reader_plays_a_game_in_swipe_order(new_page: NewPage) -> None:
     check_order(page, "the game over")
     assert swipe_order(page).index(("heading", "Final standings")) < swipe_order(page).index(
         ("heading", "Players"))
+
+
+#: The touch layer's buttons, each with the shortcut whose answer it gives.
+ASKS = [("rows", None), ("hand", "a"), ("chosen", "t"), ("scores", "s"), ("who", "w"),
+        ("turn", "n"), ("reveal", None), ("older", None), ("newer", None)]
+
+
+def _ask_everything(page: Any, reader: TouchReader) -> None:
+    """Open "Ask about the table" and double-tap each of its buttons: each says (and shows
+    below the buttons) what the sheet says for its shortcut."""
+    summary = page.locator("#ask summary")
+    reader.swipe_to(summary)
+    reader.double_tap()
+    page.wait_for_selector("#ask[open]")
+    for action, key in ASKS:
+        data = oracle(page)
+        button = page.locator(f"#ask-buttons [data-ask={action}]")
+        heard = page.evaluate("window.__ann.length")
+        assert reader.swipe_to(button)
+        reader.double_tap()
+        page.wait_for_function(f"() => window.__ann.length > {heard}")
+        said = page.evaluate("window.__ann[window.__ann.length - 1][1]")
+        assert page.locator("#ask-answer").text_content() == said
+        if action == "rows":
+            assert said == data["sheet"]["rows"], said
+        elif action == "reveal":
+            assert said == page.evaluate(LAST_REVEAL) and "Cards revealed" in said, said
+        elif action in ("older", "newer"):
+            line, n, total = history_line(said)
+            assert line and 1 <= n <= total, said
+        else:
+            want = expected(str(key), data)
+            assert said == want, (action, said, want)
+    # Closed again, out of the way.
+    reader.swipe_to(summary)
+    reader.double_tap()
+    page.wait_for_selector("#ask:not([open])")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("kind", ["voiceover", "talkback"])
+def test_a_touch_reader_plays_the_card_it_said(new_page: NewPage, kind: str) -> None:
+    """A whole game (jokers: a row choice comes) by swipes and double-taps: on each turn
+    the reader swipes to a card (the hand's last, not the page's current one) and hears
+    it; the first double-tap selects it and says how to play it, the second plays that
+    card. A row is taken by one double-tap on it. After the first reveal, every button of
+    the touch layer."""
+    page = new_page(width=390, height=844, touch=True, script=RECORDER)
+    set_name(page, fresh_name(kind.capitalize()))
+    page.locator("input[name=variant][value=jokers]").check()
+    create_table(page, players=3, rounds=1, bots=2)
+    reader = TouchReader(page, kind)
+    rows = cards = 0
+    for asked in decisions(page):
+        if asked.endswith(" row"):
+            rows += 1
+            page.wait_for_selector("#rows.choosing li.choosable")
+            row = page.locator("#rows li.choosable").first
+            assert reader.swipe_to(row).startswith("Row ")
+            before = oracle(page)["view"]["pending"]
+            reader.double_tap()
+            page.wait_for_function("() => !document.querySelector('#rows.choosing')")
+            assert oracle(page)["view"]["pending"] != before
+            continue
+        cards += 1
+        if cards == 2:
+            _ask_everything(page, reader)
+        hand = page.locator("#hand:not(.waiting) li:not(.leaving)")
+        hand.first.wait_for()
+        target = hand.nth(hand.count() - 1)
+        number = int(target.get_attribute("data-card") or "0")
+        said = reader.swipe_to(target)
+        chose = len(page.evaluate(MY_CHOICES))
+        heard = page.evaluate("window.__ann.length")
+        reader.double_tap()
+        # Selected, not played: the page says how to play it.
+        page.wait_for_function(f"() => window.__ann.length > {heard}")
+        assert page.evaluate("window.__ann[window.__ann.length - 1][1]").endswith(
+            "activate it again to play it.")
+        assert len(page.evaluate(MY_CHOICES)) == chose
+        reader.double_tap()
+        page.wait_for_function(f"() => ({MY_CHOICES})().length > {chose}")
+        played = page.evaluate(MY_CHOICES)[-1]
+        assert played == number, f"{kind} said {said!r}, the page played {played}"
+    assert cards == 10 and rows >= 1, (cards, rows)

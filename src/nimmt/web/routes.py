@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import RecordError
 from ..events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_viewer
-from ..narrate import Narrator
+from ..narrate import SOURCE_LANGUAGE, Narrator, narrator
 from ..record import record_from_dict, replay
 from ..server.heavyreads import (
     ReadRefused,
@@ -62,13 +62,29 @@ def _int(request: Request, key: str, default: int) -> int:
     return whole_number(raw, key)
 
 
+#: The strengths a host seats bots by, and the most seats a table has: the bots whose
+#: names a record keeps in English (``"Easy Bot 2"``, tablelog.BotSeat.name).
+_BOT_KINDS = ("beginner", "easy", "medium", "hard", "expert")
+_MOST_SEATS = 10
+
+
+def said_names(names: Sequence[str], speak: Narrator) -> list[str]:
+    """The players of a record as ``speak``'s readers hear them: a bot's English name
+    (the record keeps it so) said in their language, as the table said it."""
+    source = narrator(SOURCE_LANGUAGE)
+    bots = {source.bot_name(kind, n): speak.bot_name(kind, n)
+            for kind in _BOT_KINDS for n in range(1, _MOST_SEATS + 1)}
+    return [bots.get(name, name) for name in names]
+
+
 def replay_steps(record: dict[str, Any], lang: str) -> dict[str, Any]:
     """A finished game's record as the replay viewer's steps (public information only)."""
     rec = record_from_dict(record)
     game = replay(rec)
-    names = list(rec.players)
+    speak = speaker(lang)
+    names = said_names(rec.players, speak)
     events = [e for e in (for_viewer(ev, None) for ev in game.events) if e is not None]
-    steps = walk(events, _ReplaySteps(speaker(lang), names, list(rec.start_scores)))
+    steps = walk(events, _ReplaySteps(speak, names, list(rec.start_scores)))
     return {"players": names, "rules": rec.rules.model_dump(), "steps": steps,
             "winners": list(game.winners), "totals": list(game.scores)}
 

@@ -5,10 +5,11 @@
 // shortcuts that comes with each view, in the language this page said in `hello`),
 // never from these files.
 import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
-import { $, S, choice, dialog, field, local } from "./state.js";
+import { $, S, choice, dialog, field, local, terse } from "./state.js";
 import { ACTIONS, KEYS, setKeys } from "./keys.js";
 import {
-  answer, chatMuted, keep, pace, say, setPace, setVoiceSettings, urgent, voiceSettings, voicesFor,
+  MUTABLE, answer, keep, muted, pace, say, setMuted, setPace, setVoiceSettings, urgent,
+  voiceSettings, voicesFor,
 } from "./voice.js";
 import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
 import { notifyOn, setNotify, yourTurn } from "./alert.js";
@@ -16,9 +17,10 @@ import {
   connect, forgetTable, onServer, reconnect, refused, saveSeq, send, setConn, welcomed,
 } from "./net.js";
 import {
-  closeRowDialog, focusHand, isOver, keysTarget, noteEvents, openRowDialog, regainFocus, renderTable,
-  revealFromView, wireTable,
+  isOver, keysTarget, noteEvents, regainFocus, renderTable, revealFromView, wireTable,
 } from "./table.js";
+import { focusHand } from "./hand.js";
+import { closeRowDialog, openRowDialog } from "./rows.js";
 import {
   createTable, joinTable, loadTables, nameRefused, quickGame, renderMe, renderTables,
 } from "./lobby.js";
@@ -135,7 +137,10 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       S.table.seats[item.seat].auto = item.notice === "auto_on";
     }
     if (item.kind === "notice") {
-      (item.seq < first ? before : after).push(item.text);
+      // Someone sitting down or leaving, the default bot: the system's group, which the
+      // player may silence (kept in the log and the history then).
+      if (muted("system")) { addLog(item.text, "event"); keep(item.text, "game"); }
+      else (item.seq < first ? before : after).push(item.text);
       if (JOINS.includes(item.notice)) cue("join");
       else if (LEAVES.includes(item.notice)) cue("leave");
     } else if (item.kind === "chat") {
@@ -144,7 +149,7 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       // Chat is its own channel: said on its own (never inside a game message) unless
       // muted (Shift+M), and kept for the history keys and the key that reads it (.).
       if (item.seat === S.you && item.name === S.name) keep(item.said, "chat");
-      else if (chatMuted) keep(item.said, "chat");
+      else if (muted("chat")) keep(item.said, "chat");
       else {
         say(item.said, { channel: "chat" });
         cue("chat");
@@ -199,13 +204,15 @@ function afterUpdate() {
     addLog(decision, "urgent");
     cue(p.kind === "row" ? "row" : "turn");
     yourTurn(decision);
+    // The game's messages muted: only the decision is said (what led to it is kept).
+    if (muted("game") && texts.length) { keep(texts.join(" "), "game"); texts.length = 0; }
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row
       // costs, from a live region inside it (see voice.js).
       if (texts.length) say(texts.join(" "), { before: regainFocus });
-      say(decision, { level: "assertive", before: () => openRowDialog(p) });
+      say(decision, { level: "assertive", before: () => openRowDialog(p), mute: null });
     } else {
-      say([...texts, decision].join(" "), { level: "assertive", before: focusHand });
+      say([...texts, decision].join(" "), { level: "assertive", before: focusHand, mute: null });
     }
     texts.length = 0;
   } else if (texts.length) say(texts.join(" "), { before: regainFocus });
@@ -262,6 +269,8 @@ function renderHelp() {
 
 function renderSettings() {
   field("set-keys-on").checked = KEYS.on;
+  for (const g of MUTABLE) field(`set-speak-${g}`).checked = !muted(g);
+  field("set-terse").checked = terse();
   field("set-sound").checked = soundOn;
   field("set-volume").value = String(volume);
   field("set-notify").checked = notifyOn();
@@ -296,6 +305,8 @@ async function saveSettings() {
   setSound(field("set-sound").checked);
   setVolume(Number(field("set-volume").value));
   setPace(Number(choice("set-pace").value));
+  for (const g of MUTABLE) setMuted(g, !field(`set-speak-${g}`).checked);
+  local.set("terse", field("set-terse").checked ? 1 : null);
   setVoiceSettings({ on: field("set-selfvoice").checked, voice: choice("set-voice").value,
     rate: Number(field("set-rate").value) });
   // The browser asks its permission now, from the click that saved.

@@ -4,7 +4,7 @@
 // by their `ref`.
 import { language, t } from "./i18n.js";
 import { $, S, local } from "./state.js";
-import { answer, urgent } from "./voice.js";
+import { answer, muted, urgent } from "./voice.js";
 import { cue } from "./sound.js";
 
 /** @type {(msg: any) => void} */
@@ -26,7 +26,7 @@ export function setConn(/** @type {string} */ state) {
     cue("lost");
   } else if (lost && state === "online") {
     lost = false;
-    answer(t("conn.online"));
+    if (!muted("system")) answer(t("conn.online"));
     cue("back");
   }
 }

@@ -49,6 +49,13 @@ export const choice = (/** @type {string} */ id) => /** @type {HTMLSelectElement
 export const dialog = (/** @type {string} */ id) => /** @type {HTMLDialogElement} */ ($(id));
 /** The button of index.html with this id. */
 export const button = (/** @type {string} */ id) => /** @type {HTMLButtonElement} */ ($(id));
+/** Set an attribute only when it changes: a screen reader may speak a focused element's
+ * changed name or state. `null` removes it. */
+export function attr(/** @type {Element} */ el, /** @type {string} */ name, /** @type {string | null} */ value) {
+  if (value === null) { if (el.hasAttribute(name)) el.removeAttribute(name); }
+  else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
 /** A list's items, without one that is on its way out (see renderHand). */
 export const items = (/** @type {Element} */ el) => /** @type {HTMLElement[]} */ (
   [...el.children].filter((c) => !c.classList.contains("leaving")));
@@ -102,6 +109,23 @@ export const S = {
    * row taken last, marked on the table). */
   /** @type {Reveal} */ reveal: { plays: [], out: {}, take: null, taken: null },
 };
+
+/** Make option `i` of list box `list` its current one: in the tab order and selected
+ * (selection follows focus); focused too when `focus`. */
+export function select(/** @type {HTMLElement} */ list, /** @type {number} */ i, focus = true) {
+  items(list).forEach((li, k) => {
+    li.tabIndex = k === i ? 0 : -1;
+    attr(li, "aria-selected", k === i ? "true" : "false");
+  });
+  const li = items(list)[i];
+  if (focus && li && document.activeElement !== li) li.focus();
+}
+
+/** Whether the player asked for terse speech (Settings; `nimmt.terse`): no landmark
+ * names in the game area, no hints after a click. */
+export function terse() {
+  return local.get("terse") === "1";
+}
 
 /** The sheet's sentence for C on `card`, if the sheet has it. */
 export function cardSentence(/** @type {number} */ card) {

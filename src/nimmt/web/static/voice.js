@@ -11,8 +11,12 @@
 // The game log keeps every message for review; it is not a live region.
 
 /** Paragraphs a live region keeps: only the newest, so nothing old is there to be read
- * again when focus comes back from a dialog. */
+ * again when focus comes back from a dialog. The older ones go in a later task, after
+ * the browser has told the screen reader of the newest (removed in the task that added
+ * another, a paragraph may never reach the accessibility tree, and is never said). */
 const KEEP = 1;
+/** Milliseconds a paragraph stays in its live region at least. */
+const PRUNE_AFTER = 1500;
 const HISTORY = 200;
 /** The longest wait for one message, however long it is (a key press ends it sooner). */
 const MAX_WAIT = 30000;
@@ -41,12 +45,17 @@ let busyUntil = 0;
 /** @type {number | undefined} */
 let pumpId;
 
-/** Milliseconds a character takes to be spoken (localStorage `nimmt.pace`, default 60;
- * Settings offer 90, 60, 35 and 0). */
+/** Milliseconds a character takes to be spoken by default: a screen reader's default
+ * voice says about 14 characters a second (Orca's, NVDA's eSpeak at rate 50), and a
+ * message posted before the last one ends cuts it under Orca, whatever its politeness. */
+export const DEFAULT_PACE = 75;
+
+/** Milliseconds a character takes to be spoken (localStorage `nimmt.pace`, default
+ * DEFAULT_PACE; Settings offer 90, 75, 35 and 0). */
 export function pace() {
   const saved = localStorage.getItem("nimmt.pace");
   const v = Number(saved);
-  return saved !== null && Number.isFinite(v) && v >= 0 ? v : 60;
+  return saved !== null && Number.isFinite(v) && v >= 0 ? v : DEFAULT_PACE;
 }
 
 export function setPace(/** @type {number} */ ms) {
@@ -59,12 +68,36 @@ function region(/** @type {string} */ level) {
   return /** @type {HTMLElement} */ (document.getElementById(`${inside}live-${level}`));
 }
 
-/** Empty every live region. A modal dialog makes the page's regions inert, and when it
- * closes a screen reader may read what they still hold as if it were new: so they are
- * emptied as a dialog opens and as it closes (the log keeps every message). */
+const REGIONS = ["live-polite", "live-assertive", "dlg-live-polite", "dlg-live-assertive"];
+
+/** Whether paragraph `p` has been in its region long enough to have been told. */
+function told(/** @type {Element} */ p) {
+  return performance.now() - Number(/** @type {HTMLElement} */ (p).dataset.at || 0) >= PRUNE_AFTER;
+}
+
+/** Empty every live region of what it has told. A modal dialog makes the page's regions
+ * inert, and when it closes a screen reader may read what they still hold as if it were
+ * new: so they are emptied as a dialog opens and as it closes (the log keeps every
+ * message). A paragraph not yet told stays: it is still news. */
 export function clearLive() {
-  for (const id of ["live-polite", "live-assertive", "dlg-live-polite", "dlg-live-assertive"]) {
-    document.getElementById(id)?.replaceChildren();
+  for (const id of REGIONS) {
+    const r = document.getElementById(id);
+    if (r) [...r.children].filter(told).forEach((p) => p.remove());
+  }
+}
+
+/** Remove the paragraphs a region keeps no more (see KEEP), in a later task. */
+let pruneId = /** @type {number | undefined} */ (undefined);
+function prune() {
+  pruneId = undefined;
+  for (const id of REGIONS) {
+    const r = document.getElementById(id);
+    if (!r) continue;
+    const old = [...r.children].slice(0, Math.max(0, r.childElementCount - KEEP));
+    old.filter(told).forEach((p) => p.remove());
+  }
+  if (REGIONS.some((id) => (document.getElementById(id)?.childElementCount || 0) > KEEP)) {
+    pruneId = window.setTimeout(prune, PRUNE_AFTER);
   }
 }
 
@@ -80,8 +113,9 @@ function write(/** @type {string} */ text, /** @type {string} */ level, interrup
   const r = region(level);
   const p = document.createElement("p");
   p.textContent = text;
+  p.dataset.at = String(performance.now());
   r.append(p);
-  while (r.childElementCount > KEEP) r.firstElementChild?.remove();
+  if (pruneId === undefined && r.childElementCount > KEEP) pruneId = window.setTimeout(prune, PRUNE_AFTER);
   busyUntil = performance.now() + speaking(text);
 }
 
@@ -143,16 +177,22 @@ function pump() {
  * Say a game message in its turn. `before` runs just before it is said (to open a
  * dialog or move focus, which would cut the message before); it returns true when it
  * moved focus. An empty message with a `before` only waits for its turn to run it.
- * `channel`: where
- * the history keeps it ("game", or "chat" for a chat line).
+ * `channel`: where the history keeps it ("game", or "chat" for a chat line); `mute`:
+ * the group of MUTED whose silence keeps it unsaid (the channel's by default; null for
+ * a message that is always said: a decision asked of the player).
  * @param {string} text
- * @param {{level?: string, channel?: string,
+ * @param {{level?: string, channel?: string, mute?: string | null,
  *   before?: (() => boolean | void) | null}} [how]
  */
 export function say(text, how = {}) {
+  const ch = how.channel || "game";
+  const group = how.mute === undefined ? ch : how.mute;
+  if (text && group && muted(group)) {
+    remember(text, ch);
+    text = "";
+  }
   if (!text && !how.before) return;
-  pending.push({ text, level: how.level || "polite", channel: how.channel || "game",
-    before: how.before || null });
+  pending.push({ text, level: how.level || "polite", channel: ch, before: how.before || null });
   pump();
 }
 
@@ -199,6 +239,20 @@ export function historyStep(/** @type {number} */ delta) {
   return lines[lines.length - 1 - back];
 }
 
+/** Go to the oldest (`last` false) or the newest line of the history's channel. */
+export function historyEdge(/** @type {boolean} */ last) {
+  const lines = inChannel();
+  if (!lines.length) return null;
+  back = last ? 0 : lines.length - 1;
+  return lines[lines.length - 1 - back];
+}
+
+/** Where the history keys are: line `n` of `total` in the channel, the oldest first. */
+export function historyPlace() {
+  const total = inChannel().length;
+  return { n: total - Math.max(0, back), total };
+}
+
 /** Move the history keys to the next channel (game, chat, lobby, private, all); its name. */
 export function nextChannel() {
   channel = CHANNELS[(CHANNELS.indexOf(channel) + 1) % CHANNELS.length];
@@ -211,11 +265,21 @@ export function latest(/** @type {string} */ ch, /** @type {number} */ n) {
   return history.filter((h) => h.channel === ch).slice(-n).map((h) => h.text);
 }
 
-/** Whether chat lines are only kept, not said (localStorage `nimmt.chatmute`). */
-export let chatMuted = localStorage.getItem("nimmt.chatmute") === "1";
-export function setChatMuted(/** @type {boolean} */ on) {
-  chatMuted = on;
-  localStorage.setItem("nimmt.chatmute", on ? "1" : "0");
+/** The groups a player may silence (Settings, and Shift+M for chat): a message of a
+ * muted group is only kept, for the log and the history keys. "game": the narration of
+ * the table (a decision asked of you is always said), "chat": the table's chat,
+ * "system": who sits down or leaves, the default bot taking over, the connection. */
+export const MUTABLE = ["game", "chat", "system"];
+
+/** Whether group `g` is muted (localStorage `nimmt.chatmute` for chat, as before;
+ * `nimmt.mute.game`, `nimmt.mute.system`). */
+export function muted(/** @type {string} */ g) {
+  if (!MUTABLE.includes(g)) return false;
+  return localStorage.getItem(g === "chat" ? "nimmt.chatmute" : `nimmt.mute.${g}`) === "1";
+}
+
+export function setMuted(/** @type {string} */ g, /** @type {boolean} */ on) {
+  localStorage.setItem(g === "chat" ? "nimmt.chatmute" : `nimmt.mute.${g}`, on ? "1" : "0");
 }
 
 // ---------------------------------------------------------------- self-voicing
