@@ -20,9 +20,8 @@ from typing import Any
 from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
-from nimmt.server.ratings import INITIAL
 from nimmt.server.reducer import TableData, apply
-from nimmt.server.store import (
+from nimmt.server.store.db import (
     Store,
     games,
     hash_token,
@@ -31,6 +30,7 @@ from nimmt.server.store import (
     table_log,
     tables,
 )
+from nimmt.server.store.ratings import INITIAL
 from nimmt.server.tablelog import (
     AutoPlay,
     BotSeat,

@@ -27,10 +27,10 @@ from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.ratings import INITIAL
 from nimmt.server.run import running_hub, running_server
-from nimmt.server.schema import MIGRATIONS
 from nimmt.server.store import hash_token
+from nimmt.server.store.migrate import MIGRATIONS
+from nimmt.server.store.ratings import INITIAL
 from nimmt.wire import Error, Pong
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]

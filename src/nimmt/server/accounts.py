@@ -43,8 +43,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import wire as P
-from . import accountdb as db
-from .accountdb import RELEASED
 from .limits import Backoff, WindowCounter
 from .passwords import (
     Hasher,
@@ -56,6 +54,8 @@ from .passwords import (
 from .quota import Quota
 from .settings import Settings
 from .store import Conflict, Store
+from .store import accounts as db
+from .store.accounts import RELEASED
 from .text import NAME_MAX, check_name, name_key
 
 if TYPE_CHECKING:

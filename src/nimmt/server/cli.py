@@ -108,12 +108,12 @@ def serve_command(
         from pydantic_settings import SettingsError
         from sqlalchemy.exc import ArgumentError, OperationalError
 
-        from .backup import DatabaseInUse, serving, sqlite_path
         from .botpool import check_bots
-        from .private import private_dir
         from .run import serve, serve_workers
-        from .schema import SchemaTooNew, read_revision, schema_state
         from .settings import Settings, shown_url
+        from .store.backup import DatabaseInUse, serving, sqlite_path
+        from .store.migrate import SchemaTooNew, read_revision, schema_state
+        from .store.private import private_dir
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
                    f"{extra_command('server')}", err=True)

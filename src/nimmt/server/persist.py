@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..wire import TableStatus
 from .commands import GameResult, Persist
-from .ratings import rate, rated_seats
-from .store import LogEntry, Store, fence, game_players, games, players, table_log, tables
+from .store.db import LogEntry, Store, fence, game_players, games, players, table_log, tables
+from .store.ratings import rate, rated_seats
 from .tablelog import entry_to_row
 
 __all__ = ["persist"]

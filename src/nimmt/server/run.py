@@ -32,8 +32,8 @@ from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limi
 from .lifeline import exit_with_parent
 from .logs import event
 from .metrics import worker_address
-from .schema import head as schema_head
 from .settings import Settings, listen_address, shown_url
+from .store.migrate import head as schema_head
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]

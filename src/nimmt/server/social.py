@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from .. import wire as P
 from ..narrate import narrator
 from ..rules import PRESETS
-from . import socialdb as db
 from .delivery import Batch, Channel
 from .heavyreads import ReadRefused
 from .limits import Buckets
 from .params import BadParam, whole_number
 from .quota import Quota
-from .socialdb import Friend, Op
 from .store import hash_token
+from .store import social as db
+from .store.social import Friend, Op
 from .text import chat_line, clean_text
 
 if TYPE_CHECKING:

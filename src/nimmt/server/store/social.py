@@ -25,8 +25,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .. import wire as P
-from .store import (
+from ... import wire as P
+from ..text import check_name, clean_text, name_key
+from .db import (
     LOBBY_LOCK,
     exclusive,
     follows,
@@ -39,7 +40,6 @@ from .store import (
     reports,
     tables,
 )
-from .text import check_name, clean_text, name_key
 
 #: A store operation: run in a transaction (:meth:`.store.Store.run`) or on a read
 #: connection (:meth:`.store.Store.read`).

@@ -14,9 +14,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .passwords import RECOVERY_CODES, hash_code, new_recovery_code
+from ..passwords import RECOVERY_CODES, hash_code, new_recovery_code
+from .db import hash_token, players, recovery_codes, sanctions, sessions, signals
 from .ratings import INITIAL
-from .store import hash_token, players, recovery_codes, sanctions, sessions, signals
 
 __all__ = [
     "RELEASED",

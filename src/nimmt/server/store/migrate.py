@@ -29,7 +29,7 @@ from alembic.util import CommandError
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from .. import __version__
+from ... import __version__
 
 __all__ = ["MIGRATIONS", "MIGRATION_LOCK", "SchemaState", "SchemaTooNew", "head",
            "read_revision", "schema_state", "upgrade"]

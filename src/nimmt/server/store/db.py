@@ -41,12 +41,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from .logs import event
+from ..logs import event
+from .migrate import upgrade
 from .private import private_file
-from .schema import upgrade
 
 if TYPE_CHECKING:
-    from .metrics import Metrics
+    from ..metrics import Metrics
 
 __all__ = ["LOBBY_LOCK", "Conflict", "LogEntry", "StaleOwner", "Store", "exclusive", "fence",
            "hash_token", "metadata"]

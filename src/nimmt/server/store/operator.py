@@ -26,11 +26,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from .. import wire as P
-from .accountdb import replace_codes, write_signal
-from .accounts import address_network
-from .ratings import INITIAL
-from .store import (
+from ... import wire as P
+from ..accounts import address_network
+from ..text import check_name, name_key
+from .accounts import replace_codes, write_signal
+from .db import (
     Conflict,
     Store,
     audit,
@@ -41,7 +41,7 @@ from .store import (
     sessions,
     tables,
 )
-from .text import check_name, name_key
+from .ratings import INITIAL
 
 __all__ = [
     "AdminError",

@@ -203,7 +203,7 @@ def restore(file: Path, db: Path, *, replace: bool = False) -> tuple[Summary, Pa
     database unless ``replace``; the replaced database (with its ``-wal``, whose commits
     belong to it alone) is renamed aside, never deleted.
     """
-    from .schema import known  # Alembic's, imported only when a restore runs
+    from .migrate import known  # Alembic's, imported only when a restore runs
 
     if not file.is_file():
         raise BackupError(f"there is no backup at {file}")
