@@ -21,16 +21,9 @@ from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
 from nimmt.server.reducer import TableData, apply
-from nimmt.server.store.db import (
-    Store,
-    games,
-    hash_token,
-    players,
-    sessions,
-    table_log,
-    tables,
-)
+from nimmt.server.store import Store, hash_token
 from nimmt.server.store.ratings import INITIAL
+from nimmt.server.store.schema import games, players, sessions, table_log, tables
 from nimmt.server.tablelog import (
     AutoPlay,
     BotSeat,

@@ -17,7 +17,7 @@ from test_server_admin import admin, connect
 from conftest import make_settings
 from nimmt.client import ServerError
 from nimmt.server.run import running_server
-from nimmt.server.store.db import game_players, games, players, tables
+from nimmt.server.store.schema import game_players, games, players, tables
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
 

@@ -13,8 +13,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from nimmt.server.store import Conflict, LogEntry, Store, metadata
+from nimmt.server.store import Conflict, LogEntry, Store
 from nimmt.server.store.migrate import MIGRATIONS
+from nimmt.server.store.schema import metadata
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 

@@ -44,25 +44,19 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire as P
 from .limits import Backoff, WindowCounter
-from .passwords import (
-    Hasher,
-    HasherBusy,
-    check_password,
-    hash_code,
-    new_token,
-)
+from .passwords import Hasher, HasherBusy, check_password
 from .quota import Quota
 from .settings import Settings
 from .store import Conflict, Store
 from .store import accounts as db
 from .store.accounts import RELEASED
+from .store.tokens import hash_code, new_token
 from .text import NAME_MAX, check_name, name_key
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
 
-__all__ = ["ACCOUNT_MESSAGES", "Accounts", "Identity", "Sanctions", "address_network",
-           "released_placeholder"]
+__all__ = ["ACCOUNT_MESSAGES", "Accounts", "Identity", "Sanctions", "released_placeholder"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -82,22 +76,6 @@ def released_placeholder(player_id: int) -> str:
     ('(released name of player 7)', True)
     """
     return f"{RELEASED}{player_id})"
-
-
-def address_network(raw: str) -> str:
-    """An address or network as a ban keeps it: CIDR; an IPv6 address by its /64, as the
-    limits count it (:func:`~.limits.address_key`). Raises ValueError for what is
-    neither.
-
-    >>> address_network("203.0.113.5"), address_network("2001:db8::1")
-    ('203.0.113.5/32', '2001:db8::/64')
-    >>> address_network("198.51.100.0/24")
-    '198.51.100.0/24'
-    """
-    net = ipaddress.ip_network(raw.strip(), strict=False)
-    if net.version == 6 and net.prefixlen > 64:
-        net = net.supernet(new_prefix=64)
-    return str(net)
 
 
 def _network_of(address: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:

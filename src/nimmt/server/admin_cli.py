@@ -111,9 +111,8 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
     :class:`~.admin.AdminError`, a schema too new) or a database that cannot be opened is
     one sentence and exit code 1, a missing server extra exit code 3."""
     try:
-        from sqlalchemy.exc import ArgumentError, OperationalError
-
         from .settings import Settings, shown_url
+        from .store import BadURL, Unreachable, opening
         from .store.migrate import SchemaTooNew
         from .store.operator import AdminError
     except ImportError as exc:
@@ -125,15 +124,16 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
                                .items() if v is not None}
     url = Settings(**changes).database_url()
     try:
-        return asyncio.run(work(url))
+        with opening():
+            return asyncio.run(work(url))
     except (AdminError, SchemaTooNew) as exc:
         typer.echo(f"{exc}", err=True)
         raise typer.Exit(1) from None
-    except (ArgumentError, ImportError) as exc:
+    except (BadURL, ImportError) as exc:
         typer.echo(f"Bad database URL {shown_url(url)!r}: {exc}", err=True)
         raise typer.Exit(1) from None
-    except OperationalError as exc:
-        typer.echo(f"Cannot open the database: {exc.orig}", err=True)
+    except Unreachable as exc:
+        typer.echo(f"Cannot open the database: {exc}", err=True)
         raise typer.Exit(1) from None
 
 
@@ -390,6 +390,7 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
         from pydantic_settings import SettingsError
 
         from .settings import Settings, shown_url
+        from .store import BadURL, opening
         from .store.backup import sqlite_path
     except ImportError as exc:
         typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
@@ -407,8 +408,9 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
         typer.echo(f"Bad setting: {exc}", err=True)
         raise typer.Exit(2) from None
     try:
-        path = sqlite_path(url)
-    except Exception as exc:  # sqlalchemy's ArgumentError: a URL that does not parse
+        with opening():
+            path = sqlite_path(url)
+    except BadURL as exc:
         typer.echo(f"Bad database URL {shown_url(url)!r}: {exc}", err=True)
         raise typer.Exit(2) from None
     if path is None:

@@ -11,7 +11,7 @@ the design. In short:
   node number, ``lease_ttl`` seconds, renewed every ``heartbeat``). Taking a
   lease gives a **fencing token** (``fence:{table}``, one more for every owner).
   Every write of the table's log carries it and the store refuses it once a
-  newer token has written (:func:`~.store.fence`, in the same transaction as
+  newer token has written (:func:`.store.db.fence`, in the same transaction as
   the log append), so an owner that lost its lease without knowing (paused,
   cut off from Redis) can never write over the next one.
 - **Frames through Redis pub/sub**: each process listens on one channel
@@ -67,7 +67,7 @@ from .nodewire import (
     parse_body,
 )
 from .reads import TableRead, answer
-from .store import StaleOwner, fence
+from .store import StaleOwner
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -438,7 +438,7 @@ class Cluster:
             try:
                 # Fence first: from now on the old owner's writes are refused, so the log
                 # read next is the whole log.
-                await hub.store.run(lambda c: fence(c, table_id, token))
+                await hub.store.fence(table_id, token)
             except StaleOwner:
                 newest = await hub.store.fence_of(table_id)
                 await self._raise(keys=[self.key("fence", table_id)], args=[newest])

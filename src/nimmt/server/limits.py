@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["Backoff", "Bucket", "Buckets", "WindowCounter", "address_key"]
+__all__ = ["Backoff", "Bucket", "Buckets", "WindowCounter", "address_key", "address_network"]
 
 
 def address_key(host: str | None) -> str:
@@ -37,6 +37,22 @@ def address_key(host: str | None) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
     return str(ip)
+
+
+def address_network(raw: str) -> str:
+    """An address or network as a ban keeps it: CIDR; an IPv6 address by its /64, as the
+    limits count it (:func:`address_key`). Raises ValueError for what is
+    neither.
+
+    >>> address_network("203.0.113.5"), address_network("2001:db8::1")
+    ('203.0.113.5/32', '2001:db8::/64')
+    >>> address_network("198.51.100.0/24")
+    '198.51.100.0/24'
+    """
+    net = ipaddress.ip_network(raw.strip(), strict=False)
+    if net.version == 6 and net.prefixlen > 64:
+        net = net.supernet(new_prefix=64)
+    return str(net)
 
 
 @dataclass(slots=True)

@@ -177,6 +177,9 @@ class Metrics:
         self.db_commit.observe(seconds)
         self.db_writes.observe(writes)
 
+    def commit_failed(self) -> None:
+        self.db_errors.inc()
+
     def refused(self, reason: str) -> None:
         """A refusal by the limit named ``reason`` (a setting's name, mostly)."""
         self.hub.counts[reason] += 1

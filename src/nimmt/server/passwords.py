@@ -1,4 +1,4 @@
-"""Passwords, session tokens and recovery codes: how each is made, kept and checked.
+"""Passwords: how each is hashed and checked.
 
 - **Passwords** are hashed with argon2id (``argon2-cffi``), memory-hard, with the
   costs the operator sets (``argon2_memory``, ``argon2_time``,
@@ -12,21 +12,15 @@
   password: :meth:`Hasher.verify` with no hash verifies against a hash made at
   start with the same costs, so the answer's timing says nothing of whether the
   account exists.
-- **Session tokens** (32 random bytes) and **recovery codes** (16 characters of
-  a 32-letter alphabet: 80 random bits) are kept as their SHA-256: they are
-  random, so a fast hash is enough, and a leaked database gives out neither.
 
->>> normal_code(" abcd-efgh jkmn-pqrs ")
-'ABCDEFGHJKMNPQRS'
->>> len(new_recovery_code()), new_recovery_code()[4]
-(19, '-')
+Session tokens and recovery codes are random, so the store keeps their SHA-256
+(:mod:`nimmt.server.store.tokens`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
 import secrets
 import unicodedata
 from collections.abc import Callable
@@ -37,24 +31,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from .. import wire as P
 from .settings import Settings
 
-__all__ = [
-    "RECOVERY_CODES",
-    "Hasher",
-    "HasherBusy",
-    "check_password",
-    "hash_code",
-    "new_recovery_code",
-    "new_token",
-    "normal_code",
-]
-
-#: Recovery codes given at sign-up (and each time new ones are asked for).
-RECOVERY_CODES = 8
-#: The letters of a recovery code: no 0/O or 1/I to mistake for each other.
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-#: Characters of a recovery code (without its dashes): 16 × 5 = 80 random bits.
-CODE_LENGTH = 16
-
+__all__ = ["Hasher", "HasherBusy", "check_password"]
 
 class HasherBusy(Exception):
     """As many password operations run and wait as the settings allow."""
@@ -70,27 +47,6 @@ def check_password(raw: str, settings: Settings) -> str:
             "weak_password", f"a password holds {settings.password_min} to "
             f"{settings.password_max} characters, not {len(password)}")
     return password
-
-
-def new_token() -> str:
-    """A new session token: 32 random bytes, URL-safe."""
-    return secrets.token_urlsafe(32)
-
-
-def new_recovery_code() -> str:
-    """A new recovery code, shown in groups of four: ``ABCD-EFGH-JKMN-PQRS``."""
-    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-    return "-".join(raw[i:i + 4] for i in range(0, CODE_LENGTH, 4))
-
-
-def normal_code(raw: str) -> str:
-    """A recovery code as typed, made comparable: capitals, no dashes or spaces."""
-    return "".join(ch for ch in raw.upper() if ch.isalnum())
-
-
-def hash_code(code: str) -> str:
-    """What the store keeps of a recovery code."""
-    return hashlib.sha256(normal_code(code).encode()).hexdigest()
 
 
 class Hasher:

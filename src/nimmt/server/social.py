@@ -48,9 +48,9 @@ from .heavyreads import ReadRefused
 from .limits import Buckets
 from .params import BadParam, whole_number
 from .quota import Quota
-from .store import hash_token
+from .store import Op, Refused, hash_token
 from .store import social as db
-from .store.social import Friend, Op
+from .store.social import Friend
 from .text import chat_line, clean_text
 
 if TYPE_CHECKING:
@@ -173,8 +173,12 @@ class Social:
 
     async def _write(self, op: Op) -> Any:
         """Run ``op`` in a transaction of its own, not in the tables' group commit: a
-        refusal it raises (no such player, a bound reached) rolls back this one alone."""
-        return await self.store.alone(op)
+        refusal it raises (no such player, a bound reached) rolls back this one alone, and
+        is the answer."""
+        try:
+            return await self.store.alone(op)
+        except Refused as exc:
+            raise P.ProtocolError(exc.code, exc.message, exc.retry_after) from None
 
     async def _relate(self, conn: Connection, name: str, kind: str, on: bool,
                       ref: P.Ref) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "MARKS_MAX",
     "NAME_MAX",
     "VISIBLE_BLANKS",
+    "BadName",
     "chat_line",
     "check_name",
     "clean_text",
@@ -120,6 +121,14 @@ def name_key(name: str) -> str:
     return key
 
 
+class BadName(P.ProtocolError):
+    """A string that cannot be a name (``bad_name``): who looks a name up by what a person
+    typed (the store, the operator's commands) catches this alone."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_name", message)
+
+
 def check_name(raw: str) -> str:
     """A display name as it is kept: NFC, single spaces, 1 to :data:`NAME_MAX` code points,
     something visible, nothing invisible or controlling; else ``bad_name``.
@@ -128,20 +137,19 @@ def check_name(raw: str) -> str:
     'José Luis'
     """
     if not _no_surrogates(raw):
-        raise P.ProtocolError("bad_name", "a name may not hold a lone surrogate")
+        raise BadName("a name may not hold a lone surrogate")
     name = _NFC.normalize(raw)
     name = " ".join("".join(" " if _SPACE.contains(ch) else ch for ch in name).split())
     if not name or len(name) > NAME_MAX:
-        raise P.ProtocolError("bad_name", f"a name holds 1 to {NAME_MAX} characters")
+        raise BadName(f"a name holds 1 to {NAME_MAX} characters")
     if _FORBIDDEN.containsSome(name):
         bad = next(ch for ch in name if _FORBIDDEN.contains(ch))
-        raise P.ProtocolError("bad_name", f"a name may not hold control or invisible "
-                              f"characters such as U+{ord(bad):04X}")
+        raise BadName(f"a name may not hold control or invisible characters such as "
+                      f"U+{ord(bad):04X}")
     if not has_visible(name):
-        raise P.ProtocolError("bad_name", "a name must show at least one letter, digit or "
-                              "symbol")
+        raise BadName("a name must show at least one letter, digit or symbol")
     if len(name_key(name)) > SKELETON_MAX:
-        raise P.ProtocolError("bad_name", "that name is too long once spelled out")
+        raise BadName("that name is too long once spelled out")
     return name
 
 

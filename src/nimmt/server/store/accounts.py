@@ -1,22 +1,23 @@
 """The store's part of accounts: the reads and writes of players, sessions, recovery
-codes, sanctions and signals that :mod:`.accounts` (and ``nimmt admin``, :mod:`.admin`)
-make. Each function gives a store operation (run with :meth:`.store.Store.run` or
-:meth:`~.store.Store.read`), or takes the connection of a transaction already open; the
-rules of accounts (who may do what, and when) stay in :mod:`.accounts`.
+codes, sanctions and signals that the accounts make (and ``nimmt admin``,
+:mod:`.operator`). Each function gives a store operation (run with
+:meth:`~.db.Database.run` or :meth:`~.db.Database.read`), or takes the connection of a
+transaction already open; the rules of accounts (who may do what, and when) stay with
+the accounts (:mod:`nimmt.server.accounts`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..passwords import RECOVERY_CODES, hash_code, new_recovery_code
-from .db import hash_token, players, recovery_codes, sanctions, sessions, signals
+from .db import Op
 from .ratings import INITIAL
+from .schema import players, recovery_codes, sanctions, sessions, signals
+from .tokens import RECOVERY_CODES, hash_code, hash_token, new_recovery_code
 
 __all__ = [
     "RELEASED",
@@ -51,9 +52,8 @@ RELEASED = "(released name of player "
 #: Seconds a signal is kept in the table for processes that poll it.
 SIGNAL_KEEP = 86400.0
 
-#: A store operation: run in a transaction (:meth:`.store.Store.run`) or on a read
-#: connection (:meth:`.store.Store.read`).
-Read = Callable[[AsyncConnection], Awaitable[Any]]
+#: A store operation of accounts.
+Read = Op
 
 
 def write_signal(kind: str, *, player_id: int | None = None, session_id: int | None = None,

@@ -1,279 +1,44 @@
-"""The store: players, tables, each table's input log, game records, ratings.
+"""The database of one server process: its connections, its one writer and its locks.
 
 SQLAlchemy 2 (async Core) over SQLite (the default, WAL mode) or PostgreSQL
-(``postgresql+psycopg://``). The schema is made by the Alembic migrations
-shipped in :mod:`nimmt.server.migrations`, applied by :meth:`Store.open`
-(:mod:`.schema`), so an installed ``nimmt serve`` needs no extra step.
+(``postgresql+psycopg://``). The schema (:mod:`.schema`) is made by the Alembic
+migrations shipped in ``migrations/``, applied by :meth:`Database.open`
+(:mod:`.migrate`), so an installed ``nimmt serve`` needs no extra step.
 
-A table is *event-sourced*: its actor writes every input that changed it (a
-seat taken, a game started with its deal, each decision with the deal of any
-round it started, chat, …) to ``table_log``; replaying the log rebuilds the
-table exactly, including the sequence numbers clients hold. All writes go
-through one writer task that commits whatever is queued in one transaction
-(group commit): a write is awaited until its transaction is durable, so the
-caller can acknowledge only what is stored, and many tables share one commit.
-
-Every SQL statement of the server is in the store layer, and the rest of the server
-calls it by name: this module (the schema, the writer, the tables' and the JSON API's
-reads), :mod:`.persist` (what a table's commands write), :mod:`.accountdb` (players,
-sessions, recovery codes, sanctions, signals), :mod:`.socialdb` (follows, relations,
-invitations, messages, reports, the leaderboard), :mod:`.admin` (the operator's
-actions), :mod:`.backup` (copies of a SQLite file) and the Alembic migrations.
+All writes go through one writer task that commits whatever is queued in one
+transaction (group commit): a write is awaited until its transaction is durable, so
+the caller can acknowledge only what is stored, and many tables share one commit. A
+table is *event-sourced*: its actor writes every input that changed it to
+``table_log`` through this writer, with its fencing token when many processes share
+the tables (:func:`fence`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..logs import event
+from .errors import Conflict, StaleOwner
 from .migrate import upgrade
 from .private import private_file
+from .schema import table_log, tables
 
-if TYPE_CHECKING:
-    from ..metrics import Metrics
-
-__all__ = ["LOBBY_LOCK", "Conflict", "LogEntry", "StaleOwner", "Store", "exclusive", "fence",
-           "hash_token", "metadata"]
+__all__ = ["LOBBY_LOCK", "Commits", "Database", "LogEntry", "Op", "exclusive", "fence",
+           "fence_all"]
 
 log = logging.getLogger("nimmt.server")
-
-metadata = sa.MetaData()
-
-players = sa.Table(
-    "players",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("name", sa.String(64), nullable=False, unique=True),
-    # The name's confusable skeleton (server/text.py name_key): one player per look.
-    # Null only for a player older than migration 0002 whose name looked like an older
-    # player's; that older player holds the skeleton.
-    sa.Column("skeleton", sa.Text, nullable=True, unique=True, index=True),
-    sa.Column("mu", sa.Float, nullable=False),
-    sa.Column("sigma", sa.Float, nullable=False),
-    sa.Column("rated_games", sa.Integer, nullable=False),
-    sa.Column("created", sa.Float, nullable=False),
-    # An account is a player with a password (argon2id, server/passwords.py); null: a guest.
-    sa.Column("password_hash", sa.Text, nullable=True),
-    sa.Column("password_changed", sa.Float, nullable=True),
-    # When the player was last connected: an unclaimed guest name unused for
-    # ``guest_release_days`` is released (docs/accounts.md).
-    sa.Column("last_seen", sa.Float, nullable=True, index=True),
-    # When the guest's name was released, and the name it had: ``name`` then holds a
-    # placeholder, the skeleton is null, and the name is free for anyone.
-    sa.Column("released", sa.Float, nullable=True),
-    sa.Column("released_name", sa.String(64), nullable=True),
-)
-
-#: Every token is a session of its player (migration 0005): one per sign-in, or the one a
-#: guest got with their name. Only the token's SHA-256 is kept.
-sessions = sa.Table(
-    "sessions",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("player_id", sa.Integer, nullable=False, index=True),
-    sa.Column("token_hash", sa.String(64), nullable=False, unique=True, index=True),
-    sa.Column("created", sa.Float, nullable=False),
-    sa.Column("last_seen", sa.Float, nullable=False),
-    # The client address it was made from, and the latest one it was used from.
-    sa.Column("address", sa.String(64), nullable=True),
-    sa.Column("last_address", sa.String(64), nullable=True),
-)
-
-#: An account's one-time recovery codes (their SHA-256; each has 80 random bits).
-recovery_codes = sa.Table(
-    "recovery_codes",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("player_id", sa.Integer, nullable=False, index=True),
-    sa.Column("code_hash", sa.String(64), nullable=False),
-    sa.Column("created", sa.Float, nullable=False),
-    sa.Column("used", sa.Float, nullable=True),
-)
-
-#: The operator's mutes and bans (``kind``), of a player or of an address (a network in
-#: CIDR form), until a time or until lifted.
-sanctions = sa.Table(
-    "sanctions",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("player_id", sa.Integer, nullable=True),
-    sa.Column("address", sa.String(64), nullable=True),
-    sa.Column("created", sa.Float, nullable=False),
-    sa.Column("until", sa.Float, nullable=True),
-    sa.Column("lifted", sa.Float, nullable=True, index=True),
-    sa.Column("reason", sa.Text, nullable=False),
-    sa.Column("by", sa.String(64), nullable=False),
-)
-
-#: Every operator action (``nimmt admin``): who, when, what, on whom.
-audit = sa.Table(
-    "audit",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("actor", sa.String(64), nullable=False),
-    sa.Column("action", sa.String(32), nullable=False),
-    sa.Column("player_id", sa.Integer, nullable=True),
-    sa.Column("target", sa.Text, nullable=False),
-    sa.Column("detail", sa.Text, nullable=False),
-)
-
-#: What every running server process must act on at once (server/accounts.py polls it):
-#: sessions ended, bans, renames, tables to close. Kept a day.
-signals = sa.Table(
-    "signals",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("player_id", sa.Integer, nullable=True),
-    sa.Column("session_id", sa.Integer, nullable=True),
-    sa.Column("address", sa.String(64), nullable=True),
-    sa.Column("code", sa.String(16), nullable=True),
-)
-
-#: Who follows whom (migration 0006); a friend is a mutual follow.
-follows = sa.Table(
-    "follows",
-    metadata,
-    sa.Column("follower_id", sa.Integer, primary_key=True),
-    sa.Column("followed_id", sa.Integer, primary_key=True, index=True),
-    sa.Column("created", sa.Float, nullable=False),
-)
-
-#: A player's mutes and blocks (``kind``) of another player, kept per player.
-relations = sa.Table(
-    "relations",
-    metadata,
-    sa.Column("player_id", sa.Integer, primary_key=True),
-    sa.Column("other_id", sa.Integer, primary_key=True, index=True),
-    sa.Column("kind", sa.String(8), primary_key=True),
-    sa.Column("created", sa.Float, nullable=False),
-)
-
-#: Invitations to a table: of a player (``to_id``), or a one-time link (``code_hash``, the
-#: SHA-256 of its code) that seats whoever opens it as a guest.
-invitations = sa.Table(
-    "invitations",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("from_id", sa.Integer, nullable=False, index=True),
-    sa.Column("to_id", sa.Integer, nullable=True, index=True),
-    sa.Column("code_hash", sa.String(64), nullable=True, unique=True),
-    sa.Column("table_code", sa.String(16), nullable=False),
-    sa.Column("answered", sa.Float, nullable=True),
-    sa.Column("accepted", sa.Boolean, nullable=True),
-    sqlite_autoincrement=True,
-)
-
-#: The lobby chat (``to_id`` null) and private messages, each kept bounded.
-messages = sa.Table(
-    "messages",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("from_id", sa.Integer, nullable=False),
-    sa.Column("to_id", sa.Integer, nullable=True, index=True),
-    sa.Column("text", sa.Text, nullable=False),
-    sqlite_autoincrement=True,
-)
-
-#: Players' reports of a message or a player, until an operator resolves them.
-reports = sa.Table(
-    "reports",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("reporter_id", sa.Integer, nullable=False, index=True),
-    sa.Column("player_id", sa.Integer, nullable=False, index=True),
-    # The message reported (as the reporter saw it), and where: a table's code or "lobby".
-    sa.Column("message", sa.Text, nullable=True),
-    sa.Column("place", sa.String(32), nullable=True),
-    sa.Column("reason", sa.Text, nullable=False),
-    sa.Column("resolved", sa.Float, nullable=True, index=True),
-    sa.Column("resolved_by", sa.String(64), nullable=True),
-    sa.Column("resolution", sa.Text, nullable=True),
-)
-
-tables = sa.Table(
-    "tables",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("code", sa.String(16), nullable=False, unique=True),
-    sa.Column("name", sa.String(64), nullable=False),
-    sa.Column("host_id", sa.Integer, nullable=False),
-    sa.Column("rules", sa.Text, nullable=False),
-    sa.Column("settings", sa.Text, nullable=False),
-    sa.Column("status", sa.String(16), nullable=False, index=True),
-    sa.Column("created", sa.Float, nullable=False),
-    # The newest owner's fencing token (many processes, docs/scaling.md; 0 for one process).
-    sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
-    # The rules preset's name (migration 0006): the leaderboard counts games per preset.
-    sa.Column("preset", sa.String(32), nullable=True, index=True),
-)
-
-table_log = sa.Table(
-    "table_log",
-    metadata,
-    sa.Column("table_id", sa.Integer, primary_key=True),
-    sa.Column("n", sa.Integer, primary_key=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("data", sa.Text, nullable=False),
-)
-
-games = sa.Table(
-    "games",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("table_id", sa.Integer, nullable=False, index=True),
-    sa.Column("game_no", sa.Integer, nullable=False),
-    sa.Column("rated", sa.Boolean, nullable=False),
-    sa.Column("finished", sa.Boolean, nullable=False),
-    sa.Column("record", sa.Text, nullable=False),
-    sa.Column("ended", sa.Float, nullable=False),
-)
-
-game_players = sa.Table(
-    "game_players",
-    metadata,
-    sa.Column("game_id", sa.Integer, primary_key=True),
-    sa.Column("seat", sa.Integer, primary_key=True),
-    sa.Column("player_id", sa.Integer, nullable=True, index=True),
-    sa.Column("name", sa.String(64), nullable=False),
-    sa.Column("total", sa.Integer, nullable=False),
-    sa.Column("winner", sa.Boolean, nullable=False),
-    sa.Column("mu_after", sa.Float, nullable=True),
-)
-
-#: The server's own facts, by name (migration 0004): the cluster's signing key.
-meta = sa.Table(
-    "meta",
-    metadata,
-    sa.Column("key", sa.String(64), primary_key=True),
-    sa.Column("value", sa.Text, nullable=False),
-)
-
-def hash_token(token: str) -> str:
-    """Tokens are stored hashed: a leaked database does not hand out seats."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,20 +51,19 @@ class LogEntry:
     data: dict[str, Any]
 
 
+#: A store operation: run in a transaction (:meth:`Database.run`) or on a read connection
+#: (:meth:`Database.read`).
 Op = Callable[[AsyncConnection], Awaitable[Any]]
 
-#: The key of the cluster's signing key in ``meta``.
-CLUSTER_SECRET = "cluster_secret"
 
+class Commits(Protocol):
+    """Where the writer counts its transactions (the server's metrics)."""
 
-class StaleOwner(Exception):
-    """A write with a fencing token older than the newest one the table has seen: its
-    process no longer owns the table, and another may have written since."""
+    def commit(self, seconds: float, writes: int) -> None:
+        """A transaction of ``writes`` writes committed in ``seconds``."""
 
-    def __init__(self, table_id: int, token: int) -> None:
-        super().__init__(f"table {table_id}: fencing token {token} is stale")
-        self.table_id = table_id
-        self.token = token
+    def commit_failed(self) -> None:
+        """A transaction failed."""
 
 
 async def fence(conn: AsyncConnection, table_id: int, token: int) -> None:
@@ -339,12 +103,6 @@ async def fence_all(conn: AsyncConnection, tokens: dict[int, int]) -> None:
             raise StaleOwner(table_id, token)
 
 
-class Conflict(Exception):
-    """A write met a row another write made meanwhile (a unique constraint): the caller
-    answers it (the follow exists already, the name was taken), it never drops a
-    connection. The database's own error is its ``__cause__``."""
-
-
 #: The lock key of the lobby chat's writers (:func:`exclusive`); a player's key is their id.
 LOBBY_LOCK = -1
 
@@ -375,8 +133,9 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-class Store:
-    """The database of one server process."""
+class Database:
+    """The database of one server process: its engine, its writer and the transactions
+    they run (the named reads and writes are :class:`~.queries.Store`'s)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -402,8 +161,8 @@ class Store:
         self.commits = 0
         #: The schema revision :meth:`open` found (None: a new database), for the log.
         self.migrated_from: str | None = None
-        #: Where each commit's latency is counted (the hub's metrics), if anywhere.
-        self.metrics: Metrics | None = None
+        #: Where each commit's latency is counted (the server's metrics), if anywhere.
+        self.metrics: Commits | None = None
 
     # -- life --------------------------------------------------------------------
 
@@ -509,7 +268,7 @@ class Store:
             results = await self._transaction(work)
         except Exception:
             if self.metrics is not None:
-                self.metrics.db_errors.inc()
+                self.metrics.commit_failed()
             raise
         if self.metrics is not None:
             self.metrics.commit(time.perf_counter() - started, len(work))
@@ -553,244 +312,6 @@ class Store:
         """Ask the database the smallest question (readiness); raises when it cannot."""
         async with self.engine.connect() as conn:
             await conn.execute(sa.text("SELECT 1"))
-
-    async def player_by_token(self, token: str) -> sa.Row[Any] | None:
-        """The player whose session ``token`` is, with the session's ``session_id``."""
-
-        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
-            res = await conn.execute(
-                sa.select(players, sessions.c.id.label("session_id"))
-                .join(sessions, sessions.c.player_id == players.c.id)
-                .where(sessions.c.token_hash == hash_token(token))
-            )
-            return res.first()
-
-        row: sa.Row[Any] | None = await self.read(q)
-        return row
-
-    async def player_by_skeleton(self, skeleton: str) -> sa.Row[Any] | None:
-        """The player whose name looks like a name of this skeleton (``text.name_key``)."""
-
-        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
-            res = await conn.execute(sa.select(players).where(players.c.skeleton == skeleton))
-            return res.first()
-
-        row: sa.Row[Any] | None = await self.read(q)
-        return row
-
-    async def player_by_name(self, name: str) -> sa.Row[Any] | None:
-        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
-            res = await conn.execute(sa.select(players).where(players.c.name == name))
-            return res.first()
-
-        row: sa.Row[Any] | None = await self.read(q)
-        return row
-
-    async def live_tables(self) -> list[tuple[sa.Row[Any], list[LogEntry]]]:
-        """Every table not closed, with its whole log, for resuming after a restart."""
-
-        async def q(conn: AsyncConnection) -> list[tuple[sa.Row[Any], list[LogEntry]]]:
-            res = await conn.execute(
-                sa.select(tables).where(tables.c.status != "closed").order_by(tables.c.id)
-            )
-            return [(row, await _entries(conn, int(row.id))) for row in list(res)]
-
-        result: list[tuple[sa.Row[Any], list[LogEntry]]] = await self.read(q)
-        return result
-
-    async def table_by_code(self, code: str) -> sa.Row[Any] | None:
-        """The table with ``code``, if it is not closed."""
-
-        async def q(conn: AsyncConnection) -> sa.Row[Any] | None:
-            res = await conn.execute(sa.select(tables).where(tables.c.code == code,
-                                                             tables.c.status != "closed"))
-            return res.first()
-
-        row: sa.Row[Any] | None = await self.read(q)
-        return row
-
-    async def table_with_log(self, table_id: int) -> tuple[sa.Row[Any] | None, list[LogEntry]]:
-        """Table ``table_id`` and its whole log, read together (to take it over)."""
-
-        async def q(conn: AsyncConnection) -> tuple[sa.Row[Any] | None, list[LogEntry]]:
-            row = (await conn.execute(sa.select(tables).where(tables.c.id == table_id))).first()
-            return row, ([] if row is None else await _entries(conn, table_id))
-
-        result: tuple[sa.Row[Any] | None, list[LogEntry]] = await self.read(q)
-        return result
-
-    async def cluster_secret(self) -> str:
-        """The key the processes of a cluster sign their messages with: made (32 random
-        bytes, hex) by the first process that asks and kept in ``meta``, so every process
-        of the cluster reads the same one from the database they all trust. Processes
-        asking at once all get the first one stored."""
-        insert = (sqlite_insert if self.is_sqlite else pg_insert)(meta)
-
-        async def op(c: AsyncConnection) -> str:
-            await c.execute(insert.values(key=CLUSTER_SECRET, value=secrets.token_hex(32))
-                            .on_conflict_do_nothing(index_elements=["key"]))
-            res = await c.execute(sa.select(meta.c.value).where(meta.c.key == CLUSTER_SECRET))
-            return str(res.scalar_one())
-
-        secret: str = await self.run(op)
-        return secret
-
-    async def table_entries(self, table_id: int) -> list[LogEntry]:
-        """One table's whole log, in order."""
-
-        async def q(conn: AsyncConnection) -> list[LogEntry]:
-            return await _entries(conn, table_id)
-
-        result: list[LogEntry] = await self.read(q)
-        return result
-
-    async def log_rows(self, table_id: int, first: int, last: int) -> list[tuple[int, str, str]]:
-        """Entries ``first`` to ``last`` of a table's log, in order, as stored: ``(n, kind,
-        data as JSON text)``, left for the caller to parse (off the event loop: a page of
-        old stream items is rebuilt from them in a read thread)."""
-
-        async def q(conn: AsyncConnection) -> list[tuple[int, str, str]]:
-            res = await conn.execute(
-                sa.select(table_log.c.n, table_log.c.kind, table_log.c.data)
-                .where(table_log.c.table_id == table_id, table_log.c.n >= first,
-                       table_log.c.n <= last)
-                .order_by(table_log.c.n))
-            return [(int(r.n), str(r.kind), str(r.data)) for r in res]
-
-        result: list[tuple[int, str, str]] = await self.read(q)
-        return result
-
-    async def live_table_ids(self) -> list[int]:
-        """The ids of every table not closed (a cluster's first process takes each over)."""
-
-        async def q(conn: AsyncConnection) -> list[int]:
-            res = await conn.execute(sa.select(tables.c.id).where(tables.c.status != "closed"))
-            return [int(r[0]) for r in res]
-
-        result: list[int] = await self.read(q)
-        return result
-
-    async def fence_of(self, table_id: int) -> int:
-        """The newest fencing token that wrote table ``table_id``'s log (0: none)."""
-
-        async def q(conn: AsyncConnection) -> int:
-            res = await conn.execute(sa.select(tables.c.fence).where(tables.c.id == table_id))
-            return int(res.scalar() or 0)
-
-        result: int = await self.read(q)
-        return result
-
-    async def create_table(self, *, code: str, name: str, host_id: int, rules: str,
-                           preset: str | None, settings: str) -> int:
-        """A new open table (``rules`` and ``settings`` as JSON text): its id, once stored."""
-
-        async def op(c: AsyncConnection) -> int:
-            res = await c.execute(
-                tables.insert().values(code=code, name=name, host_id=host_id, rules=rules,
-                                       preset=preset, settings=settings, status="open",
-                                       created=time.time()))
-            return int(res.inserted_primary_key[0])  # type: ignore[index]
-
-        table_id: int = await self.run(op)
-        return table_id
-
-    async def close_table(self, table_id: int) -> None:
-        """Mark table ``table_id`` closed."""
-
-        async def op(c: AsyncConnection) -> None:
-            await c.execute(tables.update().where(tables.c.id == table_id)
-                            .values(status="closed"))
-
-        await self.run(op)
-
-    # -- the JSON API's reads of finished games and players ------------------------
-
-    async def table_games(self, code: str) -> list[dict[str, Any]] | None:
-        """The stored games (id, number, finished) of the newest table with ``code``, by
-        number, or None if no table ever had that code."""
-
-        async def q(c: AsyncConnection) -> list[dict[str, Any]] | None:
-            table_id = (await c.execute(sa.select(sa.func.max(tables.c.id)).where(
-                tables.c.code == code))).scalar()
-            if table_id is None:
-                return None
-            rows = await c.execute(sa.select(games.c.id, games.c.game_no, games.c.finished)
-                                   .where(games.c.table_id == table_id)
-                                   .order_by(games.c.game_no).limit(1000))
-            return [{"id": r.id, "game_no": r.game_no, "finished": r.finished} for r in rows]
-
-        result: list[dict[str, Any]] | None = await self.read(q)
-        return result
-
-    async def game(self, game_id: int) -> dict[str, Any] | None:
-        """Stored game ``game_id`` with its table's code and its players by seat; its
-        ``record`` the JSON text as stored (left for the caller to parse)."""
-
-        async def q(c: AsyncConnection) -> dict[str, Any] | None:
-            row = (await c.execute(sa.select(games).where(games.c.id == game_id))).first()
-            if row is None:
-                return None
-            code = (await c.execute(sa.select(tables.c.code).where(
-                tables.c.id == row.table_id))).scalar()
-            seats = await c.execute(sa.select(game_players).where(
-                game_players.c.game_id == game_id).order_by(game_players.c.seat))
-            return {
-                "id": row.id, "table": code, "game_no": row.game_no, "rated": row.rated,
-                "finished": row.finished, "ended": row.ended,
-                "players": [{"seat": s.seat, "name": s.name, "total": s.total,
-                             "winner": s.winner, "human": s.player_id is not None,
-                             "mu_after": s.mu_after} for s in seats],
-                "record": str(row.record),
-            }
-
-        result: dict[str, Any] | None = await self.read(q)
-        return result
-
-    async def finished_record(self, game_id: int) -> tuple[bool, str] | None:
-        """Whether game ``game_id`` was finished, and its record (JSON text); None if there
-        is no such game."""
-
-        async def q(c: AsyncConnection) -> tuple[bool, str] | None:
-            row = (await c.execute(sa.select(games.c.finished, games.c.record)
-                                   .where(games.c.id == game_id))).first()
-            return None if row is None else (bool(row.finished), str(row.record))
-
-        result: tuple[bool, str] | None = await self.read(q)
-        return result
-
-    async def player_games(self, name: str) -> dict[str, Any] | None:
-        """Player ``name``'s rating and newest 200 games, or None for no such player."""
-
-        async def q(c: AsyncConnection) -> dict[str, Any] | None:
-            row = (await c.execute(sa.select(players).where(players.c.name == name))).first()
-            if row is None:
-                return None
-            res = await c.execute(
-                sa.select(game_players, games.c.rated, games.c.finished, games.c.ended)
-                .join(games, games.c.id == game_players.c.game_id)
-                .where(game_players.c.player_id == row.id)
-                .order_by(games.c.id.desc()).limit(200)
-            )
-            return {
-                "name": row.name,
-                "rating": {"mu": row.mu, "sigma": row.sigma,
-                           "ordinal": row.mu - 3 * row.sigma},
-                "rated_games": row.rated_games,
-                "games": [{"id": g.game_id, "seat": g.seat, "total": g.total,
-                           "winner": g.winner, "rated": g.rated, "finished": g.finished,
-                           "ended": g.ended} for g in res],
-            }
-
-        result: dict[str, Any] | None = await self.read(q)
-        return result
-
-
-async def _entries(conn: AsyncConnection, table_id: int) -> list[LogEntry]:
-    res = await conn.execute(
-        sa.select(table_log).where(table_log.c.table_id == table_id).order_by(table_log.c.n)
-    )
-    return [LogEntry(table_id, r.n, r.kind, json.loads(r.data)) for r in res]
-
 
 def _settle(fut: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
     if fut.done():

@@ -1,11 +1,11 @@
 """The operator's actions on the store: mutes, bans, renames, closed tables, ratings.
 
-``nimmt admin`` (:mod:`.admin_cli`) runs these against the server's database,
+``nimmt admin`` (:mod:`nimmt.server.admin_cli`) runs these against the server's database,
 beside the running server. Each action is one transaction that does three
 things together: the change itself, a row of the ``audit`` table (who did what,
 when, to whom, and why), and a row of the ``signals`` table for the running
 server processes, which read it within ``signal_poll`` seconds
-(:class:`~.accounts.Accounts`) and act on open connections at once: a banned
+(:class:`nimmt.server.accounts.Accounts`) and act on open connections at once: a banned
 player's or address's connections are closed, a renamed player's reconnect
 under the new name, a closed table's players are told. So an action is never
 half done, and never done without its record.
@@ -26,22 +26,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ... import wire as P
-from ..accounts import address_network
-from ..text import check_name, name_key
+from ..limits import address_network
+from ..text import BadName, check_name, name_key
 from .accounts import replace_codes, write_signal
-from .db import (
-    Conflict,
-    Store,
-    audit,
-    game_players,
-    players,
-    reports,
-    sanctions,
-    sessions,
-    tables,
-)
+from .errors import Conflict
+from .queries import Store
 from .ratings import INITIAL
+from .schema import audit, game_players, players, reports, sanctions, sessions, tables
 
 __all__ = [
     "AdminError",
@@ -102,7 +93,7 @@ async def _player(c: AsyncConnection, name: str) -> Any:
     if row is None:
         try:
             key = name_key(check_name(name))
-        except P.ProtocolError:
+        except BadName:
             key = None
         if key is not None:
             row = (await c.execute(sa.select(players).where(players.c.skeleton == key))).first()
@@ -215,7 +206,7 @@ async def rename(store: Store, name: str, new: str, *, by: str, reason: str = ""
     under."""
     try:
         new_name = check_name(new)
-    except P.ProtocolError as exc:
+    except BadName as exc:
         raise AdminError(f"{new!r} cannot be a name: {exc.message}") from None
     key = name_key(new_name)
 

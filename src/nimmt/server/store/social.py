@@ -1,35 +1,33 @@
 """The store's part of the social room: the reads and writes of follows, mutes and blocks,
 invitations, the lobby chat and private messages, reports, and the leaderboard's pages,
-that :mod:`.social` makes. Each function gives a store operation (run with
-:meth:`.store.Store.run`, :meth:`~.store.Store.read`, or in a transaction of its own);
-an operation that finds the change not allowed (no such player, a bound reached)
-raises the :class:`~nimmt.wire.ProtocolError` that refuses it, and its transaction
-changes nothing.
+that the social room makes (:mod:`nimmt.server.social`). Each function gives a store
+operation (run with :meth:`~.db.Database.run`, :meth:`~.db.Database.read`, or in a
+transaction of its own, :meth:`~.db.Database.alone`); an operation that finds the change
+not allowed (no such player, a bound reached) raises :class:`~.errors.Refused` with the
+code of the refusal, and its transaction changes nothing.
 
 A bound counted in the store, or a row looked for before it is written, holds only
 if no other transaction changes them between: each operation that checks then
-writes takes the lock of the player it counts for first (:func:`.store.exclusive`),
+writes takes the lock of the player it counts for first (:func:`.db.exclusive`),
 so the same player's writes, from any connection of any process, run one after
 the other; the lobby's writers take the lobby's, so its lines' ids are in the
-order of their commits (:mod:`.delivery` relies on it).
+order of their commits (the channels of :mod:`nimmt.server.delivery` rely on it).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ... import wire as P
-from ..text import check_name, clean_text, name_key
-from .db import (
-    LOBBY_LOCK,
-    exclusive,
+from ..text import BadName, check_name, clean_text, name_key
+from .db import LOBBY_LOCK, Op, exclusive
+from .errors import Refused
+from .schema import (
     follows,
     game_players,
     games,
@@ -41,10 +39,6 @@ from .db import (
     tables,
 )
 
-#: A store operation: run in a transaction (:meth:`.store.Store.run`) or on a read
-#: connection (:meth:`.store.Store.read`).
-Op = Callable[[AsyncConnection], Awaitable[Any]]
-
 
 async def find(c: AsyncConnection, raw: str) -> Any:
     """The player named ``raw`` (as written, or by its look), or ``no_player``."""
@@ -53,13 +47,13 @@ async def find(c: AsyncConnection, raw: str) -> Any:
     if row is None:
         try:
             key = name_key(check_name(raw))
-        except P.ProtocolError:
+        except BadName:
             key = None
         if key is not None:
             row = (await c.execute(sa.select(players.c.id, players.c.name)
                                    .where(players.c.skeleton == key))).first()
     if row is None:
-        raise P.ProtocolError("no_player", f"no player is named {raw[:64]!r}")
+        raise Refused("no_player", f"no player is named {raw[:64]!r}")
     return row
 
 
@@ -80,7 +74,7 @@ def follow(me: int, raw: str, most: int) -> Op:
         await exclusive(c, me)
         other = await find(c, raw)
         if other.id == me:
-            raise P.ProtocolError("bad_message", "you cannot follow yourself")
+            raise Refused("bad_message", "you cannot follow yourself")
         known = (await c.execute(sa.select(follows.c.created).where(
             follows.c.follower_id == me, follows.c.followed_id == other.id))).first()
         if known is not None:
@@ -88,8 +82,8 @@ def follow(me: int, raw: str, most: int) -> Op:
         have = (await c.execute(sa.select(sa.func.count()).select_from(follows)
                                 .where(follows.c.follower_id == me))).scalar_one()
         if have >= most:
-            raise P.ProtocolError("quota", f"you follow {most} players, the most one "
-                                  "may; unfollow some first")
+            raise Refused("quota", f"you follow {most} players, the most one "
+                          "may; unfollow some first")
         await c.execute(follows.insert().values(follower_id=me, followed_id=other.id,
                                                 created=time.time()))
 
@@ -103,7 +97,7 @@ def relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
         await exclusive(c, me)
         other = await find(c, raw)
         if other.id == me:
-            raise P.ProtocolError("bad_message", f"you cannot {kind} yourself")
+            raise Refused("bad_message", f"you cannot {kind} yourself")
         where = (relations.c.player_id == me, relations.c.other_id == other.id,
                  relations.c.kind == kind)
         if not on:
@@ -113,8 +107,8 @@ def relate(me: int, raw: str, kind: str, on: bool, most: int) -> Op:
         have = (await c.execute(sa.select(sa.func.count()).select_from(relations)
                                 .where(relations.c.player_id == me))).scalar_one()
         if have >= most:
-            raise P.ProtocolError("quota", f"you mute or block {most} players, the most "
-                                  "one may; lift some first")
+            raise Refused("quota", f"you mute or block {most} players, the most "
+                          "one may; lift some first")
         await c.execute(relations.insert().values(player_id=me, other_id=other.id,
                                                   kind=kind, created=time.time()))
         return True
@@ -197,7 +191,7 @@ def new_invitation(me: int, raw: str, code: str, ttl: float, most: int,
     async def op(c: AsyncConnection) -> int | None:
         other = await find(c, raw)
         if other.id == me:
-            raise P.ProtocolError("bad_message", "you cannot invite yourself")
+            raise Refused("bad_message", "you cannot invite yourself")
         await exclusive(c, other.id)
         blocked = (await c.execute(sa.select(relations.c.kind).where(
             relations.c.player_id == other.id, relations.c.other_id == me,
@@ -215,9 +209,9 @@ def new_invitation(me: int, raw: str, code: str, ttl: float, most: int,
                                   .where(to, invitations.c.at >= now - HEARD_WINDOW))).one()
         if recent[0] >= heard:
             wait = max(1, math.ceil(recent[1] + HEARD_WINDOW - now))
-            raise P.ProtocolError("quota", f"{other.name} has been invited {heard} times in "
-                                  "the last minute, as many as one player hears; invite "
-                                  f"them again in {wait} s", retry_after=wait)
+            raise Refused("quota", f"{other.name} has been invited {heard} times in "
+                          "the last minute, as many as one player hears; invite "
+                          f"them again in {wait} s", retry_after=wait)
         # One invitation waits per inviter and guest: an earlier one is replaced.
         await c.execute(invitations.update().where(
             to, invitations.c.from_id == me, invitations.c.answered.is_(None))
@@ -281,8 +275,8 @@ def answer(me: int, invitation: int, accept: bool, since: float) -> Op:
             invitations.c.id == invitation, invitations.c.to_id == me,
             invitations.c.answered.is_(None), invitations.c.at >= since))).first()
         if row is None:
-            raise P.ProtocolError("no_invitation", f"you have no invitation {invitation} "
-                                  "waiting (answered, expired, or never made)")
+            raise Refused("no_invitation", f"you have no invitation {invitation} "
+                          "waiting (answered, expired, or never made)")
         await c.execute(invitations.update().where(invitations.c.id == invitation)
                         .values(answered=time.time(), accepted=accept))
         return str(row.table_code)
@@ -317,8 +311,8 @@ def post_private(me: int, raw: str, text: str, keep: int) -> Op:
             sa.and_(follows.c.follower_id == other.id, follows.c.followed_id == me))))
         ).scalar_one()
         if both < 2 or other.id == me:
-            raise P.ProtocolError("not_friends", f"{other.name} and you do not follow each "
-                                  "other: private messages go between friends")
+            raise Refused("not_friends", f"{other.name} and you do not follow each "
+                          "other: private messages go between friends")
         blocked = (await c.execute(sa.select(relations.c.kind).where(
             relations.c.player_id == other.id, relations.c.other_id == me,
             relations.c.kind == "block"))).first()
@@ -394,7 +388,7 @@ def report(me: int, raw: str, reason: str, message: str | None, place: str | Non
     async def op(c: AsyncConnection) -> None:
         other = await find(c, raw)
         if not reason:
-            raise P.ProtocolError("bad_message", "say why you report them (reason)")
+            raise Refused("bad_message", "say why you report them (reason)")
         await exclusive(c, other.id)
         on = (reports.c.player_id == other.id, reports.c.resolved.is_(None))
         await c.execute(reports.delete().where(*on, reports.c.reporter_id == me))

@@ -14,7 +14,7 @@ from alembic import context
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection
 
-from nimmt.server.store import metadata
+from nimmt.server.store.schema import metadata
 
 
 def _run(connection: Connection) -> None:
