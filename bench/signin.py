@@ -35,8 +35,8 @@ import websockets
 
 from nimmt.client import Client, ServerError
 from nimmt.server import passwords
+from nimmt.server.base.settings import Settings
 from nimmt.server.run import running_server
-from nimmt.server.settings import Settings
 
 PASSWORD = "correct horse battery"
 

@@ -20,6 +20,7 @@ from typing import Any
 from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
+from nimmt.server.base.text import name_key
 from nimmt.server.reducer import TableData, apply
 from nimmt.server.store import Store, hash_token
 from nimmt.server.store.ratings import INITIAL
@@ -35,7 +36,6 @@ from nimmt.server.tablelog import (
     Started,
     entry_to_row,
 )
-from nimmt.server.text import name_key
 
 __all__ = ["LongTable", "long_record", "store_game", "store_table"]
 

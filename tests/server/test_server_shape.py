@@ -24,7 +24,7 @@ MODULE_LINES = 600
 CLASS_FIELDS = 15
 #: Classes that declare settings, not state: each field is one setting of the operator's
 #: (an environment variable), read together and never changed.
-DECLARATIONS = {"settings.py:Settings"}
+DECLARATIONS = {"base/settings.py:Settings"}
 
 #: Modules still past :data:`MODULE_LINES` while the server is cut into parts; the list
 #: only shrinks (a module on it that is short now fails, to be taken off).

@@ -30,8 +30,8 @@ from server_helpers import LIFTED_LIMITS, NIMMT, eventually, start_server
 from conftest import make_settings
 from nimmt.client import Client
 from nimmt.server.app import FRAME_COST, Hub
+from nimmt.server.base.settings import Settings
 from nimmt.server.run import running_hub, running_server
-from nimmt.server.settings import Settings
 from nimmt.wire import PROTOCOL_VERSION
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]

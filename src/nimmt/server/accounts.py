@@ -43,15 +43,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import wire as P
-from .limits import Backoff, WindowCounter
+from .base.limits import Backoff, WindowCounter
+from .base.quota import Quota
+from .base.settings import Settings
+from .base.text import NAME_MAX, check_name, name_key
 from .passwords import Hasher, HasherBusy, check_password
-from .quota import Quota
-from .settings import Settings
 from .store import Conflict, Store
 from .store import accounts as db
 from .store.accounts import RELEASED
 from .store.tokens import hash_code, new_token
-from .text import NAME_MAX, check_name, name_key
 
 if TYPE_CHECKING:
     from .app import Connection, Hub

@@ -111,7 +111,7 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
     :class:`~.admin.AdminError`, a schema too new) or a database that cannot be opened is
     one sentence and exit code 1, a missing server extra exit code 3."""
     try:
-        from .settings import Settings, shown_url
+        from .base.settings import Settings, shown_url
         from .store import BadURL, Unreachable, opening
         from .store.migrate import SchemaTooNew
         from .store.operator import AdminError
@@ -146,7 +146,7 @@ def schema_command(ctx: typer.Context) -> None:
     """
 
     async def look(url: str) -> list[str]:
-        from .settings import shown_url
+        from .base.settings import shown_url
         from .store.backup import sqlite_path
         from .store.migrate import SchemaTooNew, read_revision, schema_state
 
@@ -389,7 +389,7 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
         from pydantic import ValidationError
         from pydantic_settings import SettingsError
 
-        from .settings import Settings, shown_url
+        from .base.settings import Settings, shown_url
         from .store import BadURL, opening
         from .store.backup import sqlite_path
     except ImportError as exc:

@@ -48,6 +48,13 @@ from ..rules import EndMode, Rules
 from ..web import web_routes
 from ..wire import Sheet
 from .accounts import ACCOUNT_MESSAGES, Accounts
+from .base.limits import Bucket, Buckets, WindowCounter, address_key
+from .base.logs import Failures, event
+from .base.logs import flush as flush_logs
+from .base.params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
+from .base.quota import InFlight
+from .base.settings import Settings
+from .base.text import clean_text
 from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import echo_ref, error_frame
@@ -56,19 +63,12 @@ from .health import health_routes
 from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refused_response
 from .history import Pages
 from .httpguard import Link, link_of
-from .limits import Bucket, Buckets, WindowCounter, address_key
-from .logs import Failures, event
-from .logs import flush as flush_logs
 from .metrics import Metrics, OpsListener
-from .params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
-from .quota import InFlight
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
-from .settings import Settings
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import Conflict, LogEntry, Store
 from .table import TableActor, TablePeer
-from .text import clean_text
 from .tutor import Tutor, TutorBusy, TutorJob, TutorStopped
 
 if TYPE_CHECKING:

@@ -69,8 +69,8 @@ from ..decisions import Decision, decision_from_dict
 from ..views import View
 from . import botworker
 from .autoplay import default_decision
+from .base.logs import event
 from .botworker import DEFAULT, lane_of
-from .logs import event
 from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
 
 if TYPE_CHECKING:

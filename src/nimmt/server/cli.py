@@ -107,9 +107,9 @@ def serve_command(
     try:
         from pydantic_settings import SettingsError
 
+        from .base.settings import Settings, shown_url
         from .botpool import check_bots
         from .run import serve, serve_workers
-        from .settings import Settings, shown_url
         from .store import BadURL, Unreachable, opening
         from .store.backup import DatabaseInUse, serving, sqlite_path
         from .store.migrate import SchemaTooNew, read_revision, schema_state

@@ -47,9 +47,9 @@ import redis.asyncio as aioredis
 
 from .. import wire as P
 from ..wire import Sheet
+from .base.logs import event, set_context
 from .fanout import echo_ref, error_frame
 from .heavyreads import ReadRefused
-from .logs import event, set_context
 from .nodewire import (
     NODE_MAX,
     NODE_SHIFT,
@@ -70,8 +70,8 @@ from .reads import TableRead, answer
 from .store import StaleOwner
 
 if TYPE_CHECKING:
+    from .base.settings import Settings
     from .metrics import Metrics
-    from .settings import Settings
     from .social import Social
     from .store import LogEntry, Store
     from .table import TableActor, TablePeer

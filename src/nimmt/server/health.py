@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from .logs import event
+from .base.logs import event
 
 if TYPE_CHECKING:
     from .app import Hub

@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, TypeVar
 from starlette.responses import JSONResponse, Response
 
 from ..narrate import Narrator
+from .base.limits import Buckets
 from .lifeline import exit_with_parent
-from .limits import Buckets
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from .base.settings import Settings
 
 __all__ = ["ReadRefused", "Reads", "ReadsBusy", "game_read", "json_bytes_response",
            "refused_response"]

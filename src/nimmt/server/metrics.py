@@ -48,8 +48,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
 from ..wire import TableStatus
-from .logs import event
-from .settings import listen_address
+from .base.logs import event
+from .base.settings import listen_address
 
 if TYPE_CHECKING:
     from ..bots.play import Answer

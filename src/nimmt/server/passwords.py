@@ -29,7 +29,7 @@ from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from .. import wire as P
-from .settings import Settings
+from .base.settings import Settings
 
 __all__ = ["Hasher", "HasherBusy", "check_password"]
 

@@ -45,6 +45,7 @@ from ..events import CardChosen, CardsRevealed, Event
 from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
 from ..wire import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
+from .base.text import chat_line, name_key
 from .botpool import AWAY, PEOPLE
 from .botworker import DEFAULT
 from .commands import (
@@ -98,10 +99,9 @@ from .tablelog import (
     Started,
     Unseated,
 )
-from .text import chat_line, name_key
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from .base.settings import Settings
 
 __all__ = [
     "ChatLine",

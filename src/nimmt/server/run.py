@@ -26,13 +26,13 @@ from typing import Any
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 
-from . import logs
 from .app import Hub, create_app
+from .base import logs
+from .base.logs import event
+from .base.settings import Settings, listen_address, shown_url
 from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
 from .lifeline import exit_with_parent
-from .logs import event
 from .metrics import worker_address
-from .settings import Settings, listen_address, shown_url
 from .store.migrate import head as schema_head
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",

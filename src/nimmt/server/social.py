@@ -43,20 +43,20 @@ from typing import TYPE_CHECKING, Any, Literal
 from .. import wire as P
 from ..narrate import narrator
 from ..rules import PRESETS
+from .base.limits import Buckets
+from .base.params import BadParam, whole_number
+from .base.quota import Quota
+from .base.text import chat_line, clean_text
 from .delivery import Batch, Channel
 from .heavyreads import ReadRefused
-from .limits import Buckets
-from .params import BadParam, whole_number
-from .quota import Quota
 from .store import Op, Refused, hash_token
 from .store import social as db
 from .store.social import Friend
-from .text import chat_line, clean_text
 
 if TYPE_CHECKING:
     from .app import Connection, Hub
+    from .base.settings import Settings
     from .cluster import RemotePeer
-    from .settings import Settings
     from .store import Store
 
 log = logging.getLogger("nimmt.server")

@@ -33,6 +33,8 @@ from ..engine import Game
 from ..rules import Rules
 from ..views import View
 from ..wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
+from .base.logs import event
+from .base.settings import Settings
 from .botpool import BotPool, decision_seed
 from .commands import (
     Advise,
@@ -64,7 +66,6 @@ from .commands import (
 from .fanout import Fanout, Receiver, bounded, history_frame, older
 from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
-from .logs import event
 from .persist import persist
 from .reducer import (
     Limits,
@@ -78,7 +79,6 @@ from .reducer import (
     trim,
 )
 from .schedule import Scheduler
-from .settings import Settings
 from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
 from .tutor import Tutor, TutorBusy, TutorStopped

@@ -58,8 +58,8 @@ from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
 if TYPE_CHECKING:
     from ..advice import GameReview
     from ..views import View
+    from .base.settings import Settings
     from .metrics import Metrics
-    from .settings import Settings
 
 __all__ = [
     "TUTOR_NICE", "Tutor", "TutorBusy", "TutorFailed", "TutorJob", "TutorLane", "TutorStopped",

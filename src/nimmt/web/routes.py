@@ -34,14 +34,14 @@ from ..errors import RecordError
 from ..events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_viewer
 from ..narrate import Narrator
 from ..record import record_from_dict, replay
+from ..server.base.limits import address_key
+from ..server.base.params import BadParam, refusal, row_id, table_code, whole_number
 from ..server.heavyreads import (
     ReadRefused,
     game_read,
     json_bytes_response,
     refused_response,
 )
-from ..server.limits import address_key
-from ..server.params import BadParam, refusal, row_id, table_code, whole_number
 from ..server.reads import TableRead, table_answer
 from ..walk import StepVisitor, walk
 from .speech import speaker

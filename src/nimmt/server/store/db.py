@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from ..logs import event
+from ..base.logs import event
 from .errors import Conflict, StaleOwner
 from .migrate import upgrade
 from .private import private_file

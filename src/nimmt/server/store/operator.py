@@ -26,8 +26,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..limits import address_network
-from ..text import BadName, check_name, name_key
+from ..base.limits import address_network
+from ..base.text import BadName, check_name, name_key
 from .accounts import replace_codes, write_signal
 from .errors import Conflict
 from .queries import Store

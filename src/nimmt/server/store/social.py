@@ -24,7 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..text import BadName, check_name, clean_text, name_key
+from ..base.text import BadName, check_name, clean_text, name_key
 from .db import LOBBY_LOCK, Op, exclusive
 from .errors import Refused
 from .schema import (

@@ -2,7 +2,7 @@
 
 Two names that look alike ("Ana" and "Аna" with a Cyrillic А, "José" composed and
 decomposed) were both accepted before; from now on the skeleton
-(:func:`nimmt.server.text.name_key`) is unique. Existing players get theirs here,
+(:func:`nimmt.server.base.text.name_key`) is unique. Existing players get theirs here,
 oldest first: when two existing names share a skeleton, the older player keeps it
 and the younger one's stays null (they keep their name and token; nobody new can
 take a name like either).
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from nimmt.server.text import name_key
+from nimmt.server.base.text import name_key
 
 revision = "0002"
 down_revision = "0001"

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ..paths import default_data_dir
+from ...paths import default_data_dir
 
 __all__ = [
     "Settings",

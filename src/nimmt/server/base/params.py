@@ -16,7 +16,7 @@ import unicodedata
 
 from starlette.responses import JSONResponse
 
-from ..narrate import Narrator, UnknownLanguage, narrator
+from ...narrate import Narrator, UnknownLanguage, narrator
 from .text import NAME_MAX
 
 __all__ = ["ID_MAX", "BadParam", "player_names", "refusal", "row_id", "shown", "table_code",
@@ -66,7 +66,7 @@ def whole_number(raw: str, what: str) -> int:
     >>> whole_number("1_0", "after")
     Traceback (most recent call last):
     ...
-    nimmt.server.params.BadParam: after is a whole number, not '1_0'
+    nimmt.server.base.params.BadParam: after is a whole number, not '1_0'
     """
     if not _WHOLE.fullmatch(raw):
         raise BadParam(400, f"{what} is a whole number, not {shown(raw)}")

@@ -23,7 +23,7 @@ import contextlib
 import math
 from collections.abc import Callable, Hashable, Iterator
 
-from .. import wire as P
+from ... import wire as P
 from .limits import WindowCounter
 
 __all__ = ["InFlight", "Quota"]

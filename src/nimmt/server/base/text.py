@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import icu  # type: ignore[import-untyped]
 
-from .. import wire as P
+from ... import wire as P
 
 __all__ = [
     "BIDI_CONTROLS",
