@@ -31,9 +31,9 @@ from nimmt.bots.registry import BotError
 from nimmt.client import Client, ServerError
 from nimmt.engine import Game, View
 from nimmt.rules import Rules
-from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
 from nimmt.server.run import running_hub
+from nimmt.server.workers.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.sim.kernel import NUMBA
 from nimmt.wire import EventItem, Events, NoticeItem, ServerMessage
 
@@ -335,7 +335,7 @@ async def test_priority_follows_the_people_at_the_table(tmp_path: Path) -> None:
 
 
 class Stand:
-    """A table as the pool sees it (:class:`~nimmt.server.botpool.Owner`), whose priority
+    """A table as the pool sees it (:class:`~nimmt.server.workers.botpool.Owner`), whose priority
     the test sets."""
 
     def __init__(self, code: str, priority: int | None) -> None:

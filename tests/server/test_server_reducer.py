@@ -37,7 +37,6 @@ from nimmt import wire as P
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
 from nimmt.events import CardChosen, CardsRevealed, Event
 from nimmt.narrate import narrator
-from nimmt.server.autoplay import default_decision
 from nimmt.server.commands import (
     Advise,
     AskBot,
@@ -78,6 +77,7 @@ from nimmt.server.tablelog import (
     entry_from_row,
     entry_to_row,
 )
+from nimmt.server.workers.autoplay import default_decision
 from nimmt.wire import Sheet
 from profiles import examples
 

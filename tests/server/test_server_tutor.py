@@ -21,8 +21,8 @@ from nimmt.client import Client, ServerError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
 from nimmt.server.app import Hub
-from nimmt.server.botpool import decision_seed
 from nimmt.server.run import running_hub
+from nimmt.server.workers.botpool import decision_seed
 from nimmt.sim.advice import advise
 from nimmt.sim.analysis import analyse
 from nimmt.wire import GameAnalysis, Hint, protocol_schema

@@ -51,16 +51,23 @@ from .accounts import ACCOUNT_MESSAGES, Accounts
 from .base.limits import Bucket, Buckets, WindowCounter, address_key
 from .base.logs import Failures, event
 from .base.logs import flush as flush_logs
-from .base.params import BadParam, player_names, refusal, row_id, shown, speaker, table_code
+from .base.params import (
+    BadParam,
+    ReadRefused,
+    player_names,
+    refusal,
+    row_id,
+    shown,
+    speaker,
+    table_code,
+)
 from .base.quota import InFlight
 from .base.settings import Settings
 from .base.text import clean_text
-from .botpool import BotPool, lane_of
 from .cluster import lobby_entry
 from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
 from .health import health_routes
-from .heavyreads import ReadRefused, Reads, game_read, json_bytes_response, refused_response
 from .history import Pages
 from .httpguard import Link, link_of
 from .metrics import Metrics, OpsListener
@@ -69,7 +76,9 @@ from .reducer import speaker_of
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import Conflict, LogEntry, Store
 from .table import TableActor, TablePeer
-from .tutor import Tutor, TutorBusy, TutorJob, TutorStopped
+from .workers.botpool import BotPool, lane_of
+from .workers.heavyreads import Reads, game_read, json_bytes_response, refused_response
+from .workers.tutor import Tutor, TutorBusy, TutorJob, TutorStopped
 
 if TYPE_CHECKING:
     from .cluster import Cluster, RemoteTable

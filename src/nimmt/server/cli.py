@@ -22,7 +22,7 @@ __all__ = ["parse_bot_flags", "serve_command"]
 
 def parse_bot_flags(values: list[str]) -> dict[str, str]:
     """``--bot NAME=pkg.mod:Class`` flags as a dict; the shape is checked here, the import
-    at start (:func:`nimmt.server.botpool.check_bots`).
+    at start (:func:`nimmt.server.workers.botpool.check_bots`).
 
     >>> parse_bot_flags(["mine=mypkg.bots:Mine", "other = mypkg.bots:Other"])
     {'mine': 'mypkg.bots:Mine', 'other': 'mypkg.bots:Other'}
@@ -108,12 +108,12 @@ def serve_command(
         from pydantic_settings import SettingsError
 
         from .base.settings import Settings, shown_url
-        from .botpool import check_bots
         from .run import serve, serve_workers
         from .store import BadURL, Unreachable, opening
         from .store.backup import DatabaseInUse, serving, sqlite_path
         from .store.migrate import SchemaTooNew, read_revision, schema_state
         from .store.private import private_dir
+        from .workers.botpool import check_bots
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
                    f"{extra_command('server')}", err=True)

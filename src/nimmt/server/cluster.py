@@ -48,8 +48,8 @@ import redis.asyncio as aioredis
 from .. import wire as P
 from ..wire import Sheet
 from .base.logs import event, set_context
+from .base.params import ReadRefused
 from .fanout import echo_ref, error_frame
-from .heavyreads import ReadRefused
 from .nodewire import (
     NODE_MAX,
     NODE_SHIFT,

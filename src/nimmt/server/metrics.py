@@ -180,6 +180,10 @@ class Metrics:
     def commit_failed(self) -> None:
         self.db_errors.inc()
 
+    def advice(self, kind: str, seconds: float) -> None:
+        """A hint or an analysis (``kind``) answered ``seconds`` after it was asked."""
+        self.advice_seconds.labels(kind).observe(seconds)
+
     def refused(self, reason: str) -> None:
         """A refusal by the limit named ``reason`` (a setting's name, mostly)."""
         self.hub.counts[reason] += 1

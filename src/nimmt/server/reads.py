@@ -21,8 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..events import Event, for_viewer
 from ..narrate import available_languages, narrator
-from .base.params import ID_MAX
-from .heavyreads import ReadRefused
+from .base.params import ID_MAX, ReadRefused
 
 if TYPE_CHECKING:
     from .app import Hub

@@ -46,8 +46,6 @@ from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
 from ..rules import Rules
 from ..wire import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
 from .base.text import chat_line, name_key
-from .botpool import AWAY, PEOPLE
-from .botworker import DEFAULT
 from .commands import (
     Advise,
     AskBot,
@@ -99,6 +97,8 @@ from .tablelog import (
     Started,
     Unseated,
 )
+from .workers.botpool import AWAY, PEOPLE
+from .workers.botworker import DEFAULT
 
 if TYPE_CHECKING:
     from .base.settings import Settings

@@ -31,9 +31,9 @@ from .base import logs
 from .base.logs import event
 from .base.settings import Settings, listen_address, shown_url
 from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
-from .lifeline import exit_with_parent
 from .metrics import worker_address
 from .store.migrate import head as schema_head
+from .workers.lifeline import exit_with_parent
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]

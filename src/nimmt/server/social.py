@@ -44,11 +44,10 @@ from .. import wire as P
 from ..narrate import narrator
 from ..rules import PRESETS
 from .base.limits import Buckets
-from .base.params import BadParam, whole_number
+from .base.params import BadParam, ReadRefused, whole_number
 from .base.quota import Quota
 from .base.text import chat_line, clean_text
 from .delivery import Batch, Channel
-from .heavyreads import ReadRefused
 from .store import Op, Refused, hash_token
 from .store import social as db
 from .store.social import Friend

@@ -35,7 +35,6 @@ from ..views import View
 from ..wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
 from .base.logs import event
 from .base.settings import Settings
-from .botpool import BotPool, decision_seed
 from .commands import (
     Advise,
     AskBot,
@@ -64,7 +63,6 @@ from .commands import (
     from_message,
 )
 from .fanout import Fanout, Receiver, bounded, history_frame, older
-from .heavyreads import ReadsBusy
 from .history import Page, Pages, in_memory, page
 from .persist import persist
 from .reducer import (
@@ -81,7 +79,9 @@ from .reducer import (
 from .schedule import Scheduler
 from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
-from .tutor import Tutor, TutorBusy, TutorStopped
+from .workers.botpool import BotPool, decision_seed
+from .workers.heavyreads import ReadsBusy
+from .workers.tutor import Tutor, TutorBusy, TutorStopped
 
 __all__ = ["TableActor", "TablePeer", "view_to_dict"]
 

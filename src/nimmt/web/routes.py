@@ -14,7 +14,7 @@ per player and per address.
 (one per turn, round start and round end: the steps of :func:`nimmt.walk.walk`),
 each with its sentences and the rows and scores after it, for the replay viewer:
 built in a read process, kept, and rate limited per address
-(:mod:`nimmt.server.heavyreads`).
+(:mod:`nimmt.server.workers.heavyreads`).
 """
 
 from __future__ import annotations
@@ -35,14 +35,13 @@ from ..events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_vi
 from ..narrate import Narrator
 from ..record import record_from_dict, replay
 from ..server.base.limits import address_key
-from ..server.base.params import BadParam, refusal, row_id, table_code, whole_number
-from ..server.heavyreads import (
-    ReadRefused,
+from ..server.base.params import BadParam, ReadRefused, refusal, row_id, table_code, whole_number
+from ..server.reads import TableRead, table_answer
+from ..server.workers.heavyreads import (
     game_read,
     json_bytes_response,
     refused_response,
 )
-from ..server.reads import TableRead, table_answer
 from ..walk import StepVisitor, walk
 from .speech import speaker
 

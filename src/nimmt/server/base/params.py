@@ -6,7 +6,8 @@ cannot hold them), 5,000 digits (``int()`` gives up past 4,300), other scripts'
 digits and underscores that ``int()`` quietly takes. Each helper here turns such
 input into :class:`BadParam`, which a route answers with its status (400 for what
 is malformed, 404 for what is well formed and cannot exist), so the API answers
-4xx to bad input and never 5xx.
+4xx to bad input and never 5xx. A read that is well asked and cannot be answered now
+(a limit, a busy pool, a table between processes) is a :class:`ReadRefused`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from starlette.responses import JSONResponse
 from ...narrate import Narrator, UnknownLanguage, narrator
 from .text import NAME_MAX
 
-__all__ = ["ID_MAX", "BadParam", "player_names", "refusal", "row_id", "shown", "table_code",
-           "whole_number"]
+__all__ = ["ID_MAX", "BadParam", "ReadRefused", "player_names", "refusal", "row_id", "shown",
+           "table_code", "whole_number"]
 
 #: Largest id a row can have: the ids are ``sa.Integer`` columns, 32 bits on PostgreSQL
 #: (which refuses a larger parameter: "integer out of range"); SQLite's hold 64.
@@ -37,6 +38,21 @@ class BadParam(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class ReadRefused(Exception):
+    """A read that cannot be answered now: the HTTP status, the English details, the
+    seconds to wait (``Retry-After``) and the error code whose sentence a person hears.
+    Refused here before any work, or by the cluster when the process that holds a table
+    cannot answer."""
+
+    def __init__(self, status: int, message: str, retry: int = 1,
+                 code: str = "server_busy") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.retry = retry
+        self.code = code
 
 
 def refusal(exc: BadParam) -> JSONResponse:

@@ -50,19 +50,19 @@ import math
 import pickle
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import tutorworker
 from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
 
 if TYPE_CHECKING:
-    from ..advice import GameReview
-    from ..views import View
-    from .base.settings import Settings
-    from .metrics import Metrics
+    from ...advice import GameReview
+    from ...views import View
+    from ..base.settings import Settings
 
 __all__ = [
-    "TUTOR_NICE", "Tutor", "TutorBusy", "TutorFailed", "TutorJob", "TutorLane", "TutorStopped",
+    "TUTOR_NICE", "AdviceCounts", "Tutor", "TutorBusy", "TutorFailed", "TutorJob", "TutorLane",
+    "TutorStopped",
 ]
 
 log = logging.getLogger("nimmt.server.tutor")
@@ -76,6 +76,16 @@ MAX_ANSWER = 64 << 20
 
 #: How much a finished job's time moves a lane's expected time per job (a moving average).
 _WEIGHT = 0.3
+
+
+class AdviceCounts(Protocol):
+    """Where hints and analyses are counted (the server's metrics)."""
+
+    def refused(self, reason: str) -> None:
+        """A job refused by the limit named ``reason``."""
+
+    def advice(self, kind: str, seconds: float) -> None:
+        """A job of ``kind`` answered ``seconds`` after it was asked."""
 
 
 class TutorBusy(Exception):
@@ -243,8 +253,7 @@ class TutorLane(JobQueues[Hashable, TutorJob]):
         self.expected += _WEIGHT * (took - self.expected)
         metrics = self.tutor.metrics
         if metrics is not None:
-            metrics.advice_seconds.labels(self.name).observe(
-                asyncio.get_running_loop().time() - job.asked)
+            metrics.advice(self.name, asyncio.get_running_loop().time() - job.asked)
         if not job.future.done():
             job.future.set_result(value)
 
@@ -399,7 +408,7 @@ class Tutor:
                              expected=analysis_seconds)
         self.lanes = (self.hints, self.analyses)
         #: Where the jobs' times and refusals are counted (the hub's metrics), if anywhere.
-        self.metrics: Metrics | None = None
+        self.metrics: AdviceCounts | None = None
 
     @classmethod
     def of(cls, settings: Settings) -> Tutor:

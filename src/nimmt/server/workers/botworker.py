@@ -27,11 +27,11 @@ import pickle
 import signal
 from typing import TYPE_CHECKING, Any
 
-from ..bots.base import Budget
-from ..bots.play import decide_safely
-from ..bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
-from ..bots.simple import DefaultPlayer
-from ..decisions import decision_to_dict
+from ...bots.base import Budget
+from ...bots.play import decide_safely
+from ...bots.registry import BOTS, STRENGTHS, BotError, bot_class, build_bot, offered
+from ...bots.simple import DefaultPlayer
+from ...decisions import decision_to_dict
 from .lifeline import exit_with_parent, serve_frames
 
 if TYPE_CHECKING:
@@ -86,8 +86,8 @@ def main(sock: socket.socket, lane: str, nice: int, extra: dict[str, str]) -> No
         # prior now, not in a decision's budget: a respawned worker is ready before it is
         # asked anything.
         try:
-            from ..sim.kernel import NUMBA
-            from ..sim.search import warm_up
+            from ...sim.kernel import NUMBA
+            from ...sim.search import warm_up
         except ImportError:
             pass  # numpy missing: the search bots are reported unavailable above
         else:

@@ -44,12 +44,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from starlette.responses import JSONResponse, Response
 
-from ..narrate import Narrator
-from .base.limits import Buckets
+from ...narrate import Narrator
+from ..base.limits import Buckets
+from ..base.params import ReadRefused
 from .lifeline import exit_with_parent
 
 if TYPE_CHECKING:
-    from .base.settings import Settings
+    from ..base.settings import Settings
 
 __all__ = ["ReadRefused", "Reads", "ReadsBusy", "game_read", "json_bytes_response",
            "refused_response"]
@@ -76,21 +77,6 @@ def _start_process() -> None:
 
 class ReadsBusy(Exception):
     """Every read thread is busy and the queue is full: ask again in a moment."""
-
-
-class ReadRefused(Exception):
-    """A read that cannot be answered now: the HTTP status, the English details, the
-    seconds to wait (``Retry-After``) and the error code whose sentence a person hears.
-    Refused here before any work, or by the cluster when the process that holds a table
-    cannot answer (:meth:`.cluster.Cluster.read`)."""
-
-    def __init__(self, status: int, message: str, retry: int = 1,
-                 code: str = "server_busy") -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.retry = retry
-        self.code = code
 
 
 def refused_response(exc: ReadRefused, speak: Narrator) -> JSONResponse:

@@ -60,26 +60,24 @@ import pickle
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from ..bots.base import Budget
-from ..bots.play import Answer, Fault, FaultKind
-from ..bots.registry import BotError, bot_class, build_bot, check_extra, offered
-from ..decisions import Decision, decision_from_dict
-from ..views import View
+from ...bots.base import Budget
+from ...bots.play import Answer, Fault, FaultKind
+from ...bots.registry import BotError, bot_class, build_bot, check_extra, offered
+from ...decisions import Decision, decision_from_dict
+from ...views import View
+from ..base.logs import event
 from . import botworker
 from .autoplay import default_decision
-from .base.logs import event
 from .botworker import DEFAULT, lane_of
 from .workerproc import START_TIMEOUT, JobQueues, WorkerProcess
-
-if TYPE_CHECKING:
-    from .metrics import Metrics
 
 __all__ = [
     "AWAY",
     "DEFAULT",
     "PEOPLE",
+    "BotCounts",
     "BotPool",
     "Owner",
     "check_bots",
@@ -101,6 +99,14 @@ SEARCH_NICE = 10
 
 #: Largest reply read from a worker (a number, or an error message, in JSON).
 MAX_REPLY = 1 << 16
+
+
+class BotCounts(Protocol):
+    """Where the bots' decisions are counted (the server's metrics)."""
+
+    def bot_decision(self, lane: str, answer: Answer, seconds: float) -> None:
+        """A bot of ``lane`` answered (or the default player for it) ``seconds`` after it
+        was asked."""
 
 
 class Owner(Protocol):
@@ -345,8 +351,8 @@ class BotPool:
         self.quick = BotLane(self, "quick", 1, QUICK_NICE)
         self.search = BotLane(self, "search", max(1, workers), SEARCH_NICE)
         self.lanes = {"quick": self.quick, "search": self.search}
-        #: Where the tables count their bots' decisions (the hub's metrics), if anywhere.
-        self.metrics: Metrics | None = None
+        #: Where the tables count their bots' decisions (the server's metrics), if anywhere.
+        self.metrics: BotCounts | None = None
 
     # -- names ----------------------------------------------------------------------
 

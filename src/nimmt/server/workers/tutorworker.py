@@ -28,8 +28,8 @@ from .lifeline import exit_with_parent, serve_frames
 if TYPE_CHECKING:
     import socket
 
-    from ..advice import GameReview
-    from ..views import View
+    from ...advice import GameReview
+    from ...views import View
 
 __all__ = ["JOBS", "analysis_job", "hint_job", "main"]
 
@@ -38,9 +38,9 @@ def hint_job(view: View, seed: int, lang: str, rollouts: int,
              seconds: float) -> tuple[dict[str, Any], str]:
     """The expert's advice on ``view``'s pending decision (at most ``rollouts``, and at most
     ``seconds``), as data and as the sentence a hint speaks in ``lang``."""
-    from ..bots.base import Budget
-    from ..narrate import narrator
-    from ..sim.advice import advise
+    from ...bots.base import Budget
+    from ...narrate import narrator
+    from ...sim.advice import advise
 
     advice = advise(view, seed=seed, budget=Budget(rollouts=rollouts, seconds=seconds))
     return advice.to_dict(), narrator(lang).advice_sentence(advice)
@@ -50,8 +50,8 @@ def analysis_job(record_json: str, seed: int, rollouts: int, seconds: float,
                  decision_seconds: float) -> GameReview:
     """The review of the game stored as ``record_json``: ``rollouts`` and at most
     ``decision_seconds`` per decision, at most ``seconds`` in all (then partial)."""
-    from ..record import record_from_json
-    from ..sim.analysis import analyse
+    from ...record import record_from_json
+    from ...sim.analysis import analyse
 
     return analyse(record_from_json(record_json), seed=seed, rollouts=rollouts,
                    seconds=seconds, decision_seconds=decision_seconds)
@@ -70,7 +70,7 @@ def main(sock: socket.socket, nice: int) -> None:
         os.nice(nice)
     # Load the search kernel before the first job, so a hint does not spend its budget
     # compiling.
-    from ..sim.search import warm_up
+    from ...sim.search import warm_up
 
     warm_up()
 

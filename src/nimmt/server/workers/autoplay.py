@@ -12,10 +12,10 @@ arena.
 
 from __future__ import annotations
 
-from ..bots.play import decide_safely
-from ..bots.simple import DefaultPlayer
-from ..decisions import Decision, make_decision
-from ..views import View
+from ...bots.play import decide_safely
+from ...bots.simple import DefaultPlayer
+from ...decisions import Decision, make_decision
+from ...views import View
 
 __all__ = ["DefaultPlayer", "default_decision"]
 
