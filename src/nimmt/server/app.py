@@ -67,10 +67,11 @@ from .base.text import clean_text
 from .cluster import lobby_entry
 from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
-from .health import health_routes
 from .history import Pages
 from .httpguard import Link, link_of
-from .metrics import Metrics, OpsListener
+from .ops.counters import Traffic
+from .ops.health import Readiness, health_routes
+from .ops.metrics import Metrics, OpsListener
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
@@ -114,7 +115,7 @@ class Connection:
 
     def __init__(self, ws: WebSocket, settings: Settings, address: str = "unknown",
                  counts: collections.Counter[str] | None = None,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Traffic | None = None) -> None:
         self.ws = ws
         #: The transport's controls, when served by the guard (server/httpguard.py).
         self.link: Link | None = link_of(ws.scope)
@@ -285,9 +286,12 @@ class Hub:
         self.player_msgs = Buckets(settings.player_rate, float(settings.player_burst))
         self.address_msgs = Buckets(settings.address_rate, float(settings.address_burst))
         self.address_bytes = Buckets(settings.address_bytes, float(settings.address_bytes_burst))
+        #: What the server is doing (``/metrics``, docs/operations.md); the store, the bots
+        #: and the tutor count into it too.
+        self.metrics = Metrics()
         #: What the server refused or cut off, by kind (``slow_reader``, ``header_timeout``,
         #: ``tcp_per_address``, …): each is also logged (docs/security.md).
-        self.counts: collections.Counter[str] = collections.Counter()
+        self.counts: collections.Counter[str] = self.metrics.counts
         #: Open connections: in all, and by client address.
         self.connections: dict[str, int] = {}
         self.open_connections = 0
@@ -324,15 +328,14 @@ class Hub:
         #: Whether this process drains (stops taking tables before it stops): ``/readyz``
         #: then fails, so a load balancer sends new players elsewhere.
         self.draining = False
-        #: What the server is doing (``/metrics``, docs/operations.md); the store, the bots
-        #: and the tutor count into it too.
-        self.metrics = Metrics(self)
-        self.store.metrics = self.bots.metrics = self.tutor.metrics = self.metrics
+        self.metrics.sources = _Gauges(self)
+        self.store.metrics = self.metrics.store
+        self.bots.metrics = self.tutor.metrics = self.metrics.work
         self._watch: asyncio.Task[None] | None = None
         if settings.redis:
             from .cluster import Cluster
 
-            self.cluster = Cluster(self)
+            self.cluster = Cluster(self, self.metrics.cluster)
         #: Who each connection is: guests, accounts, sessions, sanctions.
         self.accounts = Accounts(self)
         #: Follows, mutes, blocks, reports (server/social.py) and the leaderboard's pages.
@@ -534,7 +537,7 @@ class Hub:
     async def on_frame(self, conn: Connection, data: str | bytes) -> None:
         """One frame from ``conn``: charged, checked, parsed, then handled."""
         size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
-        self.metrics.frame_in(size)
+        self.metrics.traffic.frame_in(size)
         if not self.admit(conn, size, data):
             return
         if isinstance(data, bytes):
@@ -575,7 +578,7 @@ class Hub:
     async def _dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """``msg`` to its handler in :data:`ROUTES`, by its class; only ``hello`` and
         ``ping`` come before ``hello``."""
-        self.metrics.messages[msg.type] += 1
+        self.metrics.traffic.messages[msg.type] += 1
         handler = ROUTES.get(type(msg))
         if handler is None:  # tests/server/test_server_dispatch.py: never
             raise P.ProtocolError("bad_message", f"{msg.type} is not a message this server "
@@ -664,7 +667,7 @@ class Hub:
         # A token, a sign-in, a recovery or a new guest (server/accounts.py).
         who = await self.accounts.hello(conn, msg)
         conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
-        self.metrics.player_here(who.player_id)
+        self.metrics.traffic.player_here(who.player_id)
         await self.social.refresh(who.player_id, conn)
         log.info("player %d (%s) said hello%s", who.player_id, who.name,
                  " as a new player" if who.token is not None else "",
@@ -865,7 +868,7 @@ class Hub:
         conn.counted = False
         self.live.discard(conn)
         if conn.player_id:
-            self.metrics.player_gone(conn.player_id)
+            self.metrics.traffic.player_gone(conn.player_id)
         self.open_connections -= 1
         left = self.connections.get(conn.address, 0) - 1
         if left > 0:
@@ -1000,6 +1003,33 @@ class Hub:
         return await self.store.player_games(name)
 
 
+class _Gauges:
+    """What the metrics read from the hub when scraped (:class:`~.ops.metrics.Sources`)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def connections(self) -> int:
+        return self.hub.open_connections
+
+    def table_states(self) -> Iterable[str]:
+        return [a.status for a in self.hub.tables.values()]
+
+    def draining(self) -> bool:
+        return self.hub.draining
+
+    def bot_lanes(self) -> Iterable[tuple[str, int, int, int]]:
+        return [(name, lane.waiting(), lane.busy(), sum(w.starts for w in lane.workers))
+                for name, lane in self.hub.bots.lanes.items()]
+
+    def advice_lanes(self) -> Iterable[tuple[str, int, int]]:
+        return [(a.name, a.pending(), a.queue) for a in self.hub.tutor.lanes]
+
+    def cluster(self) -> tuple[int, int] | None:
+        c = self.hub.cluster
+        return None if c is None else (c.drops.total, len(c.peers))
+
+
 #: What answers a client message, by its class: one handler for each message of
 #: :data:`~nimmt.wire.ClientMessage` (tests/server/test_server_dispatch.py checks it).
 Handler = Callable[[Hub, Connection, Any], Awaitable[None]]
@@ -1129,7 +1159,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             return
         await ws.accept()
         conn = Connection(ws, settings, address_key(ws.client.host if ws.client else None),
-                          hub.counts, hub.metrics)
+                          hub.counts, hub.metrics.traffic)
         writer = asyncio.create_task(conn.write_loop())
         refusal = hub.count_in(conn)
         if refusal is not None:
@@ -1272,7 +1302,9 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
 
     # /healthz and /readyz: on the game's port and on the operations listener, where
     # /metrics is too (metrics_address); what comes in on that one sees nothing else.
-    health = health_routes(hub)
+    health = health_routes(Readiness(
+        settings.ready_timeout, hub.store, lambda: hub.draining,
+        None if hub.cluster is None else hub.cluster.redis.ping))
     # Every HTTP answer, error pages included, carries the security headers.
     app = HeaderedStarlette(
         routes=[
@@ -1292,7 +1324,7 @@ def create_app(settings: Settings | None = None, hub: Hub | None = None) -> Star
             *web_routes(hub),
         ],
         lifespan=lifespan,
-        middleware=[Middleware(OpsListener, hub=hub, routes=health)],
+        middleware=[Middleware(OpsListener, metrics=hub.metrics, routes=health)],
     )
     app.state.hub = hub
     return app

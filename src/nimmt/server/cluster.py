@@ -71,7 +71,6 @@ from .store import StaleOwner
 
 if TYPE_CHECKING:
     from .base.settings import Settings
-    from .metrics import Metrics
     from .social import Social
     from .store import LogEntry, Store
     from .table import TableActor, TablePeer
@@ -137,15 +136,30 @@ class EdgeConnection(Protocol):
         """Close it so that it reconnects (its table moved)."""
 
 
+class Counts(Protocol):
+    """Where the cluster counts what happens between processes (the server's metrics)."""
+
+    def relayed(self, age: float) -> None:
+        """A message from another process read here, ``age`` seconds after it was sent."""
+
+    def took_over(self) -> None:
+        """A table taken over from the store."""
+
+    def lease_lost(self) -> None:
+        """A table's lease lost to another process."""
+
+    def publish_failed(self) -> None:
+        """A batch of messages Redis did not take."""
+
+
 class ClusterHost(Protocol):
     """What the cluster needs of the process it runs in (the :class:`~.app.Hub`): its
-    settings, store, metrics and social checks, the tables it holds, and how to bring a
-    table back, let one go and drop a connection. The cluster reaches nothing else of the
+    settings, store and social checks, the tables it holds, and how to bring a table
+    back, let one go and drop a connection. The cluster reaches nothing else of the
     hub, so neither module needs the other's code."""
 
     settings: Settings
     store: Store
-    metrics: Metrics
     social: Social
     #: The tables this process holds, by code.
     tables: dict[str, TableActor]
@@ -268,8 +282,9 @@ class RemoteTable:
 class Cluster:
     """This process's part in a cluster of server processes sharing one Redis."""
 
-    def __init__(self, hub: ClusterHost) -> None:
+    def __init__(self, hub: ClusterHost, counts: Counts) -> None:
         self.hub = hub
+        self.counts = counts
         s = hub.settings
         self.settings = s
         # The URL as given: a password (redis://:pw@host) and TLS (rediss://, with its
@@ -456,7 +471,7 @@ class Cluster:
             return None
         log.info("node %d took table %s over (token %d)", self.node, actor.code, token,
                  extra=event("cluster.takeover", table=actor.code, token=token))
-        self.hub.metrics.takeovers.inc()
+        self.counts.took_over()
         self.publish(self.key("moved"), moved(actor.code, self.node))
         return actor
 
@@ -596,7 +611,7 @@ class Cluster:
             if not ok:
                 log.warning("table %s: the lease was lost; the table stops here", actor.code,
                             extra=event("cluster.lease_lost", table=actor.code))
-                self.hub.metrics.leases_lost.inc()
+                self.counts.lease_lost()
                 actor.lose()
                 await actor.stop()
                 self.hub.forget_table(actor)
@@ -743,7 +758,7 @@ class Cluster:
             except Exception as exc:
                 log.warning("publishing to Redis failed: %s", exc,
                             extra=event("cluster.publish_failed", messages=len(batch)))
-                self.hub.metrics.publish_errors.inc()
+                self.counts.publish_failed()
                 counts = [exc] * len(batch)
             for (_, _, fut), n in zip(batch, counts, strict=True):
                 if fut is not None and not fut.done():
@@ -774,7 +789,7 @@ class Cluster:
         assert self.sealer is not None
         try:
             opened = self.sealer.open(channel, data)
-            self.hub.metrics.relay_lag.observe(max(0.0, self.sealer.age))
+            self.counts.relayed(max(0.0, self.sealer.age))
             body = parse_body(opened)
             if (channel == moved) != isinstance(body, Moved):
                 raise NodeRefused(f"a {body.k!r} message on the wrong channel")

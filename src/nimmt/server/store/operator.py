@@ -1,6 +1,6 @@
 """The operator's actions on the store: mutes, bans, renames, closed tables, ratings.
 
-``nimmt admin`` (:mod:`nimmt.server.admin_cli`) runs these against the server's database,
+``nimmt admin`` (:mod:`nimmt.server.ops.admin_cli`) runs these against the server's database,
 beside the running server. Each action is one transaction that does three
 things together: the change itself, a row of the ``audit`` table (who did what,
 when, to whom, and why), and a row of the ``signals`` table for the running

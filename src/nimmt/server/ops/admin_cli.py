@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from ..cli_output import extra_command
+from ...cli_output import extra_command
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 __all__ = ["admin_app"]
 
@@ -81,9 +81,9 @@ def _run(ctx: typer.Context, action: Callable[[Store], Awaitable[T]]) -> T:
     database that cannot be opened is one sentence and exit code 1."""
 
     async def go(url: str) -> T:
-        from .store import Store
-        from .store.migrate import SchemaTooNew, read_revision, schema_state
-        from .store.operator import AdminError
+        from ..store import Store
+        from ..store.migrate import SchemaTooNew, read_revision, schema_state
+        from ..store.operator import AdminError
 
         # Only nimmt serve moves the schema (docs/deploy.md, "Upgrading"): an operator's
         # command run by a newer nimmt beside an older server still running must not
@@ -111,10 +111,10 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
     :class:`~.admin.AdminError`, a schema too new) or a database that cannot be opened is
     one sentence and exit code 1, a missing server extra exit code 3."""
     try:
-        from .base.settings import Settings, shown_url
-        from .store import BadURL, Unreachable, opening
-        from .store.migrate import SchemaTooNew
-        from .store.operator import AdminError
+        from ..base.settings import Settings, shown_url
+        from ..store import BadURL, Unreachable, opening
+        from ..store.migrate import SchemaTooNew
+        from ..store.operator import AdminError
     except ImportError as exc:
         typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
                    f"{extra_command('server')}", err=True)
@@ -146,9 +146,9 @@ def schema_command(ctx: typer.Context) -> None:
     """
 
     async def look(url: str) -> list[str]:
-        from .base.settings import shown_url
-        from .store.backup import sqlite_path
-        from .store.migrate import SchemaTooNew, read_revision, schema_state
+        from ..base.settings import shown_url
+        from ..store.backup import sqlite_path
+        from ..store.migrate import SchemaTooNew, read_revision, schema_state
 
         state = schema_state(await read_revision(url))
         if not state.known:
@@ -162,7 +162,7 @@ def schema_command(ctx: typer.Context) -> None:
 def _seconds(raw: str | None) -> float | None:
     if raw is None:
         return None
-    from .store.operator import AdminError, parse_duration
+    from ..store.operator import AdminError, parse_duration
 
     try:
         return parse_duration(raw)
@@ -184,7 +184,7 @@ Address = Annotated[str | None, typer.Option("--address", help="An IP address or
 @admin_app.command("show")
 def show_command(ctx: typer.Context, name: Name) -> None:
     """What a player is: account or guest, rating, sessions, sanctions in force."""
-    from .store.operator import show
+    from ..store.operator import show
 
     for line in _run(ctx, lambda store: show(store, name)):
         typer.echo(line)
@@ -193,7 +193,7 @@ def show_command(ctx: typer.Context, name: Name) -> None:
 @admin_app.command("mute")
 def mute_command(ctx: typer.Context, name: Name, for_: For = None, reason: Reason = "") -> None:
     """Mute a player: their chat is refused."""
-    from .store.operator import mute
+    from ..store.operator import mute
 
     seconds = _seconds(for_)
     done = _run(ctx, lambda store: mute(store, name, by=ctx.obj.by, seconds=seconds,
@@ -204,7 +204,7 @@ def mute_command(ctx: typer.Context, name: Name, for_: For = None, reason: Reaso
 @admin_app.command("unmute")
 def unmute_command(ctx: typer.Context, name: Name) -> None:
     """Lift a player's mute."""
-    from .store.operator import lift
+    from ..store.operator import lift
 
     typer.echo(_run(ctx, lambda store: lift(store, "mute", name, by=ctx.obj.by)).said)
 
@@ -218,7 +218,7 @@ def ban_command(
     reason: Reason = "",
 ) -> None:
     """Ban a player or an address: open connections are closed at once, new ones refused."""
-    from .store.operator import ban
+    from ..store.operator import ban
 
     seconds = _seconds(for_)
     done = _run(ctx, lambda store: ban(store, name, address=address, by=ctx.obj.by,
@@ -233,7 +233,7 @@ def unban_command(
     address: Address = None,
 ) -> None:
     """Lift the bans of a player or an address."""
-    from .store.operator import lift
+    from ..store.operator import lift
 
     typer.echo(_run(ctx, lambda store: lift(store, "ban", name, address=address,
                                             by=ctx.obj.by)).said)
@@ -245,7 +245,7 @@ def rename_command(
     new: Annotated[str, typer.Argument(help="The new name.")], reason: Reason = "",
 ) -> None:
     """Give a player another name (their connections reconnect under it)."""
-    from .store.operator import rename
+    from ..store.operator import rename
 
     typer.echo(_run(ctx, lambda store: rename(store, name, new, by=ctx.obj.by,
                                               reason=reason)).said)
@@ -260,7 +260,7 @@ def close_table_command(
                                         "close it.")] = 10.0,
 ) -> None:
     """Close a table (a game under way is kept, unfinished); waits for the server."""
-    from .store.operator import close_table, table_status
+    from ..store.operator import close_table, table_status
 
     async def act(store: Store) -> bool:
         await close_table(store, code, by=ctx.obj.by, reason=reason)
@@ -282,7 +282,7 @@ def close_table_command(
 @admin_app.command("reset-rating")
 def reset_rating_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
     """Set a player's rating back to a new player's (the log keeps the old one)."""
-    from .store.operator import reset_rating
+    from ..store.operator import reset_rating
 
     typer.echo(_run(ctx, lambda store: reset_rating(store, name, by=ctx.obj.by,
                                                     reason=reason)).said)
@@ -291,7 +291,7 @@ def reset_rating_command(ctx: typer.Context, name: Name, reason: Reason = "") ->
 @admin_app.command("sign-out")
 def sign_out_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
     """End every session of an account (it signs in again with its password)."""
-    from .store.operator import sign_out
+    from ..store.operator import sign_out
 
     typer.echo(_run(ctx, lambda store: sign_out(store, name, by=ctx.obj.by,
                                                 reason=reason)).said)
@@ -301,7 +301,7 @@ def sign_out_command(ctx: typer.Context, name: Name, reason: Reason = "") -> Non
 def recovery_codes_command(ctx: typer.Context, name: Name, reason: Reason = "") -> None:
     """New recovery codes for an account, to hand over yourself (the old ones stop
     working): check who asks first."""
-    from .store.operator import new_recovery_codes
+    from ..store.operator import new_recovery_codes
 
     done, codes = _run(ctx, lambda store: new_recovery_codes(store, name, by=ctx.obj.by,
                                                              reason=reason))
@@ -313,7 +313,7 @@ def recovery_codes_command(ctx: typer.Context, name: Name, reason: Reason = "") 
 @admin_app.command("sanctions")
 def sanctions_command(ctx: typer.Context) -> None:
     """Every mute and ban in force."""
-    from .store.operator import sanctions_in_force
+    from ..store.operator import sanctions_in_force
 
     lines = _run(ctx, sanctions_in_force)
     for line in lines:
@@ -328,7 +328,7 @@ def log_command(
     limit: Annotated[int, typer.Option(help="How many of the newest actions.", min=1)] = 50,
 ) -> None:
     """The operator actions, oldest first: who did what, when, to whom."""
-    from .store.operator import history
+    from ..store.operator import history
 
     lines = _run(ctx, lambda store: history(store, limit))
     for line in lines:
@@ -346,7 +346,7 @@ def reports_command(
 ) -> None:
     """The players' reports waiting for an operator: the most reported players first, each
     one's newest report first."""
-    from .store.operator import reports_listed
+    from ..store.operator import reports_listed
 
     lines = _run(ctx, lambda store: reports_listed(store, resolved=resolved, limit=limit))
     for line in lines:
@@ -362,7 +362,7 @@ def resolve_command(
     note: Annotated[str, typer.Option("--note", help="What was done, for the log.")] = "",
 ) -> None:
     """Mark a report resolved (after acting on it: mute, ban, rename …)."""
-    from .store.operator import resolve
+    from ..store.operator import resolve
 
     typer.echo(_run(ctx, lambda store: resolve(store, report, by=ctx.obj.by, note=note)).said)
 
@@ -389,9 +389,9 @@ def _sqlite_file(db: str | None, data_dir: Path | None) -> Path:
         from pydantic import ValidationError
         from pydantic_settings import SettingsError
 
-        from .base.settings import Settings, shown_url
-        from .store import BadURL, opening
-        from .store.backup import sqlite_path
+        from ..base.settings import Settings, shown_url
+        from ..store import BadURL, opening
+        from ..store.backup import sqlite_path
     except ImportError as exc:
         typer.echo(f"nimmt admin needs the server extra ({exc.name} is missing): "
                    f"{extra_command('server')}", err=True)
@@ -448,7 +448,7 @@ def backup_command(
     nimmt admin restore. Exit code 1 when it cannot be made.
     """
     path = _sqlite_file(db or ctx.obj.db, data_dir or ctx.obj.data_dir)
-    from .store.backup import BackupError, backup
+    from ..store.backup import BackupError, backup
 
     try:
         summary = backup(path, file)
@@ -477,7 +477,7 @@ def restore_command(
     --replace. Exit code 1 when refused or failed.
     """
     path = _sqlite_file(db or ctx.obj.db, data_dir or ctx.obj.data_dir)
-    from .store.backup import BackupError, restore
+    from ..store.backup import BackupError, restore
 
     try:
         summary, aside = restore(file, path, replace=replace)

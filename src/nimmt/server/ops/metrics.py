@@ -7,18 +7,17 @@ and ``/readyz`` (:class:`OpsListener`); the game's port never serves
 ``/metrics``. So the metrics can be bound to loopback or a private network and
 are never exposed with the game.
 
-Two kinds of numbers, both in one registry per :class:`~.app.Hub` (so several
-servers in one process, as in the tests, do not add up):
+Two kinds of numbers, both in one registry per server (so several servers in one
+process, as in the tests, do not add up):
 
-- **counted as things happen** (:class:`Metrics`' methods, called by thin hooks
-  in the hub, the store, the bot scheduler, the tutor and the cluster): bot
-  decisions and their time, hints and analyses and their time, the store's
-  commits and their latency, the age of messages between processes, takeovers;
-  the event loop's lag, sampled by :meth:`Metrics.watch`. The counts of frames
-  and messages are plain integers (a frame costs an addition, not a lock);
-- **read when scraped** (:class:`_Now`): connections, players online, tables by
-  state, refusals by reason (the hub's ``counts``, which the HTTP guard and the
-  limits fill), bot jobs waiting, the advice queue.
+- **counted as things happen** (:mod:`.counters`: one object per part that counts,
+  each handed to its part through the interface the part declares): frames and
+  messages, refusals by reason, bot decisions and their time, hints and analyses and
+  their time, the store's commits and their latency, the age of messages between
+  processes, takeovers; the event loop's lag, sampled by :meth:`Metrics.watch`;
+- **read when scraped** (:class:`_Now`, from the :class:`Sources` the composition
+  root gives): connections, players online, tables by state, bot jobs waiting, the
+  advice queue.
 
 No label holds a table's code, a player or an address: every label's values
 are a short list fixed by the code (a lane, a table state, a refusal's
@@ -31,10 +30,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol, get_args
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.gc_collector import GCCollector
@@ -46,16 +45,14 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import __version__
-from ..wire import TableStatus
-from .base.logs import event
-from .base.settings import listen_address
+from ... import __version__
+from ...wire import TableStatus
+from ..base.logs import event
+from ..base.settings import listen_address
+from .counters import LATENCY, ClusterCounts, Refusals, StoreCounts, Traffic, WorkCounts
 
-if TYPE_CHECKING:
-    from ..bots.play import Answer
-    from .app import Hub
-
-__all__ = ["LAG_EVERY", "REFUSALS_EVERY", "STALL", "Metrics", "OpsListener", "worker_address"]
+__all__ = ["LAG_EVERY", "REFUSALS_EVERY", "STALL", "Metrics", "OpsListener", "Sources",
+           "worker_address"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -66,11 +63,6 @@ STALL = 1.0
 STALL_LOG_EVERY = 10.0
 #: Seconds between two summaries of the refusals in the log (only when there were some).
 REFUSALS_EVERY = 60.0
-#: Bounds of the latency histograms (seconds): a millisecond to ten seconds.
-_LATENCY = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-#: Bounds of the bots' and the tutor's times: their budgets are around a second.
-_THINKING = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0,
-             60.0)
 
 
 def worker_address(address: str, index: int) -> str:
@@ -87,62 +79,49 @@ def worker_address(address: str, index: int) -> str:
     return f"{shown}:{port + index if port else 0}"
 
 
-class Metrics:
-    """The metrics of one hub; each hook is one call."""
+class Sources(Protocol):
+    """What the gauges read when scraped: the composition root answers from the parts
+    that hold each number."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        #: The (host, port) of the operations listener, once bound (:mod:`.run`).
+    def connections(self) -> int:
+        """WebSocket connections open here."""
+
+    def table_states(self) -> Iterable[str]:
+        """The state of each table held here."""
+
+    def draining(self) -> bool:
+        """Whether this process drains (takes no new table)."""
+
+    def bot_lanes(self) -> Iterable[tuple[str, int, int, int]]:
+        """Each bot lane: its name, jobs waiting, workers busy, worker processes started."""
+
+    def advice_lanes(self) -> Iterable[tuple[str, int, int]]:
+        """Each advice lane: its name, jobs pending, jobs it may hold."""
+
+    def cluster(self) -> tuple[int, int] | None:
+        """With Redis: messages dropped (not believed) and remote connections here."""
+
+
+class Metrics:
+    """The metrics of one server: the parts that count (:mod:`.counters`), the gauges read
+    from :class:`Sources`, the event loop's lag, and the ``/metrics`` endpoint."""
+
+    def __init__(self, sources: Sources | None = None) -> None:
+        #: Where the gauges are read when scraped (the composition root sets it).
+        self.sources = sources
+        #: The (host, port) of the operations listener, once bound (:mod:`nimmt.server.run`).
         self.listening: tuple[str, int] | None = None
         r = self.registry = CollectorRegistry(auto_describe=True)
-        # Counted as they happen: plain integers where it is once a frame.
-        self.frames_in = 0
-        self.bytes_in = 0
-        self.frames_out = 0
-        self.messages: collections.Counter[str] = collections.Counter()
-        #: Connections of each player online here (their number is the gauge).
-        self.online: collections.Counter[int] = collections.Counter()
+        self.refusals = Refusals()
+        self.traffic = Traffic()
+        self.work = WorkCounts(r, self.refusals)
+        self.store = StoreCounts(r)
+        self.cluster = ClusterCounts(r)
         self.lag = 0.0
         self.loop_lag = Histogram(
             "nimmt_event_loop_lag_seconds", "How late the event loop woke a task sampling "
             f"it every {LAG_EVERY:g} s (time nothing else could run).",
-            buckets=_LATENCY, registry=r)
-        self.bot_seconds = Histogram(
-            "nimmt_bot_decision_seconds", "From a table asking a bot to its answer (waiting "
-            "for a worker included), by lane.", ["lane"], buckets=_THINKING, registry=r)
-        self.bot_think = Histogram(
-            "nimmt_bot_think_seconds", "A bot's thinking in its worker, by lane.", ["lane"],
-            buckets=_THINKING, registry=r)
-        self.bot_decisions = Counter(
-            "nimmt_bot_decisions", "Bot decisions by lane and outcome (ok; timeout, raised, "
-            "illegal: the default player answered).", ["lane", "outcome"], registry=r)
-        self.advice_seconds = Histogram(
-            "nimmt_advice_seconds", "From asking for a hint or an analysis to its answer "
-            "(waiting for a worker included).", ["kind"], buckets=_THINKING, registry=r)
-        self.db_commit = Histogram(
-            "nimmt_db_commit_seconds", "One transaction of the store's writer (a group "
-            "commit, or a table's transaction of its own), from its start to its commit.",
-            buckets=_LATENCY, registry=r)
-        self.db_writes = Histogram(
-            "nimmt_db_commit_writes", "Writes shared by one transaction of the store's "
-            "writer (group commit).", buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
-            registry=r)
-        self.db_errors = Counter(
-            "nimmt_db_commit_errors", "Transactions of the store's writer that failed.",
-            registry=r)
-        self.relay_lag = Histogram(
-            "nimmt_cluster_relay_lag_seconds", "Age of a message from another process when "
-            "it is read here (its sender's clock against this one's).", buckets=_LATENCY,
-            registry=r)
-        self.takeovers = Counter(
-            "nimmt_cluster_takeovers", "Tables this process took over from the store (their "
-            "owner stopped, or the whole cluster restarted).", registry=r)
-        self.leases_lost = Counter(
-            "nimmt_cluster_leases_lost", "Tables whose lease this process lost (another took "
-            "them).", registry=r)
-        self.publish_errors = Counter(
-            "nimmt_cluster_publish_errors", "Batches of messages Redis did not take.",
-            registry=r)
+            buckets=LATENCY, registry=r)
         info = Gauge("nimmt_info", "The server's version.", ["version"], registry=r)
         info.labels(__version__).set(1)
         r.register(_Now(self))
@@ -150,43 +129,14 @@ class Metrics:
         PlatformCollector(registry=r)
         GCCollector(registry=r)
 
-    # -- hooks --------------------------------------------------------------------------
-
-    def frame_in(self, size: int) -> None:
-        self.frames_in += 1
-        self.bytes_in += size
-
-    def player_here(self, player_id: int) -> None:
-        self.online[player_id] += 1
-
-    def player_gone(self, player_id: int) -> None:
-        left = self.online[player_id] - 1
-        if left > 0:
-            self.online[player_id] = left
-        else:
-            del self.online[player_id]
-
-    def bot_decision(self, lane: str, answer: Answer, seconds: float) -> None:
-        """A bot answered (or the default player for it) ``seconds`` after it was asked."""
-        self.bot_seconds.labels(lane).observe(seconds)
-        self.bot_think.labels(lane).observe(answer.seconds)
-        outcome = "ok" if answer.fault is None else answer.fault.kind
-        self.bot_decisions.labels(lane, outcome).inc()
-
-    def commit(self, seconds: float, writes: int) -> None:
-        self.db_commit.observe(seconds)
-        self.db_writes.observe(writes)
-
-    def commit_failed(self) -> None:
-        self.db_errors.inc()
-
-    def advice(self, kind: str, seconds: float) -> None:
-        """A hint or an analysis (``kind``) answered ``seconds`` after it was asked."""
-        self.advice_seconds.labels(kind).observe(seconds)
+    @property
+    def counts(self) -> collections.Counter[str]:
+        """Refusals by reason (the HTTP guard and the limits fill it)."""
+        return self.refusals.counts
 
     def refused(self, reason: str) -> None:
         """A refusal by the limit named ``reason`` (a setting's name, mostly)."""
-        self.hub.counts[reason] += 1
+        self.refusals.refused(reason)
 
     # -- the sampler --------------------------------------------------------------------
 
@@ -197,7 +147,7 @@ class Metrics:
         loop = asyncio.get_running_loop()
         told = -STALL_LOG_EVERY
         summary = loop.time()
-        seen = collections.Counter(self.hub.counts)
+        seen = collections.Counter(self.counts)
         while True:
             start = loop.time()
             await asyncio.sleep(LAG_EVERY)
@@ -210,7 +160,7 @@ class Metrics:
                             extra=event("loop.stall", seconds=round(self.lag, 3)))
             if now - summary >= REFUSALS_EVERY:
                 summary = now
-                counts = collections.Counter(self.hub.counts)
+                counts = collections.Counter(self.counts)
                 new = {k: n - seen[k] for k, n in counts.items() if n > seen[k]}
                 seen = counts
                 if new:
@@ -239,40 +189,42 @@ class Metrics:
 
 
 class _Now(Collector):
-    """What is read from the hub when scraped."""
+    """What is read from the parts when scraped."""
 
     def __init__(self, metrics: Metrics) -> None:
         self.m = metrics
 
     def collect(self) -> Iterator[Metric]:
-        m, hub = self.m, self.m.hub
+        m, source, traffic = self.m, self.m.sources, self.m.traffic
+        if source is None:
+            return
         yield GaugeMetricFamily("nimmt_connections", "WebSocket connections open here.",
-                                value=hub.open_connections)
+                                value=source.connections())
         yield GaugeMetricFamily("nimmt_players_online", "Players with a connection here.",
-                                value=len(m.online))
+                                value=len(traffic.online))
         tables = GaugeMetricFamily("nimmt_tables", "Tables held here, by state.",
                                    labels=["state"])
-        states = collections.Counter(a.status for a in hub.tables.values())
+        states = collections.Counter(source.table_states())
         for state in get_args(TableStatus):
             tables.add_metric([state], states[state])
         yield tables
         yield GaugeMetricFamily("nimmt_draining", "1 while this process drains (it takes no "
-                                "new table).", value=int(hub.draining))
+                                "new table).", value=int(source.draining()))
         yield CounterMetricFamily("nimmt_frames_received", "Frames received from clients.",
-                                  value=m.frames_in)
+                                  value=traffic.frames_in)
         yield CounterMetricFamily("nimmt_received_bytes", "Bytes of frames received from "
-                                  "clients.", value=m.bytes_in)
+                                  "clients.", value=traffic.bytes_in)
         yield CounterMetricFamily("nimmt_frames_sent", "Frames queued to clients.",
-                                  value=m.frames_out)
+                                  value=traffic.frames_out)
         messages = CounterMetricFamily("nimmt_messages", "Client messages handled, by type.",
                                        labels=["type"])
-        for kind, n in sorted(m.messages.items()):
+        for kind, n in sorted(traffic.messages.items()):
             messages.add_metric([kind], n)
         yield messages
         refusals = CounterMetricFamily(
             "nimmt_refusals", "Requests, frames and connections refused or cut off, by the "
             "limit that refused them (docs/security.md).", labels=["reason"])
-        for reason, n in sorted(hub.counts.items()):
+        for reason, n in sorted(m.counts.items()):
             refusals.add_metric([reason], n)
         yield refusals
         yield GaugeMetricFamily("nimmt_event_loop_lag_last_seconds", "The event loop's lag "
@@ -284,10 +236,10 @@ class _Now(Collector):
         starts = CounterMetricFamily("nimmt_bot_worker_starts", "Bot worker processes "
                                      "started (the first ones and every replacement), by "
                                      "lane.", labels=["lane"])
-        for name, lane in hub.bots.lanes.items():
-            waiting.add_metric([name], lane.waiting())
-            busy.add_metric([name], lane.busy())
-            starts.add_metric([name], sum(w.starts for w in lane.workers))
+        for name, jobs, thinking, started in source.bot_lanes():
+            waiting.add_metric([name], jobs)
+            busy.add_metric([name], thinking)
+            starts.add_metric([name], started)
         yield from (waiting, busy, starts)
         pending = GaugeMetricFamily("nimmt_advice_pending", "Hints and analyses being "
                                     "computed or waiting for a worker, by kind.",
@@ -295,18 +247,18 @@ class _Now(Collector):
         capacity = GaugeMetricFamily("nimmt_advice_capacity", "Hints and analyses that may "
                                      "be pending at once, by kind (tutor_queue, "
                                      "analysis_queue); more are refused.", labels=["kind"])
-        for advice in hub.tutor.lanes:
-            pending.add_metric([advice.name], advice.pending())
-            capacity.add_metric([advice.name], advice.queue)
+        for name, jobs, room in source.advice_lanes():
+            pending.add_metric([name], jobs)
+            capacity.add_metric([name], room)
         yield from (pending, capacity)
-        cluster = hub.cluster
+        cluster = source.cluster()
         if cluster is not None:
+            dropped, remote = cluster
             yield CounterMetricFamily("nimmt_cluster_dropped", "Messages from Redis not "
                                       "believed (no seal, a wrong one, stale, malformed).",
-                                      value=cluster.drops.total)
+                                      value=dropped)
             yield GaugeMetricFamily("nimmt_cluster_remote_connections", "Connections of "
-                                    "other processes at tables owned here.",
-                                    value=len(cluster.peers))
+                                    "other processes at tables owned here.", value=remote)
 
 
 class OpsListener:
@@ -314,15 +266,15 @@ class OpsListener:
     ``/healthz``, ``/readyz``); every other request goes to the game's app. The split is by
     the socket a request came in on, which no header can change."""
 
-    def __init__(self, app: ASGIApp, hub: Hub, routes: list[BaseRoute]) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, routes: list[BaseRoute]) -> None:
         self.app = app
-        self.hub = hub
-        self.ops = Router(routes=[Route("/metrics", hub.metrics.endpoint), *routes],
+        self.metrics = metrics
+        self.ops = Router(routes=[Route("/metrics", metrics.endpoint), *routes],
                           default=_not_here)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket") and \
-                self.hub.metrics.on_listener(scope.get("server")):
+                self.metrics.on_listener(scope.get("server")):
             await self.ops(scope, receive, send)
         else:
             await self.app(scope, receive, send)

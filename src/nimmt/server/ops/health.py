@@ -29,18 +29,16 @@ import contextlib
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from .base.logs import event
+from ..base.logs import event
 
-if TYPE_CHECKING:
-    from .app import Hub
-
-__all__ = ["READY_CACHE", "Readiness", "health_routes"]
+__all__ = ["READY_CACHE", "Database", "Readiness", "health_routes"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -52,12 +50,28 @@ Result = tuple[str, str]
 _OK: Result = ("ok", "")
 
 
-class Readiness:
-    """The checks of ``/readyz``, run at most once per :data:`READY_CACHE` seconds."""
+class Database(Protocol):
+    """The store as ``/readyz`` checks it: a question it answers, and its SQLite file."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.timeout = hub.settings.ready_timeout
+    @property
+    def sqlite_file(self) -> str | None:
+        """The SQLite database's file (None: PostgreSQL, or SQLite in memory)."""
+
+    async def ping(self) -> None:
+        """Ask the smallest question; raises when the database cannot answer."""
+
+
+class Readiness:
+    """The checks of ``/readyz``, run at most once per :data:`READY_CACHE` seconds:
+    ``database``, ``redis`` (a ``PING``, given ``redis``) and ``tables`` (``draining``
+    says whether the process takes none)."""
+
+    def __init__(self, timeout: float, database: Database, draining: Callable[[], bool],
+                 redis: Callable[[], Awaitable[object]] | None = None) -> None:
+        self.timeout = timeout
+        self.database = database
+        self.draining = draining
+        self.redis = redis
         self._running: asyncio.Task[dict[str, str]] | None = None
         self._answer: dict[str, str] | None = None
         self._at = 0.0
@@ -67,7 +81,7 @@ class Readiness:
         self._file: tuple[int, int] | None = None
         #: A look at the SQLite file still running in a thread (a hung file system).
         self._looking: asyncio.Future[Result] | None = None
-        self._path = hub.store.sqlite_file
+        self._path = database.sqlite_file
 
     async def checks(self) -> dict[str, str]:
         """Each check's result: ``ok``, or why it failed (in a few words)."""
@@ -82,11 +96,11 @@ class Readiness:
     async def _check(self) -> dict[str, str]:
         names = ["database"]
         work = [self._database()]
-        if self.hub.cluster is not None:
+        if self.redis is not None:
             names.append("redis")
             work.append(self._redis())
         results = dict(zip(names, await asyncio.gather(*work), strict=True))
-        results["tables"] = ("draining", "") if self.hub.draining else _OK
+        results["tables"] = ("draining", "") if self.draining() else _OK
         self._tell(results)
         self._answer = {name: short for name, (short, _) in results.items()}
         self._at = asyncio.get_running_loop().time()
@@ -112,7 +126,7 @@ class Readiness:
                     found = await self._look_at_file(self._path)
                     if found != _OK:
                         return found
-                await self.hub.store.ping()
+                await self.database.ping()
         except TimeoutError:
             return f"no answer within {self.timeout:g} s", ""
         except Exception as exc:
@@ -161,11 +175,10 @@ class Readiness:
         return _OK
 
     async def _redis(self) -> Result:
-        cluster = self.hub.cluster
-        assert cluster is not None
+        assert self.redis is not None
         try:
             async with asyncio.timeout(self.timeout):
-                await cluster.redis.ping()
+                await self.redis()
         except TimeoutError:
             return f"no answer within {self.timeout:g} s", ""
         except Exception as exc:
@@ -173,10 +186,9 @@ class Readiness:
         return _OK
 
 
-def health_routes(hub: Hub) -> list[BaseRoute]:
-    """``/healthz`` and ``/readyz`` of ``hub`` (the game's port and the operations listener
-    share them, and so share one check a second)."""
-    readiness = Readiness(hub)
+def health_routes(readiness: Readiness) -> list[BaseRoute]:
+    """``/healthz`` and ``/readyz`` with ``readiness``'s checks (the game's port and the
+    operations listener share them, and so share one check a second)."""
     fresh = {"Cache-Control": "no-store"}
 
     async def healthz(request: Request) -> JSONResponse:
