@@ -34,8 +34,8 @@ from typing import Any
 import websockets
 
 from nimmt.client import Client, ServerError
-from nimmt.server import passwords
 from nimmt.server.base.settings import Settings
+from nimmt.server.people import passwords
 from nimmt.server.run import running_server
 
 PASSWORD = "correct horse battery"

@@ -8,9 +8,9 @@ import typing
 import pytest
 
 from nimmt import wire as P
-from nimmt.server.accounts import ACCOUNT_MESSAGES
 from nimmt.server.app import BEFORE_HELLO, ROUTES, Hub, _routes
-from nimmt.server.social import SOCIAL_MESSAGES
+from nimmt.server.people.accounts import ACCOUNT_MESSAGES
+from nimmt.server.people.social import SOCIAL_MESSAGES
 
 
 def client_messages() -> set[type]:

@@ -47,7 +47,6 @@ from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
 from ..web import web_routes
 from ..wire import Sheet
-from .accounts import ACCOUNT_MESSAGES, Accounts
 from .base.limits import Bucket, Buckets, WindowCounter, address_key
 from .base.logs import Failures, event
 from .base.logs import flush as flush_logs
@@ -72,9 +71,10 @@ from .httpguard import Link, link_of
 from .ops.counters import Traffic
 from .ops.health import Readiness, health_routes
 from .ops.metrics import Metrics, OpsListener
+from .people.accounts import ACCOUNT_MESSAGES, Accounts
+from .people.social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
-from .social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
 from .store import Conflict, LogEntry, Store
 from .table import TableActor, TablePeer
 from .workers.botpool import BotPool, lane_of

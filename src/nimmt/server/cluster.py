@@ -71,7 +71,7 @@ from .store import StaleOwner
 
 if TYPE_CHECKING:
     from .base.settings import Settings
-    from .social import Social
+    from .people.social import Social
     from .store import LogEntry, Store
     from .table import TableActor, TablePeer
 

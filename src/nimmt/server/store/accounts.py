@@ -3,7 +3,7 @@ codes, sanctions and signals that the accounts make (and ``nimmt admin``,
 :mod:`.operator`). Each function gives a store operation (run with
 :meth:`~.db.Database.run` or :meth:`~.db.Database.read`), or takes the connection of a
 transaction already open; the rules of accounts (who may do what, and when) stay with
-the accounts (:mod:`nimmt.server.accounts`).
+the accounts (:mod:`nimmt.server.people.accounts`).
 """
 
 from __future__ import annotations

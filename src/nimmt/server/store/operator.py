@@ -5,7 +5,7 @@ beside the running server. Each action is one transaction that does three
 things together: the change itself, a row of the ``audit`` table (who did what,
 when, to whom, and why), and a row of the ``signals`` table for the running
 server processes, which read it within ``signal_poll`` seconds
-(:class:`nimmt.server.accounts.Accounts`) and act on open connections at once: a banned
+(:mod:`nimmt.server.people.signals`) and act on open connections at once: a banned
 player's or address's connections are closed, a renamed player's reconnect
 under the new name, a closed table's players are told. So an action is never
 half done, and never done without its record.

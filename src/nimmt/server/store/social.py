@@ -1,6 +1,6 @@
 """The store's part of the social room: the reads and writes of follows, mutes and blocks,
 invitations, the lobby chat and private messages, reports, and the leaderboard's pages,
-that the social room makes (:mod:`nimmt.server.social`). Each function gives a store
+that the social room makes (:mod:`nimmt.server.people.social`). Each function gives a store
 operation (run with :meth:`~.db.Database.run`, :meth:`~.db.Database.read`, or in a
 transaction of its own, :meth:`~.db.Database.alone`); an operation that finds the change
 not allowed (no such player, a bound reached) raises :class:`~.errors.Refused` with the
@@ -11,7 +11,7 @@ if no other transaction changes them between: each operation that checks then
 writes takes the lock of the player it counts for first (:func:`.db.exclusive`),
 so the same player's writes, from any connection of any process, run one after
 the other; the lobby's writers take the lobby's, so its lines' ids are in the
-order of their commits (the channels of :mod:`nimmt.server.delivery` rely on it).
+order of their commits (the channels of :mod:`nimmt.server.people.delivery` rely on it).
 """
 
 from __future__ import annotations

@@ -42,19 +42,19 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import wire as P
-from .base.limits import Backoff, WindowCounter
-from .base.quota import Quota
-from .base.settings import Settings
-from .base.text import NAME_MAX, check_name, name_key
+from ... import wire as P
+from ..base.limits import Backoff, WindowCounter
+from ..base.quota import Quota
+from ..base.settings import Settings
+from ..base.text import NAME_MAX, check_name, name_key
+from ..store import Conflict, Store
+from ..store import accounts as db
+from ..store.accounts import RELEASED
+from ..store.tokens import hash_code, new_token
 from .passwords import Hasher, HasherBusy, check_password
-from .store import Conflict, Store
-from .store import accounts as db
-from .store.accounts import RELEASED
-from .store.tokens import hash_code, new_token
 
 if TYPE_CHECKING:
-    from .app import Connection, Hub
+    from ..app import Connection, Hub
 
 __all__ = ["ACCOUNT_MESSAGES", "Accounts", "Identity", "Sanctions", "released_placeholder"]
 
@@ -624,7 +624,7 @@ class Accounts:
                 c.drop()
                 self.left(c)
         elif r.kind == "close" and r.code is not None:
-            from .commands import Shut
+            from ..commands import Shut
 
             actor = self.hub.tables.get(str(r.code))
             if actor is not None:

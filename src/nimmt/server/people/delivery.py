@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from .app import Connection
+    from ..app import Connection
 
 __all__ = ["Batch", "Channel"]
 

@@ -40,23 +40,23 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import wire as P
-from ..narrate import narrator
-from ..rules import PRESETS
-from .base.limits import Buckets
-from .base.params import BadParam, ReadRefused, whole_number
-from .base.quota import Quota
-from .base.text import chat_line, clean_text
+from ... import wire as P
+from ...narrate import narrator
+from ...rules import PRESETS
+from ..base.limits import Buckets
+from ..base.params import BadParam, ReadRefused, whole_number
+from ..base.quota import Quota
+from ..base.text import chat_line, clean_text
+from ..store import Op, Refused, hash_token
+from ..store import social as db
+from ..store.social import Friend
 from .delivery import Batch, Channel
-from .store import Op, Refused, hash_token
-from .store import social as db
-from .store.social import Friend
 
 if TYPE_CHECKING:
-    from .app import Connection, Hub
-    from .base.settings import Settings
-    from .cluster import RemotePeer
-    from .store import Store
+    from ..app import Connection, Hub
+    from ..base.settings import Settings
+    from ..cluster import RemotePeer
+    from ..store import Store
 
 log = logging.getLogger("nimmt.server")
 

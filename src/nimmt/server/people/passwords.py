@@ -28,8 +28,8 @@ from collections.abc import Callable
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .. import wire as P
-from .base.settings import Settings
+from ... import wire as P
+from ..base.settings import Settings
 
 __all__ = ["Hasher", "HasherBusy", "check_password"]
 
