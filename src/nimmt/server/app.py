@@ -64,6 +64,7 @@ from .base.quota import InFlight
 from .base.settings import Settings
 from .base.text import clean_text
 from .cluster import lobby_entry
+from .commands import Shut
 from .fanout import echo_ref, error_frame
 from .headers import HeaderedStarlette
 from .history import Pages
@@ -72,7 +73,13 @@ from .ops.counters import Traffic
 from .ops.health import Readiness, health_routes
 from .ops.metrics import Metrics, OpsListener
 from .people.accounts import ACCOUNT_MESSAGES, Accounts
-from .people.social import SOCIAL_MESSAGES, Leaderboards, Social, board_params
+from .people.leaderboards import Leaderboards, board_params
+from .people.members import Place
+from .people.presence import Whereabouts
+from .people.roster import Roster
+from .people.sanctions import Sanctions
+from .people.signals import Signals
+from .people.social import SOCIAL_MESSAGES, Social
 from .reads import TableRead, answer, table_answer
 from .reducer import speaker_of
 from .store import Conflict, LogEntry, Store
@@ -337,9 +344,16 @@ class Hub:
 
             self.cluster = Cluster(self, self.metrics.cluster)
         #: Who each connection is: guests, accounts, sessions, sanctions.
-        self.accounts = Accounts(self)
-        #: Follows, mutes, blocks, reports (server/social.py) and the leaderboard's pages.
-        self.social = Social(self)
+        self.roster: Roster[Connection] = Roster()
+        self.sanctions = Sanctions()
+        self.accounts = Accounts(settings, self.store, self.roster, self.sanctions,
+                                 self.metrics.refused)
+        #: Follows, mutes, blocks, reports (people/social.py) and the leaderboard's pages.
+        self.presence = Whereabouts(settings, self.store, self.roster, self)
+        self.social = Social(settings, self.store, self.roster, self.sanctions, self,
+                             self.presence, self.metrics.refused)
+        self.signals = Signals(settings, self.store, self.roster, self.sanctions, self.social,
+                               self)
         self.boards = Leaderboards(self.store, settings)
 
     async def open(self) -> None:
@@ -348,6 +362,7 @@ class Hub:
         await self.bots.start()
         await self.store.open()
         await self.accounts.open()
+        await self.signals.open()
         if self.cluster is not None:
             # Tables are taken over one by one, by whichever process gets each lease.
             await self.cluster.open()
@@ -433,7 +448,8 @@ class Hub:
         for actor in list(self.tables.values()):
             await _bounded(f"table {actor.code}", actor.stop())
         self.tables.clear()
-        await _bounded("the accounts", self.accounts.close())
+        await _bounded("the signals", self.signals.close())
+        self.accounts.close()
         await _bounded("the database", self.store.close())
         await _bounded("the bot workers", self.bots.close())
         await _bounded("the advice worker", self.tutor.close())
@@ -614,13 +630,38 @@ class Hub:
             case P.AskHistory():
                 self.charge_history(conn)
             case P.Chat():
-                self.accounts.check_chat(conn)
-            case P.Sit():
-                await self.social.check_sit(conn)
+                self.sanctions.check_chat(conn.player_id)
+            case P.Sit() if conn.table is not None:
+                await self.social.check_sit(conn.player_id, conn.table)
         if conn.remote is not None:
             conn.remote.message(conn, msg)
         elif conn.table is not None:
             conn.table.message(conn, msg)
+
+    # -- the tables, as the people part uses them (people.members.Rooms) ----------------
+
+    async def act(self, conn: Connection, msg: P.TableMessage) -> None:
+        await self._at_table(conn, msg)
+
+    def place(self, conn: Connection) -> Place | None:
+        if conn.table is not None:
+            return conn.table.code, any(s is None for s in conn.table.seats)
+        if conn.remote is not None:
+            return conn.remote.code, None
+        return None
+
+    def close_table(self, code: str) -> bool:
+        actor = self.tables.get(code)
+        if actor is None:
+            return False
+        actor.post(Shut())
+        return True
+
+    def silence(self, player_id: int, names: frozenset[str]) -> None:
+        if self.cluster is not None:
+            for peer in self.cluster.peers.values():
+                if peer.player_id == player_id:
+                    peer.silenced = names
 
     def charge_hint(self, conn: Connection) -> None:
         """A hint is a second of search: it costs ``hint_cost`` messages of the
@@ -666,7 +707,6 @@ class Hub:
         conn.lang = lang  # a refusal of this hello is said in its language
         # A token, a sign-in, a recovery or a new guest (server/accounts.py).
         who = await self.accounts.hello(conn, msg)
-        conn.player_id, conn.name, conn.session_id = who.player_id, who.name, who.session_id
         self.metrics.traffic.player_here(who.player_id)
         await self.social.refresh(who.player_id, conn)
         log.info("player %d (%s) said hello%s", who.player_id, who.name,
@@ -680,7 +720,7 @@ class Hub:
                   .model_dump_json(exclude=None if who.account else {"account"}))
         self.social.arrived(conn)
         await self.social.deliver(who.player_id)  # invitations waiting for them
-        self.social.moved(who.player_id)
+        self.presence.moved(who.player_id)
         if msg.invite is not None:
             await self.social.redeem(conn, msg.invite)  # an invitation link: seated
         elif msg.table is not None:
@@ -753,7 +793,7 @@ class Hub:
         self._leave_current(conn)
         conn.table = actor
         actor.create(conn, msg.ref, msg.hints)
-        self.social.moved(conn.player_id)
+        self.presence.moved(conn.player_id)
         log.info("table %s opened by player %d (%s, %d seats)", code, conn.player_id,
                  rules.name, rules.players,
                  extra=event("table.created", table=code, player=conn.player_id,
@@ -813,7 +853,7 @@ class Hub:
         else:
             conn.remote = found
         found.attach(conn, mode, last_seq, ref)
-        self.social.moved(conn.player_id)
+        self.presence.moved(conn.player_id)
         log.info("player %d came to table %s (%s)", conn.player_id, code, mode,
                  extra=event("player.joined", table=code, player=conn.player_id, mode=mode,
                              here=isinstance(found, TableActor)))
@@ -879,9 +919,9 @@ class Hub:
     def disconnected(self, conn: Connection) -> None:
         conn.gone = True
         self._leave_current(conn)
-        self.accounts.left(conn)
+        self.roster.left(conn)
         self.social.left(conn)
-        self.social.moved(conn.player_id)
+        self.presence.moved(conn.player_id)
 
     async def lobby(self, lang: str = "en") -> list[P.LobbyTable]:
         """The public tables not over: of the whole cluster with Redis (as each owner last

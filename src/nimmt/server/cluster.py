@@ -71,7 +71,6 @@ from .store import StaleOwner
 
 if TYPE_CHECKING:
     from .base.settings import Settings
-    from .people.social import Social
     from .store import LogEntry, Store
     from .table import TableActor, TablePeer
 
@@ -152,6 +151,15 @@ class Counts(Protocol):
         """A batch of messages Redis did not take."""
 
 
+class Checks(Protocol):
+    """The people's checks a remote connection passes here, as a local one does at its
+    own process: whose chat it hears not, and whether someone at a table blocked it."""
+
+    async def silenced_of(self, player_id: int) -> frozenset[str]: ...
+
+    async def check_sit(self, player_id: int, table: TableActor) -> None: ...
+
+
 class ClusterHost(Protocol):
     """What the cluster needs of the process it runs in (the :class:`~.app.Hub`): its
     settings, store and social checks, the tables it holds, and how to bring a table
@@ -160,7 +168,7 @@ class ClusterHost(Protocol):
 
     settings: Settings
     store: Store
-    social: Social
+    social: Checks
     #: The tables this process holds, by code.
     tables: dict[str, TableActor]
     #: Whether this process is stopping (it takes no table over).
@@ -873,7 +881,7 @@ class Cluster:
         if peer is None or peer.table is None or peer.table is not self.hub.tables.get(body.t):
             return True  # not at this table: the table itself answers
         try:
-            await self.hub.social.check_sit(peer)
+            await self.hub.social.check_sit(peer.player_id, peer.table)
         except P.ProtocolError as exc:
             self._refuse(peer, exc, cast(Forward, body).x)
             return False

@@ -10,6 +10,6 @@
 It may import the server's basics and the store (the operator's actions are the
 store's transactions), nothing else of the server: what it reads of the other parts
 comes through the interfaces it declares (:class:`.metrics.Sources`,
-:class:`.health.Database`). The log's lines and fields are the basics' (every part
+:class:`.health.StoreProbe`). The log's lines and fields are the basics' (every part
 writes them: :mod:`nimmt.server.base.logs`).
 """

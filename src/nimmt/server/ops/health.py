@@ -38,7 +38,7 @@ from starlette.routing import BaseRoute, Route
 
 from ..base.logs import event
 
-__all__ = ["READY_CACHE", "Database", "Readiness", "health_routes"]
+__all__ = ["READY_CACHE", "Readiness", "StoreProbe", "health_routes"]
 
 log = logging.getLogger("nimmt.server")
 
@@ -50,7 +50,7 @@ Result = tuple[str, str]
 _OK: Result = ("ok", "")
 
 
-class Database(Protocol):
+class StoreProbe(Protocol):
     """The store as ``/readyz`` checks it: a question it answers, and its SQLite file."""
 
     @property
@@ -66,7 +66,7 @@ class Readiness:
     ``database``, ``redis`` (a ``PING``, given ``redis``) and ``tables`` (``draining``
     says whether the process takes none)."""
 
-    def __init__(self, timeout: float, database: Database, draining: Callable[[], bool],
+    def __init__(self, timeout: float, database: StoreProbe, draining: Callable[[], bool],
                  redis: Callable[[], Awaitable[object]] | None = None) -> None:
         self.timeout = timeout
         self.database = database

@@ -22,17 +22,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-if TYPE_CHECKING:
-    from ..app import Connection
+from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = ["Batch", "Channel"]
 
 log = logging.getLogger("nimmt.server")
 
-#: A connection that hears a channel (anything hashable that says whether it is gone).
-C = TypeVar("C", bound="Connection")
+class Hearer(Protocol):
+    """A connection that hears a channel: anything hashable that says whether it is gone."""
+
+    gone: bool
+
+
+C = TypeVar("C", bound=Hearer)
 #: What a read gives: the lines, oldest first, and the id they bring a connection up to.
 Batch = tuple[Sequence[Any], int]
 

@@ -32,35 +32,29 @@ query per preset and page, kept for ``leaderboard_cache`` seconds.
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import Any, Generic, Literal
 
 from ... import wire as P
 from ...narrate import narrator
-from ...rules import PRESETS
-from ..base.limits import Buckets
-from ..base.params import BadParam, ReadRefused, whole_number
 from ..base.quota import Quota
+from ..base.settings import Settings
 from ..base.text import chat_line, clean_text
-from ..store import Op, Refused, hash_token
+from ..store import Op, Refused, Store, hash_token
 from ..store import social as db
-from ..store.social import Friend
 from .delivery import Batch, Channel
-
-if TYPE_CHECKING:
-    from ..app import Connection, Hub
-    from ..base.settings import Settings
-    from ..cluster import RemotePeer
-    from ..store import Store
+from .members import M, Rooms, Seating
+from .presence import Whereabouts
+from .roster import Roster
+from .sanctions import Sanctions
+from .signals import signal
 
 log = logging.getLogger("nimmt.server")
 
-__all__ = ["SOCIAL_MESSAGES", "Leaderboards", "Social", "board_params"]
+__all__ = ["SOCIAL_MESSAGES", "Social"]
 
 #: The client messages :class:`Social` answers.
 SOCIAL_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
@@ -68,18 +62,22 @@ SOCIAL_MESSAGES: frozenset[type[P.ClientMessage]] = frozenset({
     P.ListenLobby, P.LobbyChat, P.PrivateMessage, P.AskInviteLink})
 
 
-class Social:
+class Social(Generic[M]):
     """Follows, mutes, blocks and reports of one server process's players."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        s = self.settings = hub.settings
-        self.store: Store = hub.store
+    def __init__(self, settings: Settings, store: Store, roster: Roster[M],
+                 sanctions: Sanctions, rooms: Rooms[M], presence: Whereabouts[M],
+                 refused: Callable[[str], None]) -> None:
+        s = self.settings = settings
+        self.store = store
+        self.roster = roster
+        self.sanctions = sanctions
+        self.rooms = rooms
+        self.presence = presence
 
         def quota(setting: str, window: float, what: str) -> Quota:
             limit: int = getattr(s, setting)
-            return Quota(limit, window, setting, f"at most {limit} {what}",
-                         hub.metrics.refused)
+            return Quota(limit, window, setting, f"at most {limit} {what}", refused)
 
         # Each quota is taken before the store is awaited (server/quota.py).
         self.reported = quota("reports_per_hour", 3600.0,
@@ -93,18 +91,15 @@ class Social:
         self.relating = quota("relations_per_minute", 60.0,
                               "mutes and blocks made or lifted a minute per player")
         #: The lobby chat, to the connections here that listen to it.
-        self.lobby: Channel[Connection] = Channel("lobby", self._lobby_lines,
+        self.lobby: Channel[M] = Channel("lobby", self._lobby_lines,
                                                   self._lobby_line)
         #: Each player's private messages and invitations, to their connections here.
-        self._private: dict[int, Channel[Connection]] = {}
-        self._invites: dict[int, Channel[Connection]] = {}
-        #: When each player's presence was last pushed, and the pushes waiting their turn.
-        self._pushed: dict[int, float] = {}
-        self._pushing: dict[int, asyncio.Task[None]] = {}
+        self._private: dict[int, Channel[M]] = {}
+        self._invites: dict[int, Channel[M]] = {}
 
     # -- messages ---------------------------------------------------------------------------
 
-    async def message(self, conn: Connection, msg: Any) -> None:
+    async def message(self, conn: M, msg: Any) -> None:
         """One of :data:`SOCIAL_MESSAGES` from a connection that said hello."""
         me = conn.player_id
         s = self.settings
@@ -112,16 +107,16 @@ class Social:
             case P.Follow(name=name, ref=ref):
                 await self._write(db.follow(me, name, s.follows_max))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
-                self.moved(me)  # one who followed this player already: now friends
+                self.presence.moved(me)  # one who followed this player already: now friends
             case P.Unfollow(name=name, ref=ref):
                 await self._write(db.unfollow(me, name))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
-                self.moved(me)
+                self.presence.moved(me)
             case P.AskFriends(ref=ref):
                 listed = await self.store.read(db.followed(me))
                 related = await self.store.read(db.relations_of(me))
                 conn.send(P.FriendList(
-                    seq=conn.seq, friends=[self.presence(f) for f in listed],
+                    seq=conn.seq, friends=[self.presence.of(f) for f in listed],
                     muted=[n for kind, n in related if kind == "mute"],
                     blocked=[n for kind, n in related if kind == "block"],
                     ref=ref).model_dump_json())
@@ -142,7 +137,7 @@ class Social:
                 code = await self._write(db.answer(me, invitation, accept,
                                                     time.time() - s.invite_ttl))
                 if accept:
-                    await self.hub.enter(conn, code, "join", None, ref)
+                    await self.rooms.enter(conn, code, "join", None, ref)
                 else:
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
             case P.AskInviteLink(ref=ref):
@@ -160,7 +155,7 @@ class Social:
                     await self._write(db.post(me, None, text, s.lobby_keep))
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 await self.lobby.deliver()
-                await self.hub.accounts.signal("lobby")
+                await signal(self.store, "lobby")
             case P.PrivateMessage(name=name, text=raw, ref=ref):
                 text = self._line(conn, raw, s.private_max)
                 with self.private_lines.held(me):
@@ -168,7 +163,7 @@ class Social:
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
                 if to is not None:
                     await self.private_deliver(to)
-                    await self.hub.accounts.signal("private", player_id=to)
+                    await signal(self.store, "private", player_id=to)
 
     async def _write(self, op: Op) -> Any:
         """Run ``op`` in a transaction of its own, not in the tables' group commit: a
@@ -179,7 +174,7 @@ class Social:
         except Refused as exc:
             raise P.ProtocolError(exc.code, exc.message, exc.retry_after) from None
 
-    async def _relate(self, conn: Connection, name: str, kind: str, on: bool,
+    async def _relate(self, conn: M, name: str, kind: str, on: bool,
                       ref: P.Ref) -> None:
         """A mute or block made or lifted; only a change is told to every process."""
         with self.relating.held(conn.player_id):
@@ -187,12 +182,12 @@ class Social:
                                                   self.settings.relations_max))
         if changed:
             await self.refresh(conn.player_id)
-            await self.hub.accounts.signal("social", player_id=conn.player_id)
+            await signal(self.store, "social", player_id=conn.player_id)
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
 
     # -- who hears what ---------------------------------------------------------------------
 
-    def arrived(self, conn: Connection) -> None:
+    def arrived(self, conn: M) -> None:
         """``conn`` said hello: it hears its player's private messages and invitations."""
         pid = conn.player_id
         for channels, make in ((self._private, self._private_channel),
@@ -202,7 +197,7 @@ class Social:
                 channel = channels[pid] = make(pid)
             channel.join(conn)
 
-    def left(self, conn: Connection) -> None:
+    def left(self, conn: M) -> None:
         """``conn`` closed: it hears nothing any more (nothing of it is kept)."""
         self.lobby.leave(conn)
         pid = conn.player_id
@@ -215,13 +210,13 @@ class Social:
 
     # -- the lobby chat and private messages -----------------------------------------------
 
-    def _line(self, conn: Connection, raw: str, most: int) -> str:
+    def _line(self, conn: M, raw: str, most: int) -> str:
         """``raw`` as kept, or the refusal: the operator's mute, empty, too long."""
-        self.hub.accounts.check_chat(conn)
+        self.sanctions.check_chat(conn.player_id)
         return chat_line(raw, most)
 
     @staticmethod
-    def _send_line(conn: Connection, r: Any, channel: Literal["lobby", "private"],
+    def _send_line(conn: M, r: Any, channel: Literal["lobby", "private"],
                    to: str | None = None) -> None:
         if r.name in conn.silenced:
             return
@@ -229,7 +224,7 @@ class Social:
                                 text=r.text, said=narrator(conn.lang).chat_sentence(
                                     r.name, r.text), at=r.at).model_dump_json())
 
-    def _lobby_line(self, conn: Connection, r: Any) -> None:
+    def _lobby_line(self, conn: M, r: Any) -> None:
         self._send_line(conn, r, "lobby")
 
     async def _lobby_lines(self, after: int | None) -> Batch:
@@ -245,7 +240,7 @@ class Social:
         listen (but those that muted or blocked the writer)."""
         await self.lobby.deliver()
 
-    def _private_channel(self, player_id: int) -> Channel[Connection]:
+    def _private_channel(self, player_id: int) -> Channel[M]:
         async def read(after: int | None) -> Batch:
             if after is None:  # new here: the lines of the last minute are new
                 rows, top = await self.store.read(db.newest_lines(player_id, 50, 60.0))
@@ -253,7 +248,7 @@ class Social:
             rows = await self.store.read(db.lines(player_id, after, 200))
             return rows, max([after, *(r.id for r in rows)])
 
-        def send(conn: Connection, r: Any) -> None:
+        def send(conn: M, r: Any) -> None:
             self._send_line(conn, r, "private", conn.name)
 
         return Channel(f"private {player_id}", read, send)
@@ -266,9 +261,9 @@ class Social:
 
     # -- invitations ----------------------------------------------------------------------
 
-    async def _invite(self, conn: Connection, name: str, ref: P.Ref) -> None:
+    async def _invite(self, conn: M, name: str, ref: P.Ref) -> None:
         me = conn.player_id
-        code = _table_of(conn, "invite people to a table you are at")
+        code = self._table_of(conn, "invite people to a table you are at")
         s = self.settings
         with self.invited.held(me):
             to = await self._write(db.new_invitation(me, name, code, s.invite_ttl,
@@ -277,10 +272,10 @@ class Social:
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
         if to is not None:
             await self.deliver(to)
-            await self.hub.accounts.signal("invite", player_id=to)
+            await signal(self.store, "invite", player_id=to)
 
-    async def _invite_link(self, conn: Connection, ref: P.Ref) -> None:
-        code = _table_of(conn, "an invitation link is to a table you are at")
+    async def _invite_link(self, conn: M, ref: P.Ref) -> None:
+        code = self._table_of(conn, "an invitation link is to a table you are at")
         s = self.settings
         secret = secrets.token_urlsafe(16)
         now = time.time()
@@ -291,7 +286,7 @@ class Social:
                                path=f"/play/?invite={secret}", expires=now + s.invite_link_ttl,
                                ref=ref).model_dump_json())
 
-    async def redeem(self, conn: Connection, secret: str) -> None:
+    async def redeem(self, conn: M, secret: str) -> None:
         """``hello`` with an invitation link's code: used up, the connection joins its table
         and takes a free seat (``no_invitation`` for a code used, expired or unknown)."""
         since = time.time() - self.settings.invite_link_ttl
@@ -299,21 +294,17 @@ class Social:
         if code is None:
             raise P.ProtocolError("no_invitation", "that invitation link was used already, "
                                   "has expired, or never was")
-        await self.hub.enter(conn, code, "join", None, None)
-        sit = P.Sit(type="sit")
-        if conn.table is not None:
-            await self.check_sit(conn)
-            conn.table.message(conn, sit)
-        elif conn.remote is not None:
-            conn.remote.message(conn, sit)
+        await self.rooms.enter(conn, code, "join", None, None)
+        if self.rooms.place(conn) is not None:
+            await self.rooms.act(conn, P.Sit(type="sit"))
 
-    def _invite_channel(self, player_id: int) -> Channel[Connection]:
+    def _invite_channel(self, player_id: int) -> Channel[M]:
         async def read(after: int | None) -> Batch:
             rows = await self.store.read(db.waiting(player_id,
                                                   time.time() - self.settings.invite_ttl))
             return rows, max((r.id for r in rows), default=0)
 
-        def send(conn: Connection, r: Any) -> None:
+        def send(conn: M, r: Any) -> None:
             conn.send(P.Invitation(
                 seq=conn.seq, id=r.id, by=r.name, table=r.table_code,
                 expires=r.at + self.settings.invite_ttl,
@@ -339,159 +330,36 @@ class Social:
             log.info("removed %d expired invitations and %d old resolved reports",
                      invitations, reports)
 
-    async def refresh(self, player_id: int, conn: Connection | None = None) -> None:
+    async def refresh(self, player_id: int, conn: M | None = None) -> None:
         """Read whom ``player_id`` muted or blocked into their connections here (and into
         ``conn``, one not yet counted among them), and into their connections of other
         processes at the tables owned here, so that their chat is not sent there."""
         names = await self.silenced_of(player_id)
-        for c in {*self.hub.accounts.online.get(player_id, ()), *([conn] if conn else [])}:
+        for c in {*self.roster.online.get(player_id, ()), *([conn] if conn else [])}:
             c.silenced = names
-        if self.hub.cluster is not None:
-            for peer in self.hub.cluster.peers.values():
-                if peer.player_id == player_id:
-                    peer.silenced = names
+        self.rooms.silence(player_id, names)
 
     async def silenced_of(self, player_id: int) -> frozenset[str]:
         """The names whose chat ``player_id`` muted or blocked."""
         names: frozenset[str] = await self.store.read(db.silenced_names(player_id))
         return names
 
-    # -- presence pushed to followers ---------------------------------------------------------
-
-    def moved(self, player_id: int) -> None:
-        """``player_id`` came, went or changed tables here: their followers connected here
-        are told, at most once every ``presence_interval`` seconds (changes coalesced)."""
-        if not player_id or player_id in self._pushing:
-            return
-        now = time.monotonic()
-        every = self.settings.presence_interval
-        if len(self._pushed) > 10_000:  # forget the pushes long past their interval
-            self._pushed = {p: t for p, t in self._pushed.items() if now - t < every}
-        wait = max(0.0, self._pushed.get(player_id, -every) + every - now)
-        self._pushing[player_id] = asyncio.get_running_loop().create_task(
-            self._push(player_id, wait), name=f"presence-{player_id}")
-
-    async def _push(self, player_id: int, wait: float) -> None:
-        try:
-            if wait:
-                await asyncio.sleep(wait)
-            online = self.hub.accounts.online
-            followers = [f for f in await self.store.read(db.followers(player_id))
-                         if any(not c.gone for c in online.get(f.id, ()))]
-        except Exception:
-            log.exception("the presence of player %d was not pushed", player_id)
-            return
-        finally:
-            self._pushing.pop(player_id, None)
-            self._pushed[player_id] = time.monotonic()
-        for f in followers:
-            # ``f`` is the follower, with whether the player follows them back.
-            info = self.presence(Friend(player_id, f.name, f.mutual))
-            for c in self.hub.accounts.online.get(f.id, ()):
-                if not c.gone:
-                    c.send(P.Presence(seq=c.seq, friend=info).model_dump_json())
-
-    def presence(self, f: Friend) -> P.FriendInfo:
-        """Where ``f`` is, as this process sees them: online or not; for a friend (a
-        mutual follow) also their table and whether it has a free seat."""
-        conns = [c for c in self.hub.accounts.online.get(f.id, ()) if not c.gone]
-        table: str | None = None
-        free: bool | None = None
-        if f.mutual:
-            for c in conns:
-                if c.table is not None:
-                    table = c.table.code
-                    free = any(s is None for s in c.table.seats)
-                    break
-                if c.remote is not None:
-                    table = c.remote.code
-                    break
-        return P.FriendInfo(name=f.name, mutual=f.mutual, online=bool(conns), table=table,
-                            free_seat=free)
-
     # -- checks of the tables -----------------------------------------------------------------
 
-    async def check_sit(self, conn: Connection | RemotePeer) -> None:
-        """Refuse ``blocked`` when someone who hosts the connection's table or sits at it
-        blocked this player."""
-        actor = conn.table
-        if actor is None:
-            return
-        there = {s.player_id for s in actor.seats if s is not None and s.player_id}
-        there.add(actor.host_id)
-        there.discard(conn.player_id)
-        if there and await self.store.read(db.blocked_by(conn.player_id, there)):
+    async def check_sit(self, player_id: int, table: Seating) -> None:
+        """Refuse ``blocked`` when someone who hosts ``table`` or sits at it blocked player
+        ``player_id``."""
+        there = {s.player_id for s in table.seats if s is not None and s.player_id}
+        there.add(table.host_id)
+        there.discard(player_id)
+        if there and await self.store.read(db.blocked_by(player_id, there)):
             raise P.ProtocolError("blocked", "someone at this table has blocked you: you "
                                   "cannot sit here")
 
-    async def muters(self, player_id: int) -> set[int]:
-        """The players who muted or blocked ``player_id`` (their chat does not reach them)."""
-        found: set[int] = await self.store.read(db.silenced_by(player_id))
-        return found
-
-def _table_of(conn: Connection, why: str) -> str:
-    """The code of the table ``conn`` is at (here or at another process), or
-    ``not_at_table`` saying ``why``."""
-    if conn.table is not None:
-        return conn.table.code
-    if conn.remote is not None:
-        return conn.remote.code
-    raise P.ProtocolError("not_at_table", f"{why}: join or create one first")
-
-
-# -- the leaderboard --------------------------------------------------------------------------
-
-
-def board_params(query: Any, page_max: int) -> tuple[str, int, int]:
-    """The preset, offset and limit of a leaderboard request (``preset`` defaults to
-    ``classic``, ``offset`` to 0, ``limit`` to ``page_max`` and at most that), or
-    :class:`~.params.BadParam` (400)."""
-    preset = query.get("preset") or "classic"
-    if preset not in PRESETS:
-        raise BadParam(400, f"no preset {preset[:32]!r}; the presets are "
-                       f"{', '.join(PRESETS)}")
-    offset = whole_number(query.get("offset") or "0", "offset")
-    limit = whole_number(query.get("limit") or str(page_max), "limit")
-    if not 0 <= offset <= 1_000_000 or limit < 1:
-        raise BadParam(400, "offset is from 0 to 1000000, limit at least 1")
-    return preset, offset, min(limit, page_max)
-
-
-class Leaderboards:
-    """The leaderboard's pages, each kept ``leaderboard_cache`` seconds (one query per page
-    and period, however many ask), and the read limit of the pages built from the store
-    (the leaderboard's and the players' pages), per client address."""
-
-    def __init__(self, store: Store, settings: Settings) -> None:
-        self.store = store
-        self.settings = settings
-        self._reads = Buckets(settings.board_rate, float(settings.board_burst))
-        self._kept: collections.OrderedDict[tuple[str, int, int], tuple[float, bytes]] = (
-            collections.OrderedDict())
-
-    def charge(self, address: str) -> None:
-        """One page built from the store for ``address``, or :class:`ReadRefused` (429)."""
-        if not self._reads.take(address, 1.0):
-            s = self.settings
-            b = self._reads.bucket(address, time.monotonic())
-            wait = max(1, int((1.0 - b.tokens) / s.board_rate + 0.999))
-            raise ReadRefused(429, f"at most {s.board_rate:g} leaderboard or player pages a "
-                              f"second ({s.board_burst} at once) are read for one address; "
-                              "ask again later", wait, "rate_limited")
-
-    async def page(self, preset: str, offset: int, limit: int, address: str) -> bytes:
-        """The page's JSON: from memory, or read (charged to ``address``) and kept."""
-        key = (preset, offset, limit)
-        now = time.monotonic()
-        kept = self._kept.get(key)
-        if kept is not None and now - kept[0] < self.settings.leaderboard_cache:
-            return kept[1]
-        self.charge(address)
-        data = await self.store.read(db.leaderboard_query(preset, offset, limit))
-        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-        self._kept[key] = (now, body)
-        self._kept.move_to_end(key)
-        while len(self._kept) > 256:
-            self._kept.popitem(last=False)
-        return body
-
+    def _table_of(self, conn: M, why: str) -> str:
+        """The code of the table ``conn`` is at (here or at another process), or
+        ``not_at_table`` saying ``why``."""
+        place = self.rooms.place(conn)
+        if place is None:
+            raise P.ProtocolError("not_at_table", f"{why}: join or create one first")
+        return place[0]

@@ -41,7 +41,7 @@ __all__ = ["DEFAULT", "QUICK", "lane_of", "main"]
 
 #: The table's stand-in for absent people: run like a bot, never offered to hosts.
 DEFAULT = "default"
-DEFAULT_PATH = "nimmt.server.autoplay:DefaultPlayer"
+DEFAULT_PATH = "nimmt.server.workers.autoplay:DefaultPlayer"
 
 #: Ladder names cheap enough for the quick lane (strengths map onto them).
 QUICK = frozenset({"random", "beginner", "cheapest", "lowrisk", "dodger"})
