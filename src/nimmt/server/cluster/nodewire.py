@@ -36,9 +36,9 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .. import wire as P
-from .base.params import ID_MAX
-from .reads import SEQ_MAX, TableRead, languages
+from ... import wire as P
+from ..base.params import ID_MAX
+from ..reads import SEQ_MAX, TableRead, languages
 
 __all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Batch", "Body", "Drops", "Enter",
            "Forward", "Moved", "NodeAnswer", "NodeAsk", "NodeLeave", "NodeRefused", "Sealer",

@@ -45,11 +45,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import redis.asyncio as aioredis
 
-from .. import wire as P
-from ..wire import Sheet
-from .base.logs import event, set_context
-from .base.params import ReadRefused
-from .fanout import echo_ref, error_frame
+from ... import wire as P
+from ...wire import Sheet
+from ..base.logs import event, set_context
+from ..base.params import ReadRefused
+from ..fanout import echo_ref, error_frame
+from ..reads import TableRead, answer
+from ..store import StaleOwner
 from .nodewire import (
     NODE_MAX,
     NODE_SHIFT,
@@ -66,13 +68,11 @@ from .nodewire import (
     moved,
     parse_body,
 )
-from .reads import TableRead, answer
-from .store import StaleOwner
 
 if TYPE_CHECKING:
-    from .base.settings import Settings
-    from .store import LogEntry, Store
-    from .table import TableActor, TablePeer
+    from ..base.settings import Settings
+    from ..store import LogEntry, Store
+    from ..table import TableActor, TablePeer
 
 __all__ = ["Cluster", "ClusterHost", "EdgeConnection", "RemotePeer", "RemoteTable",
            "TableMoving", "lobby_entry"]
