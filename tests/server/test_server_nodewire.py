@@ -1,5 +1,6 @@
 """Messages between the processes of a cluster: the seal, freshness, and the strict reading
-of bodies (``nimmt.server.cluster.nodewire``). The real processes are in test_server_cluster.py."""
+of bodies (``nimmt.server.cluster.nodewire``). The real processes are in
+test_server_cluster.py."""
 
 from __future__ import annotations
 

@@ -927,7 +927,7 @@ class Hub:
         """The public tables not over: of the whole cluster with Redis (as each owner last
         published them, at most a heartbeat ago), their rules named in ``lang``."""
         if self.cluster is not None:
-            entries = await self.cluster.lobby()
+            entries = await self.cluster.lobby.read()
         else:
             entries = [e for e in map(lobby_entry, self.tables.values()) if e is not None]
         reader = narrator(lang)
@@ -1067,7 +1067,7 @@ class _Gauges:
 
     def cluster(self) -> tuple[int, int] | None:
         c = self.hub.cluster
-        return None if c is None else (c.drops.total, len(c.peers))
+        return None if c is None else (c.dropped, len(c.peers))
 
 
 #: What answers a client message, by its class: one handler for each message of
