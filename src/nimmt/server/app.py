@@ -45,7 +45,6 @@ from ..advice import GameReview
 from ..errors import RulesError
 from ..narrate import UnknownLanguage, narrator
 from ..rules import EndMode, Rules
-from ..web import web_routes
 from ..wire import Sheet
 from .base.limits import Bucket, Buckets, WindowCounter, address_key
 from .base.logs import Failures, event
@@ -65,10 +64,11 @@ from .base.settings import Settings
 from .base.text import clean_text
 from .cluster import lobby_entry
 from .commands import Shut
+from .edge.headers import HeaderedStarlette
+from .edge.httpguard import Link, link_of
+from .edge.web import web_routes
 from .fanout import echo_ref, error_frame
-from .headers import HeaderedStarlette
 from .history import Pages
-from .httpguard import Link, link_of
 from .ops.counters import Traffic
 from .ops.health import Readiness, health_routes
 from .ops.metrics import Metrics, OpsListener

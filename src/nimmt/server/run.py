@@ -30,7 +30,7 @@ from .app import Hub, create_app
 from .base import logs
 from .base.logs import event
 from .base.settings import Settings, listen_address, shown_url
-from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
+from .edge.httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
 from .ops.metrics import worker_address
 from .store.migrate import head as schema_head
 from .workers.lifeline import exit_with_parent

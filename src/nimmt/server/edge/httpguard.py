@@ -58,8 +58,8 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 from websockets.http11 import Request
 
-from .base.limits import address_key
-from .base.settings import Settings
+from ..base.limits import address_key
+from ..base.settings import Settings
 
 try:
     import resource

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -30,24 +29,24 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import RecordError
-from ..events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_viewer
-from ..narrate import Narrator
-from ..record import record_from_dict, replay
-from ..server.base.limits import address_key
-from ..server.base.params import BadParam, ReadRefused, refusal, row_id, table_code, whole_number
-from ..server.reads import TableRead, table_answer
-from ..server.workers.heavyreads import (
+from ...errors import RecordError
+from ...events import CardPlaced, Event, RoundScored, RowsDealt, RowTaken, for_viewer
+from ...narrate import Narrator
+from ...record import record_from_dict, replay
+from ...walk import StepVisitor, walk
+from ...web import STATIC_DIR
+from ...web.speech import speaker
+from ..base.limits import address_key
+from ..base.params import BadParam, ReadRefused, refusal, row_id, table_code, whole_number
+from ..reads import TableRead, table_answer
+from ..workers.heavyreads import (
     game_read,
     json_bytes_response,
     refused_response,
 )
-from ..walk import StepVisitor, walk
-from .speech import speaker
 
 __all__ = ["STATIC_DIR", "replay_steps", "web_routes"]
 
-STATIC_DIR = Path(__file__).parent / "static"
 
 
 def _lang(request: Request) -> str:
