@@ -317,18 +317,18 @@ async def test_a_sign_in_just_after_a_sign_out_outlives_its_signal(tmp_path: Pat
         phone = await connect(url, name="Ana", password=PASSWORD)
         again = None
         for _ in range(5):
-            seen = hub.signals.seen
+            seen = hub.people.signals.seen
             await phone.sign_out("others")
             await closed_with(ana, "signed_out")
             again = await connect(url, name="Ana", password=PASSWORD)
-            if hub.signals.seen == seen:
+            if hub.people.signals.seen == seen:
                 break  # signed in again before the poll read the sign-out
             ana = again
         else:
             pytest.fail("a poll came between each sign-out and the sign-in after it")
 
         async def polled() -> bool:
-            return hub.signals.seen > seen
+            return hub.people.signals.seen > seen
 
         await eventually(polled, "the sign-out's signal read", 30)
         await pong(again)

@@ -321,7 +321,7 @@ async def test_priority_follows_the_people_at_the_table(tmp_path: Path) -> None:
         code = (await ana.create_table(rules=TWO)).table.code
         await ana.add_bot("medium")
         await ana.start()
-        actor = hub.tables[code]
+        actor = hub.tables.held[code]
         assert actor.bot_priority() == PEOPLE
         token = ana.token
         await ana.close()
@@ -331,7 +331,7 @@ async def test_priority_follows_the_people_at_the_table(tmp_path: Path) -> None:
         await back.close()
     # After a restart nobody is connected: every table's bots think at the lowest priority.
     async with running_hub(settings) as (url, hub):
-        assert hub.tables[code].bot_priority() == AWAY
+        assert hub.tables.held[code].bot_priority() == AWAY
 
 
 class Stand:

@@ -20,7 +20,7 @@ from nimmt.bots.base import Budget
 from nimmt.client import Client, ServerError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
-from nimmt.server.app import Hub
+from nimmt.server.root import Server
 from nimmt.server.run import running_hub
 from nimmt.server.workers.botpool import decision_seed
 from nimmt.sim.advice import advise
@@ -35,7 +35,7 @@ HINT_ROLLOUTS = 200
 
 
 @pytest_asyncio.fixture
-async def hub(tmp_path: Path) -> AsyncIterator[tuple[str, Hub]]:
+async def hub(tmp_path: Path) -> AsyncIterator[tuple[str, Server]]:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}", tmp_path,
                              analysis_rollouts=ROLLOUTS, analyses_per_minute=2,
                              hint_rollouts=HINT_ROLLOUTS)
@@ -72,7 +72,7 @@ async def games_of(url: str, name: str) -> list[dict[str, Any]]:
 
 @pytest.mark.asyncio
 async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     url, server = hub
     (ana,), code = await seat_table(url, RULES, 1, ["easy"])
@@ -110,7 +110,7 @@ async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
 
 
 @pytest.mark.asyncio
-async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) -> None:
+async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Server]) -> None:
     url, _server = hub
     (ana,), _code = await seat_table(url, RULES, 1, ["easy"])
     (bob,), _rated = await seat_table(url, RULES, 1, ["easy"], prefix="R", rated=True)
@@ -135,7 +135,7 @@ async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) 
 
 @pytest.mark.asyncio
 async def test_one_player_with_many_connections_takes_one_hint_slot(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     """Eight connections of one player ask at once: one hint is computed, the others are
     told it is pending, and a player at another table still gets a hint (the lane holds
@@ -171,7 +171,7 @@ async def test_one_player_with_many_connections_takes_one_hint_slot(
 
 
 @pytest.mark.asyncio
-async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
+async def test_the_analysis_of_a_finished_game(hub: tuple[str, Server]) -> None:
     url, server = hub
     clients, _code = await seat_table(url, RULES, 2, ["easy"])
     try:
@@ -202,7 +202,7 @@ async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
 
 @pytest.mark.asyncio
 async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limited(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     url, server = hub
     # The first analysis starts the tutor's worker: on a busy machine three may take more

@@ -10,8 +10,8 @@ import pytest
 
 from nimmt.errors import RecordError
 from nimmt.record import record_from_dict, replay
-from nimmt.server.edge.web import replay_steps
 from nimmt.web import STATIC_DIR
+from nimmt.web.replay import replay_steps
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: The CLDR plural categories of whole numbers, per language (what Intl.PluralRules picks).

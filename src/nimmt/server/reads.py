@@ -17,18 +17,15 @@ from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from starlette.responses import JSONResponse, Response
 
 from ..events import Event, for_viewer
 from ..narrate import available_languages, narrator
-from .base.params import ID_MAX, ReadRefused
+from .base.params import ID_MAX
 
 if TYPE_CHECKING:
-    from .app import Hub
     from .table import TableActor
 
-__all__ = ["SEQ_MAX", "TableRead", "answer", "json_text", "languages",
-           "table_answer"]
+__all__ = ["SEQ_MAX", "TableRead", "answer", "json_text", "languages"]
 
 #: The largest stream position a read names: far past any table's, and exact in JSON.
 SEQ_MAX = 2**53 - 1
@@ -70,20 +67,6 @@ class TableRead(BaseModel):
         """``n`` within the range a read may name (no stream reaches the ends of it, so a
         number past them reads the same)."""
         return max(-SEQ_MAX, min(SEQ_MAX, n))
-
-
-async def table_answer(hub: Hub, code: str, read: TableRead, missing: str) -> Response:
-    """The HTTP answer to ``read`` of table ``code``: its JSON; 404 with ``missing`` if no
-    open table has the code; 503 (with ``Retry-After``) when the process that holds the
-    table cannot answer now."""
-    try:
-        text = await hub.read_table(code, read)
-    except ReadRefused as exc:
-        return JSONResponse({"error": exc.message}, status_code=exc.status,
-                            headers={"Retry-After": str(exc.retry)})
-    if text is None:
-        return JSONResponse({"error": missing}, status_code=404)
-    return Response(text, media_type="application/json")
 
 
 def json_text(data: Any) -> str:

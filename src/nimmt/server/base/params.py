@@ -15,12 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from starlette.responses import JSONResponse
-
 from ...narrate import Narrator, UnknownLanguage, narrator
 from .text import NAME_MAX
 
-__all__ = ["ID_MAX", "BadParam", "ReadRefused", "player_names", "refusal", "row_id", "shown",
+__all__ = ["ID_MAX", "BadParam", "ReadRefused", "player_names", "row_id", "shown",
            "table_code", "whole_number"]
 
 #: Largest id a row can have: the ids are ``sa.Integer`` columns, 32 bits on PostgreSQL
@@ -53,11 +51,6 @@ class ReadRefused(Exception):
         self.message = message
         self.retry = retry
         self.code = code
-
-
-def refusal(exc: BadParam) -> JSONResponse:
-    """The JSON answer to a refused value: ``{"error": sentence}`` with its status."""
-    return JSONResponse({"error": exc.message}, status_code=exc.status)
 
 
 def speaker(raw: str | None) -> Narrator:
@@ -100,7 +93,7 @@ def row_id(raw: str, what: str) -> int:
 
 
 def table_code(raw: str) -> str:
-    """A table code as the hub keys it (upper case): 1 to 16 ASCII letters and digits."""
+    """A table code as the tables are keyed (upper case): 1 to 16 ASCII letters and digits."""
     code = raw.strip()
     if not _CODE.fullmatch(code):
         raise BadParam(404, f"no open table has the code {shown(raw)}")

@@ -81,10 +81,10 @@ log = logging.getLogger("nimmt.server")
 class Cluster:
     """This process's part in a cluster of server processes sharing one Redis."""
 
-    def __init__(self, hub: ClusterHost, counts: Counts) -> None:
-        self.hub = hub
+    def __init__(self, host: ClusterHost, counts: Counts) -> None:
+        self.host = host
         self.counts = counts
-        s = self.settings = hub.settings
+        s = self.settings = host.settings
         # The URL as given: a password (redis://:pw@host) and TLS (rediss://, with its
         # ssl_* query options) are redis-py's to apply. It is never logged.
         self.redis: aioredis.Redis = aioredis.from_url(s.redis)
@@ -141,12 +141,12 @@ class Cluster:
                                f"delete the key {self.keys.key('nodes', 'next')} while no "
                                "process runs")
         set_context(node=node)
-        secret = s.cluster_secret.get_secret_value() or await self.hub.store.cluster_secret()
+        secret = s.cluster_secret.get_secret_value() or await self.host.store.cluster_secret()
         await self.leases.beat()
         await self.relay.open(Sealer(secret.encode(), s.cluster_window, s.cluster_message_max),
                               node, self._receive)
         self._beating = asyncio.create_task(self._heartbeat(), name="nimmt-cluster-heartbeat")
-        for table_id in await self.hub.store.live_table_ids():
+        for table_id in await self.host.store.live_table_ids():
             await self.take(table_id)
 
     async def close(self) -> None:
@@ -154,7 +154,7 @@ class Cluster:
         other processes take them over without waiting for the leases to run out."""
         if self._beating is not None:
             self._beating.cancel()
-        actors = list(self.hub.tables.values())
+        actors = list(self.host.tables.values())
         for actor in actors:
             await actor.stop()
         with contextlib.suppress(Exception):
@@ -175,8 +175,8 @@ class Cluster:
         connection at the table first takes it over, at once rather than after
         ``lease_ttl``; the others' sweep takes the rest once this process has left."""
         for actor in actors:
-            if self.hub.tables.get(actor.code) is actor:
-                del self.hub.tables[actor.code]
+            if self.host.tables.get(actor.code) is actor:
+                del self.host.tables[actor.code]
             for peer in list(actor.peers.values()):
                 if isinstance(peer, RemotePeer):
                     self.peers.pop(peer.id, None)
@@ -218,10 +218,10 @@ class Cluster:
         return await asyncio.shield(task)
 
     async def _take(self, table_id: int) -> TableActor | None:
-        hub = self.hub
-        if hub.draining:
+        host = self.host
+        if host.draining:
             return None  # a process that stops takes nothing over (its own tables leave)
-        for mine in hub.tables.values():
+        for mine in host.tables.values():
             if mine.id == table_id:
                 return mine
         token = await self.leases.acquire(table_id)
@@ -231,15 +231,15 @@ class Cluster:
             try:
                 # Fence first: from now on the old owner's writes are refused, so the log
                 # read next is the whole log.
-                await hub.store.fence(table_id, token)
+                await host.store.fence(table_id, token)
             except StaleOwner:
-                await self.leases.raise_fence(table_id, await hub.store.fence_of(table_id))
+                await self.leases.raise_fence(table_id, await host.store.fence_of(table_id))
                 raise
-            row, entries = await hub.store.table_with_log(table_id)
+            row, entries = await host.store.table_with_log(table_id)
             if row is None or row.status == "closed":
                 await self.leases.let_go(table_id)
                 return None
-            actor = await hub.resume_table(row, entries, token)
+            actor = await host.resume_table(row, entries, token)
         except Exception:
             await self.leases.let_go(table_id)
             raise
@@ -260,7 +260,7 @@ class Cluster:
                 self.to_edge(peer.node, [peer.conn, "d" if actor.lost else "l", actor.code, 0])
                 self.peers.pop(peer.id, None)
             elif actor.lost:
-                self.hub.drop(peer)
+                self.host.drop(peer)
         with contextlib.suppress(Exception):
             await self.lobby.remove(actor.code)
             await self.leases.let_go(actor.id)
@@ -268,14 +268,14 @@ class Cluster:
     async def locate(self, code: str) -> TableActor | RemoteTable:
         """The table with ``code``: here, or at its owner (taking it over if nobody owns
         it). A dead owner's lease is waited out (``lease_ttl``)."""
-        hub = self.hub
-        row = await hub.store.table_by_code(code)
+        host = self.host
+        row = await host.store.table_by_code(code)
         if row is None:
             raise P.ProtocolError("no_table", f"no open table has the code {code!r}")
         table_id = int(row.id)
         end = time.monotonic() + self.settings.lease_ttl + 3 * self.settings.heartbeat + 2
         while True:
-            actor = hub.tables.get(code)
+            actor = host.tables.get(code)
             if actor is not None:
                 return actor
             held, owner = await self.leases.holder(table_id)
@@ -319,7 +319,7 @@ class Cluster:
             try:
                 await self.leases.beat()
                 await self._renew_all()
-                await self.lobby.publish(self.hub.tables.values())
+                await self.lobby.publish(self.host.tables.values())
                 async for table_id in self.leases.orphans():
                     await self.take(table_id)
                 await self._dead_edges()
@@ -332,7 +332,7 @@ class Cluster:
                 log.exception("cluster heartbeat failed")
 
     async def _renew_all(self) -> None:
-        actors = [a for a in self.hub.tables.values() if a.token is not None]
+        actors = [a for a in self.host.tables.values() if a.token is not None]
         if not actors:
             return
         held = await self.leases.renew([a.id for a in actors])
@@ -343,7 +343,7 @@ class Cluster:
                 self.counts.lease_lost()
                 actor.lose()
                 await actor.stop()
-                self.hub.forget_table(actor)
+                self.host.forget_table(actor)
 
     async def _dead_edges(self) -> None:
         """The processes whose connections sit at the tables owned here and that stopped
@@ -370,7 +370,7 @@ class Cluster:
         elif isinstance(body, Enter | Forward | NodeLeave):
             self._at_owner(body)
         elif isinstance(body, NodeAsk):
-            self.asks.answer(body, self.hub.tables.get(body.t))
+            self.asks.answer(body, self.host.tables.get(body.t))
         elif isinstance(body, NodeAnswer):
             self.asks.answered(body)
         else:  # a table moved to process n
@@ -421,7 +421,7 @@ class Cluster:
                 with contextlib.suppress(Exception):
                     await before
             try:
-                silenced = await self.hub.social.silenced_of(body.p) if entering else None
+                silenced = await self.host.social.silenced_of(body.p) if entering else None
                 if sitting and not await self._may_sit(body, pid):
                     return
                 self._owner_step(body, pid, msg, silenced)
@@ -437,10 +437,10 @@ class Cluster:
         """The blocks at the table checked for a remote connection's ``sit`` (refused
         ``blocked`` as at a connection of this process)."""
         peer = self.peers.get(pid)
-        if peer is None or peer.table is None or peer.table is not self.hub.tables.get(body.t):
+        if peer is None or peer.table is None or peer.table is not self.host.tables.get(body.t):
             return True  # not at this table: the table itself answers
         try:
-            await self.hub.social.check_sit(peer.player_id, peer.table)
+            await self.host.social.check_sit(peer.player_id, peer.table)
         except P.ProtocolError as exc:
             self._refuse(peer, exc, cast(Forward, body).x)
             return False
@@ -449,7 +449,7 @@ class Cluster:
     def _owner_step(self, body: Enter | Forward | NodeLeave, pid: int, msg: P.ClientMessage | None,
                     silenced: frozenset[str] | None = None) -> None:
         code, node, conn_id = body.t, body.n, body.c
-        actor = self.hub.tables.get(code)
+        actor = self.host.tables.get(code)
         if actor is None:
             if not isinstance(body, NodeLeave):  # not ours (any more): it finds the new owner
                 self.to_edge(node, [conn_id, "d", code, 0])

@@ -47,13 +47,22 @@ class ClusterHost(Protocol):
     checks, the tables it holds, and how to bring a table back, let one go and drop a
     connection. The cluster reaches nothing else of the process."""
 
-    settings: Settings
-    store: Store
-    social: Checks
-    #: The tables this process holds, by code.
-    tables: dict[str, TableActor]
-    #: Whether this process is stopping (it takes no table over).
-    draining: bool
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def social(self) -> Checks: ...
+
+    @property
+    def tables(self) -> dict[str, TableActor]:
+        """The tables this process holds, by code."""
+
+    @property
+    def draining(self) -> bool:
+        """Whether this process is stopping (it takes no table over)."""
 
     async def resume_table(self, row: Any, entries: list[LogEntry],
                            token: int | None = None) -> TableActor | None:

@@ -34,7 +34,7 @@ buffers for ever. The guard is uvicorn's own protocols, subclassed
   thousands a second once the process has no descriptor left; the guard's handler
   (:func:`quiet_accept_errors`) says it in one line per interval instead.
 
-Refusals are counted in the hub's counter and logged at most once per
+Refusals are counted in the metrics' refusals and logged at most once per
 :data:`LOG_EVERY` seconds per kind, with how many there were: a flood of
 half-sent requests is not a flood of log lines.
 """

@@ -31,7 +31,8 @@ log = logging.getLogger("nimmt.server")
 class Hearer(Protocol):
     """A connection that hears a channel: anything hashable that says whether it is gone."""
 
-    gone: bool
+    @property
+    def gone(self) -> bool: ...
 
 
 C = TypeVar("C", bound=Hearer)

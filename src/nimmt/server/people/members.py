@@ -32,9 +32,12 @@ class Member(Protocol):
     lang: str
     #: The newest stream position it was sent (its frames carry it).
     seq: int
-    gone: bool
-    #: Whether the server is closing it (a last frame is on its way).
-    closing: bool
+    @property
+    def gone(self) -> bool: ...
+
+    @property
+    def closing(self) -> bool:
+        """Whether the server is closing it (a last frame is on its way)."""
     #: The names whose chat this player muted or blocked: their lines are not sent here.
     silenced: frozenset[str]
 
@@ -66,11 +69,14 @@ class Rooms(Protocol[M_in]):
                     ref: P.Ref) -> None:
         """``conn`` joins (``mode`` ``join``) or watches the table ``code``."""
 
-    async def act(self, conn: M_in, msg: P.TableMessage) -> None:
-        """A table message of ``conn``'s, checked and sent to its table like any other."""
+    def act(self, conn: M_in, msg: P.TableMessage) -> None:
+        """A table message of ``conn``'s (its checks passed), to its table."""
 
     def place(self, conn: M_in) -> Place | None:
         """The table ``conn`` is at, if any."""
+
+    def seating(self, conn: M_in) -> Seating | None:
+        """The table ``conn`` is at, when it is held here."""
 
     def close_table(self, code: str) -> bool:
         """Close the table ``code`` if it is held here (the operator's signal)."""

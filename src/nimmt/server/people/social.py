@@ -295,8 +295,11 @@ class Social(Generic[M]):
             raise P.ProtocolError("no_invitation", "that invitation link was used already, "
                                   "has expired, or never was")
         await self.rooms.enter(conn, code, "join", None, None)
+        table = self.rooms.seating(conn)
+        if table is not None:  # held here; a table elsewhere checks the blocks itself
+            await self.check_sit(conn.player_id, table)
         if self.rooms.place(conn) is not None:
-            await self.rooms.act(conn, P.Sit(type="sit"))
+            self.rooms.act(conn, P.Sit(type="sit"))
 
     def _invite_channel(self, player_id: int) -> Channel[M]:
         async def read(after: int | None) -> Batch:

@@ -331,7 +331,7 @@ class Worker(WorkerProcess):
 
 
 class BotPool:
-    """The bot workers of one server, owned by its :class:`~nimmt.server.app.Hub`.
+    """The bot workers of one server, built by its composition root (:mod:`nimmt.server.root`).
 
     ``extra`` maps the operator's bot names to import paths; ``workers`` is the
     number of search workers; every job gets ``seconds`` of budget and

@@ -42,9 +42,6 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, TypeVar
 
-from starlette.responses import JSONResponse, Response
-
-from ...narrate import Narrator
 from ..base.limits import Buckets
 from ..base.params import ReadRefused
 from .lifeline import exit_with_parent
@@ -52,8 +49,7 @@ from .lifeline import exit_with_parent
 if TYPE_CHECKING:
     from ..base.settings import Settings
 
-__all__ = ["ReadRefused", "Reads", "ReadsBusy", "game_read", "json_bytes_response",
-           "refused_response"]
+__all__ = ["Reads", "ReadsBusy", "game_read"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,14 +73,6 @@ def _start_process() -> None:
 
 class ReadsBusy(Exception):
     """Every read thread is busy and the queue is full: ask again in a moment."""
-
-
-def refused_response(exc: ReadRefused, speak: Narrator) -> JSONResponse:
-    """The HTTP answer to a refused read: its status, ``Retry-After``, and a body that
-    says why in English (``error``) and to a person in the language asked for
-    (``text``)."""
-    return JSONResponse({"error": exc.message, "text": speak.refusal_sentence(exc.code)},
-                        status_code=exc.status, headers={"Retry-After": str(exc.retry)})
 
 
 class Reads:
@@ -241,8 +229,3 @@ async def game_read(reads: Reads, key: Hashable, address: str,
         raise reads.busy(exc) from None
     reads.keep(key, body)
     return body
-
-
-def json_bytes_response(body: bytes) -> Response:
-    """A JSON answer whose body is already encoded (from memory or a read thread)."""
-    return Response(body, media_type="application/json")

@@ -407,7 +407,7 @@ class Tutor:
                              limit=analysis_seconds + decision_seconds + grace,
                              expected=analysis_seconds)
         self.lanes = (self.hints, self.analyses)
-        #: Where the jobs' times and refusals are counted (the hub's metrics), if anywhere.
+        #: Where the jobs' times and refusals are counted (the server's metrics), if anywhere.
         self.metrics: AdviceCounts | None = None
 
     @classmethod
