@@ -84,9 +84,17 @@ def play(players: int, spectators: int, seed: int, lang: str) -> tuple[float, in
         _, effects = reduce(table, command, 1000.0)  # type: ignore[arg-type]
         for effect in effects:
             spent += apply(effect)
+        # Each decision is handled alone (the table's queue is then empty): what its
+        # broadcasts held goes out now, as the table sends it.
+        t0 = time.process_time()
+        fanout.flush(1000.0)
+        spent += time.process_time() - t0
 
     def apply(effect: Effect) -> float:
         t0 = time.process_time()
+        match effect:
+            case SendPresence() | SendState():
+                fanout.flush(1000.0)  # as the table does: what is held goes first
         match effect:
             case Broadcast(after, state, audience):
                 fanout.broadcast(after, state, audience, 1000.0)

@@ -6,7 +6,9 @@ read from outside: one ``nimmt serve`` on SQLite, ``--tables`` tables of ``--sea
 people answering every decision at once (a random legal option, as soon as asked);
 the server's own CPU time from ``/proc/PID/stat`` (user + system) over the measured
 window, and every byte of every frame the people receive. Per decision: CPU
-milliseconds and bytes.
+milliseconds, payload bytes (the frames' text) and wire bytes (what the sockets carried:
+frame headers, and payloads compressed where ``--compress`` has the people negotiate
+permessage-deflate as browsers do; the Python client and the bots do not).
 
 Two builds are measured in one sitting, alternating (old, new, old, new, ...), since
 these machines are noisy: the checkout this script runs from (new) and ``--baseline``
@@ -32,10 +34,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+from websockets.asyncio.connection import Connection
+from websockets.frames import Frame
+from websockets.protocol import Protocol
+
 from nimmt.client import Client
 from server_load import Stats, spawn
 
@@ -65,14 +72,23 @@ def checkout(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-async def seat(url: str, t: int, seats: int, sem: asyncio.Semaphore) -> list[Client]:
+def protocol(url: str) -> int:
+    """The protocol version the server at ``url`` speaks (an older build speaks its own)."""
+    with urllib.request.urlopen(url + "/api") as answer:
+        return int(json.load(answer)["protocol"])
+
+
+async def seat(url: str, t: int, seats: int, sem: asyncio.Semaphore, version: int,
+               compress: bool) -> list[Client]:
     async with sem:
         rules = {"preset": "classic", "players": seats, "end": "rounds", "rounds": 100}
-        host = await Client.connect(url, name=f"t{t}p0", open_timeout=120)
+        host = await Client.connect(url, name=f"t{t}p0", open_timeout=120, version=version,
+                                    compress=compress)
         code = (await host.create_table(rules=rules, private=True)).table.code
         clients = [host]
         for i in range(1, seats):
-            c = await Client.connect(url, name=f"t{t}p{i}", open_timeout=120)
+            c = await Client.connect(url, name=f"t{t}p{i}", open_timeout=120,
+                                     version=version, compress=compress)
             await c.join(code)
             await c.sit()
             clients.append(c)
@@ -108,10 +124,41 @@ async def play(client: Client, stats: Stats, counted: list[int], rng: random.Ran
         return
 
 
-async def measure(url: str, pid: int, tables: int, seats: int, seconds: float
-                  ) -> dict[str, float]:
+class Wire:
+    """The bytes the people's sockets receive (frame headers and, when negotiated,
+    compressed payloads: what the server's network link carries), and the payload bytes
+    of the frames they held, counted together as they arrive: their ratio over the
+    window turns payload bytes into wire bytes."""
+
+    received = 0
+    payload = 0
+
+    @classmethod
+    def install(cls) -> None:
+        """Count the bytes handed to every client connection of this process, and the
+        payloads of the frames they made."""
+        feed = Connection.data_received
+        events = Protocol.events_received
+
+        def counted(self: Connection, data: bytes) -> None:
+            cls.received += len(data)
+            feed(self, data)
+
+        def frames(self: Protocol) -> list[Any]:
+            got = events(self)
+            cls.payload += sum(len(e.data) for e in got if isinstance(e, Frame))
+            return got
+
+        Connection.data_received = counted  # type: ignore[method-assign]
+        Protocol.events_received = frames  # type: ignore[method-assign]
+
+
+async def measure(url: str, pid: int, tables: int, seats: int, seconds: float,
+                  compress: bool = False) -> dict[str, float]:
     sem = asyncio.Semaphore(32)
-    seated = await asyncio.gather(*(seat(url, t, seats, sem) for t in range(tables)))
+    version = protocol(url)
+    seated = await asyncio.gather(*(seat(url, t, seats, sem, version, compress)
+                                    for t in range(tables)))
     await asyncio.gather(*(cs[0].start() for cs in seated))
     # Let the deals go out before the window opens.
     await asyncio.sleep(1.0)
@@ -121,11 +168,13 @@ async def measure(url: str, pid: int, tables: int, seats: int, seconds: float
     stats = Stats()
     counted = [0]
     loop = asyncio.get_running_loop()
+    wire0, payload0 = Wire.received, Wire.payload
     cpu0, t0 = cpu_seconds(pid), loop.time()
     await asyncio.gather(*(play(c, stats, counted, random.Random(t * seats + i), t0 + seconds)
                            for t, cs in enumerate(seated) for i, c in enumerate(cs)))
     cpu = cpu_seconds(pid) - cpu0
     elapsed = loop.time() - t0
+    wire = (Wire.received - wire0) / max(1, Wire.payload - payload0)  # wire bytes per payload byte
     for cs in seated:
         for c in cs:
             await c.close()
@@ -133,10 +182,12 @@ async def measure(url: str, pid: int, tables: int, seats: int, seconds: float
     return {"decisions_per_s": round(stats.acks / elapsed, 1),
             "cpu_ms_per_decision": round(1000 * cpu / decisions, 4),
             "bytes_per_decision": round(counted[0] / decisions, 1),
+            "wire_bytes_per_decision": round(wire * counted[0] / decisions, 1),
             "server_cores": round(cpu / elapsed, 3), "errors": stats.errors}
 
 
-def run_one(src: Path, tables: int, seats: int, seconds: float) -> dict[str, float]:
+def run_one(src: Path, tables: int, seats: int, seconds: float, compress: bool
+            ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         many = str(100 * tables + 1000)
         env = {**os.environ, "PYTHONPATH": str(src), "NIMMT_DATA_DIR": tmp,
@@ -149,7 +200,7 @@ def run_one(src: Path, tables: int, seats: int, seconds: float) -> dict[str, flo
                "NIMMT_RUNNING_PER_ADDRESS": many}
         proc, url = spawn([sys.executable, "-m", "nimmt", "serve", "--port", "0"], env)
         try:
-            return asyncio.run(measure(url, proc.pid, tables, seats, seconds))
+            return asyncio.run(measure(url, proc.pid, tables, seats, seconds, compress))
         finally:
             proc.terminate()
             try:
@@ -159,12 +210,15 @@ def run_one(src: Path, tables: int, seats: int, seconds: float) -> dict[str, flo
 
 
 def main() -> None:
+    Wire.install()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="the old build: a git revision")
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=2, help="runs of each build, alternating")
+    parser.add_argument("--compress", action="store_true",
+                        help="the people negotiate permessage-deflate, as browsers do")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old_src = checkout(args.baseline, Path(tmp) / "old")
@@ -174,7 +228,8 @@ def main() -> None:
             for i in range(args.runs):
                 for name in ("old", "new"):
                     load = os.getloadavg()[0]
-                    figures = run_one(builds[name], args.tables, args.seats, args.seconds)
+                    figures = run_one(builds[name], args.tables, args.seats, args.seconds,
+                                      args.compress)
                     figures["load"] = round(load, 2)
                     runs[name].append(figures)
                     print(f"run {i + 1} {name}: {figures}", flush=True)
@@ -182,11 +237,13 @@ def main() -> None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(Path(tmp) / "old")], check=False)
     result: dict[str, Any] = {"baseline": args.baseline, "tables": args.tables,
-                              "seats": args.seats, "seconds": args.seconds}
+                              "seats": args.seats, "seconds": args.seconds,
+                              "compress": args.compress}
     for name, figures in runs.items():
         result[name] = {k: statistics.median(f[k] for f in figures)
                         for k in figures[0]}
-    for key in ("cpu_ms_per_decision", "bytes_per_decision", "decisions_per_s"):
+    for key in ("cpu_ms_per_decision", "bytes_per_decision", "wire_bytes_per_decision",
+                "decisions_per_s"):
         old, new = result["old"][key], result["new"][key]
         result[f"{key}_ratio"] = round(new / old, 3) if old else None
     print(json.dumps(result))

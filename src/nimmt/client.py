@@ -123,6 +123,8 @@ class Client:
         record: bool = False,
         open_timeout: float = 30,
         local_addr: tuple[str, int] | None = None,
+        version: int = PROTOCOL_VERSION,
+        compress: bool = False,
     ) -> Client:
         """Connect and say hello: as a new player ``name``, the player of ``token``, the
         account ``name`` signing in with ``password``, or setting ``password`` as its new
@@ -132,13 +134,16 @@ class Client:
         an unknown one is refused with :class:`ServerError` ``bad_language``.
         ``local_addr`` is the local ``(address, port)`` to connect from, on a machine
         with several addresses (the server counts its limits per client address).
+        ``version`` is the protocol version to speak (a benchmark beside an older build);
+        ``compress``: negotiate permessage-deflate, as browsers do.
         """
         extra: dict[str, Any] = {} if local_addr is None else {"local_addr": local_addr}
         ws = await connect(ws_url(url), max_size=None, open_timeout=open_timeout,
-                           ping_interval=None, compression=None, **extra)
+                           ping_interval=None,
+                           compression="deflate" if compress else None, **extra)
         client = cls(ws, record=record)
         # The version it speaks: a server of another refuses it at once (``version``).
-        msg: dict[str, Any] = {"type": "hello", "version": PROTOCOL_VERSION}
+        msg: dict[str, Any] = {"type": "hello", "version": version}
         if name is not None:
             msg["name"] = name
         if token is not None:

@@ -5,7 +5,8 @@ changed since the last sheet its connection was sent (:func:`~nimmt.wire.
 sheet_change`). Here whole games of several variants are played through the real
 reducer and fan-out, to connections in several languages per seat (one of them coming
 mid-game, one coming back with a catch-up) that parse every frame as a client does
-and merge each change: after every frame, each one's sheet is the one made afresh for
+and merge each change (each frame, its items' text set in once per broadcast, is the
+text its parsed model gives): after every frame, each one's sheet is the one made afresh for
 its seat and language, and the one ``/api/speech`` gives. Then over a real server, the
 Python client's merged sheet at the end of a game is the one ``/api/speech`` gives.
 """
@@ -85,7 +86,11 @@ class Reader:
         if isinstance(msg, P.TableState):
             self.held = msg.sheet
             self.view = msg.view
-        elif isinstance(msg, P.Events) and msg.view is not None:
+        elif isinstance(msg, P.Events):
+            # Its items' text was made once for the broadcast and set into the frame: the
+            # frame is the text its model gives, to the byte.
+            assert P.dump(msg) == text
+        if isinstance(msg, P.Events) and msg.view is not None:
             self.view = P.merge_view(self.view, msg.view)
             self.partial_views += len(msg.view.model_fields_set) < len(P.ViewPayload.model_fields)
         if isinstance(msg, P.Events) and msg.sheet is not None:

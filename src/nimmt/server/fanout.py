@@ -60,7 +60,7 @@ from .reducer import (
 )
 
 __all__ = ["STEP_STARTS", "Fanout", "Receiver", "bounded", "echo_ref", "error_frame",
-           "history_frame", "narration", "older", "seen", "since"]
+           "history_frame", "item_text", "narration", "older", "seen", "since", "with_items"]
 
 class Receiver(Protocol):
     """A connection as a table sends to it."""
@@ -151,6 +151,33 @@ def seen(items: Sequence[StreamItem], viewer: int | None, cache: dict[object, An
                 model = cache[key] = _other_item(seq, other, speaker_of(lang), viewer)
         models.append(model)
     return models, events
+
+
+#: Where an ``events`` frame made with no items holds them: its first field after
+#: ``seq`` (a number) and ``type`` (``"events"``), so the first match is the field.
+_NO_ITEMS = '"items":[]'
+
+
+def item_text(model: Any, cache: dict[object, Any]) -> str:
+    """``model`` (an item of :func:`seen`, kept in ``cache``) as JSON text, made once for
+    every frame of the broadcast that holds it: the items are what the viewers of an
+    event share, so each is serialized once, not once per connection. A model kept in
+    ``cache`` lives as long as it, so its ``id`` names it there."""
+    key = ("text", id(model))
+    text: str | None = cache.get(key)
+    if text is None:
+        text = cache[key] = dump(model)
+    return text
+
+
+def with_items(frame: str, items: Sequence[str]) -> str:
+    """``frame`` (an ``events`` frame's JSON, made with no items) holding ``items`` (each
+    an item's JSON, in order): the text ``dump`` gives for the frame with the items in
+    it (tests/server/test_server_frames.py checks this over whole games)."""
+    if not items:
+        return frame
+    at = frame.index(_NO_ITEMS)
+    return f'{frame[:at]}"items":[{",".join(items)}]{frame[at + len(_NO_ITEMS):]}'
 
 
 def _other_item(seq: int, payload: Notice | ChatLine, speak: Narrator,
@@ -321,14 +348,15 @@ class Fanout:
             seen_view, viewer, names, lang,
             presence if presence is not None else self.presence_of())
         view = None if seen_view is None else self._view(seen_view, viewer)
-        return dump(build(P.Events, {
-            "seq": t.logged.seq if upto is None else upto, "type": "events", "items": models,
+        frame = dump(build(P.Events, {
+            "seq": t.logged.seq if upto is None else upto, "type": "events", "items": [],
             "prompt": asked,
             "text": narration(events, names, viewer, lang, others_chosen(t, viewer, seen_view)),
             "view": None if view is None else view_change(view, held),
             "sheet": None if sheet is None else sheet_change(sheet, before),
             "older": left,
-        })), sheet, view
+        }))
+        return with_items(frame, [item_text(m, cache) for m in models]), sheet, view
 
     # -- sending ----------------------------------------------------------------------------
 

@@ -38,6 +38,17 @@ from .workers.lifeline import exit_with_parent
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]
 
+#: The cyclic collector's thresholds while serving (``gc.set_threshold``): a young
+#: collection after 20,000 new container objects rather than Python's 700, an older one
+#: after 20 of those, a full one after 10 of the older ones. A server makes and drops
+#: objects at every frame (models, frames, sentences), nearly none of them in cycles,
+#: so Python's defaults collect about a hundred times a second under load and go
+#: through the whole heap every few seconds: each of those holds every table up for
+#: tens of milliseconds (at 2,000 people, hundreds). With these, a busy server spends
+#: a sixth of the time collecting and its longest pause is a third as long
+#: (docs/benchmarks.md, "What a decision costs").
+COLLECTOR = (20_000, 20, 10)
+
 log = logging.getLogger("nimmt.server")
 
 
@@ -186,6 +197,7 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
     # resumed) lives as long as the server: the cyclic collector need not go through it
     # again on every full collection, which would hold every table up for a moment each time.
     gc.freeze()
+    gc.set_threshold(*COLLECTOR)
     if ready is not None:
         ready.put(os.getpid())
     else:
