@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -160,19 +160,9 @@ def package_graph(graph: dict[str, set[str]], root: Path = SRC) -> dict[str, set
     return out
 
 
-#: Packages still in a cycle of packages while the server is cut into its parts; it only
-#: shrinks, as :data:`IN_CYCLES_FOR_NOW` does.
-PACKAGES_IN_CYCLES_FOR_NOW: frozenset[str] = frozenset({
-    "nimmt.server", "nimmt.server.cluster", "nimmt.server.edge", "nimmt.server.tables"})
-
-
 def test_no_package_cycle_in_src() -> None:
     found = cycles(package_graph(import_graph(SRC, "nimmt")))
-    new = [c for c in found if not set(c) <= PACKAGES_IN_CYCLES_FOR_NOW]
-    assert not new, f"package cycles in src/nimmt: {_named(new)}"
-    left = PACKAGES_IN_CYCLES_FOR_NOW - {m for c in found for m in c}
-    assert not left, ("no longer in a package cycle: take them off "
-                      f"PACKAGES_IN_CYCLES_FOR_NOW: {sorted(left)}")
+    assert not found, f"package cycles in src/nimmt: {_named(found)}"
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -305,20 +295,17 @@ def part_of(module: str, table: dict[str, set[str]]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def reaching(graph: dict[str, set[str]], table: dict[str, set[str]],
-             unplaced: Iterable[str] = ()) -> list[str]:
+def reaching(graph: dict[str, set[str]], table: dict[str, set[str]]) -> list[str]:
     """Each import of one part by another that the table does not allow: a part may import
     its own modules, the parts its row names and the parts inside it (the server's root,
     the part that holds the others, may import any of them), never the modules of a part
-    that holds it. ``unplaced``: modules still directly in the root that any part may
-    import for now."""
-    loose = set(unplaced)
+    that holds it."""
     out = []
     for module in sorted(graph):
         here = part_of(module, table)
         for target in sorted(graph[module]):
             there = part_of(target, table)
-            if here is None or there is None or there == here or target in loose:
+            if here is None or there is None or there == here:
                 continue
             if here.startswith(there + "."):
                 out.append(f"{module} ({here}) imports {target} (the part that holds it)")
@@ -327,20 +314,10 @@ def reaching(graph: dict[str, set[str]], table: dict[str, set[str]],
     return out
 
 
-#: Modules still directly in ``nimmt.server`` (not yet in a part): any part may import
-#: them for now. The list only shrinks: a module on it that no longer exists fails.
-UNPLACED_FOR_NOW: frozenset[str] = frozenset(
-    f"nimmt.server.{name}" for name in [
-        "cli", "commands", "fanout", "history", "persist", "reads", "reducer", "root", "run",
-        "schedule", "table", "tablelog"])
-
-
 def test_no_part_of_the_server_imports_what_it_may_not() -> None:
     graph = import_graph(SRC, "nimmt")
     table = parts(MODULE_MAP.read_text("utf-8"))
-    gone = sorted(m for m in UNPLACED_FOR_NOW if m not in graph)
-    assert not gone, f"placed in a part now: take them off UNPLACED_FOR_NOW: {gone}"
-    bad = reaching(graph, table, UNPLACED_FOR_NOW)
+    bad = reaching(graph, table)
     assert not bad, "imports docs/modules.md's table of parts does not allow: " + "; ".join(bad)
 
 

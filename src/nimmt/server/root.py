@@ -27,14 +27,14 @@ from .edge.connection import Connection
 from .edge.doors import Doors
 from .edge.http import api_routes
 from .edge.web import web_routes
-from .history import Pages
 from .ops.health import Readiness, health_routes
 from .ops.metrics import Metrics
 from .people.build import People, build_people
 from .people.social import Social
 from .store import LogEntry, Store
-from .table import TableActor, TablePeer
+from .tables.history import Pages
 from .tables.registry import Tables
+from .tables.table import TableActor, TablePeer
 from .workers.analyses import Analyses
 from .workers.botpool import BotPool
 from .workers.heavyreads import Reads

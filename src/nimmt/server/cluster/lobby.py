@@ -13,7 +13,7 @@ from .nodewire import NodeRefused
 from .relay import Keys, Relay
 
 if TYPE_CHECKING:
-    from ..table import TableActor
+    from ..tables.table import TableActor
 
 __all__ = ["LobbyLines", "lobby_entry"]
 

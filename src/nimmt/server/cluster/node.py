@@ -47,9 +47,9 @@ import redis.asyncio as aioredis
 from ... import wire as P
 from ..base.logs import event, set_context
 from ..base.params import ReadRefused
-from ..fanout import echo_ref, error_frame
-from ..reads import TableRead, answer
 from ..store import StaleOwner
+from ..tables.fanout import echo_ref, error_frame
+from ..tables.reads import TableRead, answer
 from .leases import Leases
 from .lobby import LobbyLines
 from .nodewire import (
@@ -71,7 +71,7 @@ from .reads import Asks, TableMoving
 from .relay import Keys, Relay
 
 if TYPE_CHECKING:
-    from ..table import TableActor
+    from ..tables.table import TableActor
 
 __all__ = ["Cluster"]
 

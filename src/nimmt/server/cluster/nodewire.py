@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from ... import wire as P
 from ..base.params import ID_MAX
-from ..reads import SEQ_MAX, TableRead, languages
+from ..tables.reads import SEQ_MAX, TableRead, languages
 
 __all__ = ["DROP_LOG_EVERY", "NODE_MAX", "NODE_SHIFT", "Batch", "Body", "Drops", "Enter",
            "Forward", "Moved", "NodeAnswer", "NodeAsk", "NodeLeave", "NodeRefused", "Sealer",

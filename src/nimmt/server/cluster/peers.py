@@ -16,7 +16,7 @@ from ...wire import Sheet
 from .nodewire import NODE_SHIFT
 
 if TYPE_CHECKING:
-    from ..table import TableActor
+    from ..tables.table import TableActor
 
 __all__ = ["EdgeConnection", "RemotePeer", "RemoteTable", "Switchboard"]
 

@@ -12,7 +12,7 @@ from ..base.settings import Settings
 from ..store import LogEntry, Store
 
 if TYPE_CHECKING:
-    from ..table import TableActor, TablePeer
+    from ..tables.table import TableActor, TablePeer
 
 __all__ = ["Checks", "ClusterHost", "Counts"]
 

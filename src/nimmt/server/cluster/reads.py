@@ -1,5 +1,5 @@
 """HTTP reads of a table another process owns: sent to the owner as a request with a
-timeout, answered there from the table in memory (:func:`nimmt.server.reads.answer`),
+timeout, answered there from the table in memory (:func:`nimmt.server.tables.reads.answer`),
 so no process rebuilds a table from its log to answer a request."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from ...wire import ProtocolError
 from ..base.params import ReadRefused
 from ..base.settings import Settings
-from ..reads import TableRead, answer
+from ..tables.reads import TableRead, answer
 from .nodewire import NodeAnswer, NodeAsk
 from .relay import Relay
 
 if TYPE_CHECKING:
-    from ..table import TableActor
+    from ..tables.table import TableActor
 
 __all__ = ["Asks", "TableMoving"]
 

@@ -26,12 +26,12 @@ from ... import wire as P
 from ...wire import Sheet
 from ..base.limits import Bucket
 from ..base.settings import Settings
-from ..fanout import echo_ref, error_frame
+from ..tables.fanout import echo_ref, error_frame
 from .httpguard import Link, link_of
 
 if TYPE_CHECKING:
     from ..cluster import RemoteTable
-    from ..table import TableActor
+    from ..tables.table import TableActor
 
 __all__ = ["FRAME_COST", "Connection", "Outbox", "Sent"]
 

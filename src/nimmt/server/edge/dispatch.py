@@ -22,12 +22,12 @@ from ... import wire as P
 from ...narrate import UnknownLanguage, narrator
 from ..base.logs import Failures, event
 from ..base.settings import Settings
-from ..fanout import echo_ref
 from ..ops.counters import Traffic
 from ..people.accounts import ACCOUNT_MESSAGES
 from ..people.build import People
 from ..people.social import SOCIAL_MESSAGES
 from ..store import Conflict
+from ..tables.fanout import echo_ref
 from ..tables.registry import Tables
 from .admission import Admission
 from .connection import Connection

@@ -1,7 +1,7 @@
 """How a connection reaches a table: entering one (here or at the process that owns it),
 leaving it, sending it a message, and the reads of a table over HTTP.
 
-A table this process holds is its :class:`~nimmt.server.table.TableActor`; one another
+A table this process holds is its :class:`~nimmt.server.tables.table.TableActor`; one another
 process owns (with Redis) is a :class:`~nimmt.server.cluster.RemoteTable`, whose owner
 gets the messages. Either way the connection knows where it is (``table`` or
 ``remote``), and nothing here reads or changes a table's state: the table does.
@@ -17,9 +17,9 @@ from ...narrate import narrator
 from ..base.logs import event
 from ..cluster import Cluster, RemoteTable, lobby_entry
 from ..people.members import Place, Seating
-from ..reads import TableRead, answer
-from ..table import TableActor
+from ..tables.reads import TableRead, answer
 from ..tables.registry import Tables
+from ..tables.table import TableActor
 from .connection import Connection
 
 __all__ = ["Doors"]

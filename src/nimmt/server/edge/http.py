@@ -25,9 +25,9 @@ from ... import wire as P
 from ..base.limits import address_key
 from ..base.params import BadParam, ReadRefused, player_names, row_id, shown, speaker, table_code
 from ..people.leaderboards import Leaderboards, board_params
-from ..reads import TableRead
-from ..reducer import speaker_of
 from ..store import Store
+from ..tables.reads import TableRead
+from ..tables.reducer import speaker_of
 from ..tables.registry import Tables
 from ..workers.analyses import Analyses, AnalysisRefused
 from ..workers.heavyreads import Reads, game_read

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from ...narrate import Narrator
 from ..base.params import BadParam, ReadRefused
-from ..reads import TableRead
+from ..tables.reads import TableRead
 from .doors import Doors
 
 __all__ = ["ClientGone", "json_bytes_response", "refusal", "refused_response", "table_answer",

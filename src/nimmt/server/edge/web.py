@@ -7,7 +7,7 @@ filtered for that seat; the view as it is now; and the speech sheet of the
 shortcuts (the same :class:`~nimmt.wire.Sheet` the WebSocket frames
 carry with each view). The terminal client asks it; the web pages need not. It
 narrates the newest events of the span only (as many as a catch-up carries: a few
-milliseconds, where the table is, :mod:`nimmt.server.reads`), within its own limits
+milliseconds, where the table is, :mod:`nimmt.server.tables.reads`), within its own limits
 per player and per address.
 
 ``GET /api/games/{id}/replay?lang=`` turns a finished game's record into steps
@@ -34,8 +34,8 @@ from ...web.replay import replay_steps
 from ...web.speech import speaker
 from ..base.limits import address_key
 from ..base.params import BadParam, ReadRefused, row_id, table_code, whole_number
-from ..reads import TableRead
 from ..store import Store
+from ..tables.reads import TableRead
 from ..workers.heavyreads import Reads, game_read
 from .doors import Doors
 from .responses import json_bytes_response, refusal, refused_response, table_answer

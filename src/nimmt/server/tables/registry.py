@@ -1,6 +1,6 @@
 """The tables this process holds: made, resumed, ended, and the quotas that bound them.
 
-Each table is one :class:`~nimmt.server.table.TableActor`, by its code. A table is made
+Each table is one :class:`~nimmt.server.tables.table.TableActor`, by its code. A table is made
 for a host (:meth:`Tables.create`, within the quotas per host and per address, counting
 the tables being made), resumed from its log after a restart or a take-over
 (:meth:`Tables.resume`), and forgotten when it closes or moves to another process
@@ -25,12 +25,12 @@ from ..base.logs import event
 from ..base.quota import InFlight
 from ..base.settings import Settings
 from ..base.text import clean_text
-from ..commands import Shut
-from ..history import Pages
 from ..store import LogEntry, Store
-from ..table import TableActor
 from ..workers.botpool import BotPool, lane_of
 from ..workers.tutor import Tutor
+from .commands import Shut
+from .history import Pages
+from .table import TableActor
 
 __all__ = ["LIVE", "Owners", "Tables"]
 

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from .. import wire as P
-from ..decisions import Decision
-from ..views import View
-from ..wire import TableStatus
+from ... import wire as P
+from ...decisions import Decision
+from ...views import View
+from ...wire import TableStatus
 from .tablelog import Entry
 
 __all__ = [

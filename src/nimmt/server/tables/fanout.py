@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
-from .. import wire as P
-from ..events import Event, for_viewer
-from ..narrate import Narrator, SeatMark, narrator
-from ..narrate.events import Told, others_have_chosen
-from ..views import View
-from ..walk import STEP_STARTS, starts_step, walk
-from ..wire import (
+from ... import wire as P
+from ...events import Event, for_viewer
+from ...narrate import Narrator, SeatMark, narrator
+from ...narrate.events import Told, others_have_chosen
+from ...views import View
+from ...walk import STEP_STARTS, starts_step, walk
+from ...wire import (
     ChatItem,
     EventItem,
     Line,

@@ -27,14 +27,18 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from .. import wire as P
-from ..bots.registry import BotError
-from ..engine import Game
-from ..rules import Rules
-from ..views import View
-from ..wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
-from .base.logs import event
-from .base.settings import Settings
+from ... import wire as P
+from ...bots.registry import BotError
+from ...engine import Game
+from ...rules import Rules
+from ...views import View
+from ...wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
+from ..base.logs import event
+from ..base.settings import Settings
+from ..store import LogEntry, StaleOwner, Store
+from ..workers.botpool import BotPool, decision_seed
+from ..workers.heavyreads import ReadsBusy
+from ..workers.tutor import Tutor, TutorBusy, TutorStopped
 from .commands import (
     Advise,
     AskBot,
@@ -77,11 +81,7 @@ from .reducer import (
     trim,
 )
 from .schedule import Scheduler
-from .store import LogEntry, StaleOwner, Store
 from .tablelog import entry_from_row
-from .workers.botpool import BotPool, decision_seed
-from .workers.heavyreads import ReadsBusy
-from .workers.tutor import Tutor, TutorBusy, TutorStopped
 
 __all__ = ["TableActor", "TablePeer", "view_to_dict"]
 

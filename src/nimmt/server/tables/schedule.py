@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from ..workers.botpool import BotPool, Owner, decision_seed, lane_of
 from .commands import AskBot, BotAnswered, Command, StartTimer, Timer, TimerFired
-from .workers.botpool import BotPool, Owner, decision_seed, lane_of
 
 __all__ = ["Scheduler"]
 

@@ -8,8 +8,8 @@ anything of the change, so nobody hears of what the store does not have.
 
 from __future__ import annotations
 
+from ..store import LogEntry, Store
 from .commands import Persist
-from .store import LogEntry, Store
 from .tablelog import entry_to_row
 
 __all__ = ["persist"]

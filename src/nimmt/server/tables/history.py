@@ -32,8 +32,8 @@ from .reducer import SeatState, StreamItem, TableData, replay
 from .tablelog import entry_from_row
 
 if TYPE_CHECKING:
-    from .store import Store
-    from .workers.heavyreads import Reads
+    from ..store import Store
+    from ..workers.heavyreads import Reads
 
 __all__ = ["Page", "Pages", "Segment", "page", "segment_of"]
 

@@ -36,16 +36,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import InitVar, dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, NamedTuple, assert_never
 
-from .. import record as records
-from .. import wire as P
-from ..deals import Deal
-from ..decisions import Decision, DecisionKind
-from ..engine import Game
-from ..events import CardChosen, CardsRevealed, Event
-from ..narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
-from ..rules import Rules
-from ..wire import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
-from .base.text import chat_line, name_key
+from ... import record as records
+from ... import wire as P
+from ...deals import Deal
+from ...decisions import Decision, DecisionKind
+from ...engine import Game
+from ...events import CardChosen, CardsRevealed, Event
+from ...narrate import SOURCE_LANGUAGE, Narrator, UnknownLanguage, narrator
+from ...rules import Rules
+from ...wire import Prompt, SeatInfo, TableInfo, TableStatus, build, rules_info
+from ..base.text import chat_line, name_key
+from ..workers.botpool import AWAY, PEOPLE
+from ..workers.botworker import DEFAULT
 from .commands import (
     Advise,
     AskBot,
@@ -97,11 +99,9 @@ from .tablelog import (
     Started,
     Unseated,
 )
-from .workers.botpool import AWAY, PEOPLE
-from .workers.botworker import DEFAULT
 
 if TYPE_CHECKING:
-    from .base.settings import Settings
+    from ..base.settings import Settings
 
 __all__ = [
     "ChatLine",

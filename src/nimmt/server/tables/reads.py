@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..events import Event, for_viewer
-from ..narrate import available_languages, narrator
-from .base.params import ID_MAX
+from ...events import Event, for_viewer
+from ...narrate import available_languages, narrator
+from ..base.params import ID_MAX
 
 if TYPE_CHECKING:
     from .table import TableActor
@@ -86,7 +86,7 @@ def answer(actor: TableActor, read: TableRead) -> str:
 def _speech(actor: TableActor, read: TableRead) -> dict[str, Any]:
     """The narration of the events in ``(after, upto]`` that ``read``'s reader may see (its
     seat's, or a spectator's), its view now and its speech sheet."""
-    from ..web.speech import sheet  # the web pages' sheet: the same sentences as the frames
+    from ...web.speech import sheet  # the web pages' sheet: the same sentences as the frames
     from .table import view_to_dict
 
     viewer: int | None = None
