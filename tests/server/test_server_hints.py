@@ -20,7 +20,7 @@ from nimmt.server.tables.commands import (
     SendAck,
     Who,
 )
-from nimmt.server.tables.reducer import info
+from nimmt.server.tables.facts import info
 from nimmt.server.tables.tablelog import HintsSet
 
 FOUR = Rules.parse("classic", players=4, end="rounds", rounds=1)

@@ -37,6 +37,7 @@ from nimmt import wire as P
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
 from nimmt.events import CardChosen, CardsRevealed, Event
 from nimmt.narrate import narrator
+from nimmt.server.tables.apply import replay, trim
 from nimmt.server.tables.commands import (
     Advise,
     AskBot,
@@ -68,7 +69,8 @@ from nimmt.server.tables.commands import (
     Who,
 )
 from nimmt.server.tables.fanout import Fanout
-from nimmt.server.tables.reducer import Limits, Live, TableData, reduce, replay, trim
+from nimmt.server.tables.reducer import reduce
+from nimmt.server.tables.state import Limits, Live, TableData
 from nimmt.server.tables.tablelog import (
     BotSeat,
     BotSeated,

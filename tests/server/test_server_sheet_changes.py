@@ -40,7 +40,8 @@ from nimmt.server.tables.commands import (
     Who,
 )
 from nimmt.server.tables.fanout import Fanout
-from nimmt.server.tables.reducer import Limits, TableData, reduce
+from nimmt.server.tables.reducer import reduce
+from nimmt.server.tables.state import Limits, TableData
 from nimmt.web.speech import sheet as speech_sheet
 from nimmt.wire import Sheet, merge_sheet, sheet_payload
 

@@ -27,8 +27,8 @@ from ..base.params import BadParam, ReadRefused, player_names, row_id, shown, sp
 from ..people.leaderboards import Leaderboards, board_params
 from ..store import Store
 from ..tables.reads import TableRead
-from ..tables.reducer import speaker_of
 from ..tables.registry import Tables
+from ..tables.state import speaker_of
 from ..workers.analyses import Analyses, AnalysisRefused
 from ..workers.heavyreads import Reads, game_read
 from .doors import Doors

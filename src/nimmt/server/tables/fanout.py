@@ -48,16 +48,8 @@ from ...wire import (
     view_payload,
 )
 from .commands import Audience
-from .reducer import (
-    ChatLine,
-    Notice,
-    StreamItem,
-    TableData,
-    info,
-    prompt,
-    seat_infos,
-    speaker_of,
-)
+from .facts import info, prompt, seat_infos
+from .state import ChatLine, Notice, StreamItem, TableData, speaker_of
 
 __all__ = ["STEP_STARTS", "Fanout", "Receiver", "bounded", "echo_ref", "error_frame",
            "history_frame", "item_text", "narration", "older", "seen", "since", "with_items"]
@@ -293,7 +285,7 @@ class Fanout:
 
     def presence_of(self, audience: Audience | None = None) -> tuple[SeatMark, ...]:
         """Who sits in each seat as key W tells it, as ``audience`` (default: the
-        connections at the table now) sees the seats (:func:`~.reducer.seat_infos`)."""
+        connections at the table now) sees the seats (:func:`~.facts.seat_infos`)."""
         return tuple(s.presence for s in seat_infos(self.table, audience))
 
     # -- frames ---------------------------------------------------------------------------

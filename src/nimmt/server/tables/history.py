@@ -11,7 +11,7 @@ rebuilt from the store's log, and only from its own *segment*: the entries of
 the game it belongs to (or those before the first game). A game's entries are
 replayed from its ``Started`` entry onto a table holding the same seats (seats
 change only before the first game starts), at the stream position the game
-started from (:attr:`.reducer.Logged.starts`), so every item comes back with its
+started from (:attr:`.state.Logged.starts`), so every item comes back with its
 own ``seq``, as the table made it. The replay runs in a read thread
 (:mod:`.reads`), never on the event loop; the segment is kept (up to
 ``history_cache`` items over all tables) for the pages that follow, and a
@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .reducer import SeatState, StreamItem, TableData, replay
+from .apply import replay
+from .state import SeatState, StreamItem, TableData
 from .tablelog import entry_from_row
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ from ..store import LogEntry, StaleOwner, Store
 from ..workers.botpool import BotPool, decision_seed
 from ..workers.heavyreads import ReadsBusy
 from ..workers.tutor import Tutor, TutorBusy, TutorStopped
+from .apply import replay, trim
 from .commands import (
     Advise,
     AskBot,
@@ -66,21 +67,13 @@ from .commands import (
     Who,
     from_message,
 )
+from .facts import bot_priority, info
 from .fanout import Fanout, Receiver, bounded, history_frame, older
 from .history import Page, Pages, in_memory, page
 from .persist import persist
-from .reducer import (
-    Limits,
-    SeatState,
-    StreamItem,
-    TableData,
-    bot_priority,
-    info,
-    reduce,
-    replay,
-    trim,
-)
+from .reducer import reduce
 from .schedule import Scheduler
+from .state import Limits, SeatState, StreamItem, TableData
 from .tablelog import entry_from_row
 
 __all__ = ["TableActor", "TablePeer", "view_to_dict"]

@@ -1,7 +1,7 @@
 """A table's log: the typed inputs a table is rebuilt from, and their stored form.
 
 A table is event-sourced (docs/server.md): every input that changed it is one
-:data:`Entry`, applied by the reducer (:func:`nimmt.server.tables.reducer.apply`) and
+:data:`Entry`, applied by the reducer (:func:`nimmt.server.tables.apply.apply`) and
 stored in ``table_log`` as a ``kind`` and a JSON ``data`` object
 (:func:`entry_to_row`). Replaying the stored entries from the first rebuilds
 the table exactly, stream numbers included.
