@@ -26,13 +26,6 @@ CLASS_FIELDS = 15
 #: (an environment variable), read together and never changed.
 DECLARATIONS = {"base/settings.py:Settings"}
 
-#: Modules still past :data:`MODULE_LINES` while the server is cut into parts; the list
-#: only shrinks (a module on it that is short now fails, to be taken off).
-LONG_FOR_NOW = {"tables/table.py"}
-#: Classes still past :data:`CLASS_FIELDS`; the list only shrinks, as above.
-LARGE_FOR_NOW = {"tables/table.py:TableActor"}
-
-
 def module_lines(root: Path = SERVER) -> dict[str, int]:
     """Each module's lines, by its path under ``root``."""
     return {path.relative_to(root).as_posix(): len(path.read_text("utf-8").splitlines())
@@ -72,22 +65,15 @@ def _fields(cls: ast.ClassDef) -> set[str]:
 
 
 def test_no_server_module_is_long() -> None:
-    lines = module_lines()
-    long = {m for m, n in lines.items() if n > MODULE_LINES}
-    new = {m: lines[m] for m in long - LONG_FOR_NOW}
-    assert not new, f"server modules past {MODULE_LINES} lines (cut each by what it holds): {new}"
-    short = sorted(LONG_FOR_NOW - long)
-    assert not short, f"short now: take them off LONG_FOR_NOW: {short}"
+    long = {m: n for m, n in module_lines().items() if n > MODULE_LINES}
+    assert not long, f"server modules past {MODULE_LINES} lines (cut each by what it holds): {long}"
 
 
 def test_no_server_class_holds_many_parts() -> None:
-    fields = class_fields()
-    large = {c for c, f in fields.items() if len(f) > CLASS_FIELDS} - DECLARATIONS
-    new = {c: len(fields[c]) for c in large - LARGE_FOR_NOW}
-    assert not new, (f"server classes with more than {CLASS_FIELDS} fields of state (split "
-                     f"them by responsibility): {new}")
-    small = sorted(LARGE_FOR_NOW - large)
-    assert not small, f"small now: take them off LARGE_FOR_NOW: {small}"
+    large = {c: len(f) for c, f in class_fields().items()
+             if len(f) > CLASS_FIELDS and c not in DECLARATIONS}
+    assert not large, (f"server classes with more than {CLASS_FIELDS} fields of state (split "
+                       f"them by responsibility): {large}")
 
 
 def test_fields_are_counted_from_the_class_and_its_methods(tmp_path: Path) -> None:

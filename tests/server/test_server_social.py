@@ -472,7 +472,7 @@ async def test_mutes_and_blocks_hold_at_a_table_of_another_process(
         bob = await connect(url1, "127.0.0.3", name="Bob")
         await ana.mute("Bob")  # before Ana comes to the table: read as she enters
         await ana.join(code)
-        assert code not in hub2.tables  # Ana's seat is relayed to the owner
+        assert code not in hub2.tables.held  # Ana's seat is relayed to the owner
         await ana.sit()
         await bob.join(code)
         await bob.sit()

@@ -86,7 +86,7 @@ async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
         assert hint.advice.best in prompt.options and hint.advice.player == 0
         # Exactly what the expert says from seat 0's view with the decision's seed: the
         # server gave the search that view and nothing more.
-        actor = server.tables[code]
+        actor = server.tables.held[code]
         game = actor.game
         assert game is not None
         expected = advise(game.view(0), seed=decision_seed(actor.id, 0, prompt.key),
@@ -192,7 +192,7 @@ async def test_the_analysis_of_a_finished_game(hub: tuple[str, Server]) -> None:
     status, english = await status_of(f"{url}/api/games/{game_id}/analysis")
     assert status == 200 and english["decisions"] == data["decisions"]
     assert english["text"] == narrator("en").review_sentences(review)
-    assert list(server.analyses) == [game_id]
+    assert list(server.analyses.done) == [game_id]
     assert (await status_of(f"{url}/api/games/{game_id + 100}/analysis"))[0] == 404
     assert (await status_of(f"{url}/api/games/x/analysis"))[0] == 400
     assert (await status_of(f"{url}/api/games/{game_id}/analysis?lang=xx"))[0] == 400
@@ -207,7 +207,7 @@ async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limit
     url, server = hub
     # The first analysis starts the tutor's worker: on a busy machine three may take more
     # than the minute the quota counts, so here the quota counts for an hour.
-    server.new_analyses.window = 3600.0
+    server.analyses.new.window = 3600.0
     ids = []
     for k in range(3):
         clients, _code = await seat_table(url, RULES, 1, ["easy"], prefix=f"Q{k}")
@@ -228,4 +228,4 @@ async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limit
     games = await games_of(url, "U0")
     assert not games[0]["finished"]
     assert (await status_of(f"{url}/api/games/{games[0]['id']}/analysis"))[0] == 409
-    assert len(server.analyses) == 2
+    assert len(server.analyses.done) == 2

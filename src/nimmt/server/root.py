@@ -237,6 +237,9 @@ class _ClusterHost:
     def forget_table(self, actor: TableActor) -> None:
         self._tables.forget(actor)
 
+    def refusal(self, bot: str) -> str | None:
+        return self._tables.refusal(bot)
+
     def drop(self, peer: TablePeer) -> None:
         """Close ``peer`` if it is a connection of this process: its table moved to another
         process (it reconnects). A remote peer's own process closes it."""

@@ -48,6 +48,7 @@ from ... import wire as P
 from ..base.logs import event, set_context
 from ..base.params import ReadRefused
 from ..store import StaleOwner
+from ..tables.commands import from_message, who_of
 from ..tables.fanout import echo_ref, error_frame
 from ..tables.reads import TableRead, answer
 from .leases import Leases
@@ -468,7 +469,7 @@ class Cluster:
             return
         assert msg is not None
         try:
-            actor.message(peer, msg)
+            actor.take(peer, from_message(who_of(peer), msg, refusal=self.host.refusal))
         except P.ProtocolError as exc:
             self._refuse(peer, exc, body.x)
 

@@ -73,3 +73,6 @@ class ClusterHost(Protocol):
 
     def drop(self, peer: TablePeer) -> None:
         """Close ``peer`` (a connection of this process) so that it reconnects."""
+
+    def refusal(self, bot: str) -> str | None:
+        """Why this server does not offer bot ``bot`` (None: it does)."""

@@ -17,6 +17,7 @@ from ...narrate import narrator
 from ..base.logs import event
 from ..cluster import Cluster, RemoteTable, lobby_entry
 from ..people.members import Place, Seating
+from ..tables.commands import from_message, who_of
 from ..tables.reads import TableRead, answer
 from ..tables.registry import Tables
 from ..tables.table import TableActor
@@ -88,11 +89,14 @@ class Doors:
             conn.remote = None
 
     def act(self, conn: Connection, msg: P.TableMessage) -> None:
-        """A table message of ``conn``'s, its checks passed, to its table wherever it is."""
+        """A table message of ``conn``'s, its checks passed, to its table wherever it is: a
+        table here gets the typed command it stands for (with a new game's seed and the
+        bot registry's answer), one elsewhere the message, for its owner to do the same."""
         if conn.remote is not None:
             conn.remote.message(conn, msg)
         elif conn.table is not None:
-            conn.table.message(conn, msg)
+            conn.table.take(conn, from_message(who_of(conn), msg,
+                                               refusal=self.tables.refusal))
 
     # -- where connections are --------------------------------------------------------
 

@@ -4,10 +4,11 @@ A *command* is one thing that happens to a table: a person's message, a
 connection coming or going, a bot's answer, a timer running out. Each is a
 frozen dataclass, so the reducer (:mod:`.reducer`) dispatches with ``match``
 and its tests build them by hand. A person's table message is one command,
-:class:`Message`, which holds the protocol's message as it came: the reducer
-reads its fields there. What the reducer may not have (a random seed, the
-server's list of bots) the message carries beside it: the actor chooses it
-(:func:`from_message`).
+:class:`Message`, which holds the protocol's message as the wire parsed it (its
+shape checked once, at the edge): the reducer reads its fields there. What the
+reducer may not have (a random seed, the server's list of bots) the command carries
+beside it, chosen where the message became the command (:func:`from_message`: at
+the edge for a table of its own process, at the owner for a table of another).
 
 An *effect* is one thing the actor must do for the reducer, in order: store
 log entries (:class:`Persist`, always first, so nobody hears of a change the
@@ -20,9 +21,10 @@ become commands.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 from ... import wire as P
 from ...decisions import Decision
@@ -65,6 +67,8 @@ __all__ = [
     "WakeBots",
     "Who",
     "from_message",
+    "new_seed",
+    "who_of",
 ]
 
 #: Where a table stands: ``open`` (before its first game), ``playing``, ``over``, ``closed``.
@@ -117,12 +121,13 @@ Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer | PaceTimer
 @dataclass(frozen=True, slots=True)
 class Message:
     """A person's table message (``msg``, as the protocol parsed it), with who sent it and
-    what the actor chose for it, as the reducer may not: ``seed`` shuffles the deals of
+    what the server chose for it, as the reducer may not: ``seed`` shuffles the deals of
     the game a ``start`` or a ``rematch`` begins; ``refusal`` is why the server does not
-    offer the bot an ``add_bot`` names (None: it does), asked of the bot pool: the reducer
-    knows no registry; ``quota`` is why the host may not seat another such bot now (the
-    search bots at their live tables; for a ``rematch``, the table's own playing again),
-    counted by the actor across tables just before the command is reduced."""
+    offer the bot an ``add_bot`` names (None: it does), asked of the bot registry: the
+    reducer knows none (both chosen by :func:`from_message`); ``quota`` is why the host
+    may not seat another such bot now (the search bots at their live tables; for a
+    ``rematch``, the table's own playing again), counted by the actor across tables just
+    before the command is reduced."""
 
     who: Who
     msg: P.TableMessage
@@ -371,20 +376,44 @@ Effect: TypeAlias = (
 )
 
 
+class Sender(Protocol):
+    """A connection as a command names it."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def player_id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def who_of(peer: Sender) -> Who:
+    """``peer`` as a table's commands name it."""
+    return Who(peer.id, peer.player_id, peer.name)
+
+
+def new_seed() -> int:
+    """A new game's seed: from the operating system, so nobody can predict a shuffle."""
+    return secrets.randbits(64)
+
+
 def from_message(
     who: Who,
     msg: P.ClientMessage,
     *,
-    seed: Callable[[], int],
     refusal: Callable[[str], str | None],
+    seed: Callable[[], int] | None = None,
 ) -> Message:
-    """The command a table message stands for. ``seed`` gives a new game its random seed;
-    ``refusal`` says why the server does not offer a bot (None: it does)."""
+    """The command a table message stands for. ``refusal`` says why the server does not
+    offer a bot (None: it does); ``seed`` gives a new game its random seed
+    (:func:`new_seed` unless given)."""
     if not P.is_table_message(msg):
         raise P.ProtocolError("bad_message", f"{msg.type} is not a table message")
     match msg:
         case P.Start() | P.Rematch():
-            return Message(who, msg, seed=seed())
+            return Message(who, msg, seed=(seed or new_seed)())
         case P.AddBot(strength=bot):
             return Message(who, msg, refusal=refusal(bot))
     return Message(who, msg)

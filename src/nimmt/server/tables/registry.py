@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ... import wire as P
+from ...bots.registry import BotError
 from ...errors import RulesError
 from ...narrate import narrator
 from ...rules import EndMode, Rules
@@ -232,6 +233,15 @@ class Tables:
                 "bad_rules", f"a point limit of {rules.limit} is longer than this server plays "
                 f"(at most {most})")
         return rules
+
+    def refusal(self, bot: str) -> str | None:
+        """Why this server does not offer bot ``bot`` to a host, or None: only the names it
+        offers are seated (nothing a client names is imported)."""
+        try:
+            self.bots.check(bot)
+        except BotError as exc:
+            return str(exc)
+        return None
 
     def bot_quota(self, actor: TableActor, bot: str | None) -> str | None:
         """Why ``actor``'s host may not seat bot ``bot`` now (``None``: play a rematch, the

@@ -20,26 +20,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import logging
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ... import wire as P
-from ...bots.registry import BotError
 from ...engine import Game
 from ...rules import Rules
 from ...views import View
-from ...wire import AdvicePayload, TableInfo, TableStatus, build, dump, view_payload
+from ...wire import TableInfo, TableStatus, view_payload
 from ..base.logs import event
 from ..base.settings import Settings
 from ..store import LogEntry, StaleOwner, Store
-from ..workers.botpool import BotPool, decision_seed
-from ..workers.heavyreads import ReadsBusy
-from ..workers.tutor import Tutor, TutorBusy, TutorStopped
+from ..workers.botpool import BotPool
+from ..workers.tutor import Tutor
 from .apply import replay, trim
+from .asides import Asides
 from .commands import (
     Advise,
     AskBot,
@@ -65,11 +64,11 @@ from .commands import (
     StartTimer,
     WakeBots,
     Who,
-    from_message,
+    who_of,
 )
 from .facts import bot_priority, info
-from .fanout import Fanout, Receiver, bounded, history_frame, older
-from .history import Page, Pages, in_memory, page
+from .fanout import Fanout, Receiver
+from .history import Pages
 from .persist import persist
 from .reducer import reduce
 from .schedule import Scheduler
@@ -124,18 +123,6 @@ class TableActor:
     ) -> None:
         self.store = store
         self.settings = settings
-        #: Where the bots of this table (and its default player) think.
-        self.bots = bots
-        #: Where hints are computed (worker processes of their own).
-        self.tutor = tutor
-        #: Hints being computed, each answering one connection.
-        self.hints: set[asyncio.Task[None]] = set()
-        #: The seats whose hint is being computed (one at a time per seat).
-        self.hinting: set[int] = set()
-        #: Where pages of old stream items are rebuilt (shared by the process's tables).
-        self.pages = pages
-        #: Pages being rebuilt, each answering one connection (one at a time each).
-        self.paging: dict[int, asyncio.Task[None]] = {}
         self.on_close = on_close
         #: The table's state: everything its rules read and change.
         self.table = TableData(table_id, code, name, host_id, rules, turn_timer, rated,
@@ -145,7 +132,10 @@ class TableActor:
         #: Commands on the queue per connection: a connection is kept while it has any.
         self._queued: dict[int, int] = {}
         self.fanout = Fanout(self.table, self.peers)
+        #: Where the bots of this table (and its default player) are asked, and its timers.
         self.scheduler = Scheduler(self.post, bots, self, table_id)
+        #: The hints and pages of history being computed for its connections.
+        self.asides = Asides(self.table, self.peers, self.fanout, settings, tutor, pages)
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         #: The client address that opened the table (quotas on unstarted tables).
@@ -154,24 +144,22 @@ class TableActor:
         #: bots playing again), or None when they may: the hub counts the search bots at
         #: the live tables. Asked just before an ``add_bot`` or a ``rematch`` is reduced.
         self.bot_quota: Callable[[TableActor, str | None], str | None] = _no_quota
-        #: The table closed: the loop ends once the commands queued are answered.
-        self.closing = False
         #: This process's fencing token for the table (many processes, docs/scaling.md):
         #: every write carries it, and the store refuses it once a newer owner has written.
         self.token: int | None = None
-        #: Another process owns the table now: the loop ends at once, answering nothing more.
-        self.lost = False
-        #: Whether the table winds down for a stop (:meth:`settle`): no timer fires, and the
-        #: loop ends once the commands already queued are handled.
-        self.settling = False
-        #: Whether a command is being handled (its write may be under way).
-        self.handling = False
+        #: Where the loop stands: closing, lost, settling, handling a command.
+        self.life = Life()
 
     # -- what the hub and the web routes read ------------------------------------------------
 
     @property
     def id(self) -> int:
         return self.table.id
+
+    @property
+    def lost(self) -> bool:
+        """Another process owns the table now: the loop ended, answering nothing more."""
+        return self.life.lost
 
     @property
     def code(self) -> str:
@@ -245,30 +233,23 @@ class TableActor:
     def create(self, peer: TablePeer, ref: P.Ref, hints: bool = True) -> None:
         """``peer`` opened this table: it takes seat 0. ``hints``: whether it allows hints."""
         self.peers[peer.id] = peer
-        self.post(Create(_who(peer), ref, hints))
+        self.post(Create(who_of(peer), ref, hints))
 
     def attach(self, peer: TablePeer, mode: str, last_seq: int | None, ref: P.Ref) -> None:
         """``peer`` joins (``mode`` ``join``) or watches (``spectate``) this table."""
         self.peers[peer.id] = peer
-        self.post(Attach(_who(peer), ref, mode == "spectate", last_seq))
+        self.post(Attach(who_of(peer), ref, mode == "spectate", last_seq))
 
     def detach(self, peer: TablePeer) -> None:
         """``peer`` went away or entered another table."""
         self.post(Detach(peer.id))
 
-    def message(self, peer: TablePeer, msg: P.ClientMessage) -> None:
-        """A table message from ``peer``; raises :class:`~nimmt.wire.ProtocolError` for a
-        message that is not one (the hub answers those itself)."""
-        command = from_message(_who(peer), msg, seed=_seed, refusal=self._refusal)
+    def take(self, peer: TablePeer, command: Message) -> None:
+        """A person's table message from ``peer``, already the typed command the edge (or,
+        for a connection of another process, the cluster) made of it
+        (:func:`~.commands.from_message`)."""
         self.peers.setdefault(peer.id, peer)
         self.post(command)
-
-    def _refusal(self, bot: str) -> str | None:
-        try:
-            self.bots.check(bot)  # only names this server offers: nothing is imported
-        except BotError as exc:
-            return str(exc)
-        return None
 
     # -- running ------------------------------------------------------------------------
 
@@ -280,8 +261,7 @@ class TableActor:
         """Stop the loop, every timer and every hint (server shutdown; the log stays as it
         is)."""
         self.scheduler.stop()
-        for task in [*self.hints, *self.paging.values()]:
-            task.cancel()
+        self.asides.stop()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -292,10 +272,10 @@ class TableActor:
         stop, the commands already received are handled (their writes finish and are
         acknowledged) for at most ``seconds``, then the loop stops. The log is then
         complete: whoever resumes the table next starts from exactly what was told."""
-        self.settling = True
+        self.life.settling = True
         self.scheduler.stop()
         task = self.task
-        if task is not None and not task.done() and (self.handling or not self.queue.empty()):
+        if task is not None and not task.done() and (self.life.handling or not self.queue.empty()):
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(task), seconds)
         await self.stop()
@@ -317,7 +297,7 @@ class TableActor:
                 else:
                     carry = nxt
                     break
-            self.handling = True
+            self.life.handling = True
             try:
                 await self.handle(batch)
             except asyncio.CancelledError:
@@ -343,12 +323,12 @@ class TableActor:
                 self.fanout.flush(asyncio.get_running_loop().time())
             self._release()
             trim(self.table, self.settings.stream_keep)
-            self.handling = False
-            if self.lost or (self.closing and not waiting):
+            self.life.handling = False
+            if self.life.lost or (self.life.closing and not waiting):
                 self.fanout.flush(asyncio.get_running_loop().time())
                 self.on_close(self)
                 return
-            if self.settling and not waiting:
+            if self.life.settling and not waiting:
                 return
 
     async def handle(self, batch: list[Command]) -> None:
@@ -411,7 +391,7 @@ class TableActor:
         """Another process owns the table now: stop its timers and bots, answer nothing
         more (what the store refused was never acknowledged); the hub sends its
         connections on to the new owner."""
-        self.lost = True
+        self.life.lost = True
         self.scheduler.stop()
 
     def _halt(self, command: Command) -> list[Effect]:
@@ -449,11 +429,11 @@ class TableActor:
                 s = self.settings
                 fan.catch_up(conn, viewer, after, now, s.catchup_items, s.catchup_bytes)
             case SendHistory():
-                self.history(effect)
+                self.asides.history(effect)
             case AskBot():
                 self.scheduler.ask(effect)
             case Advise():
-                self.advise(effect)
+                self.asides.advise(effect)
             case StartTimer():
                 self.scheduler.start(effect)
             case CancelTimer(timer):
@@ -462,117 +442,9 @@ class TableActor:
                 self.scheduler.wake()
             case CloseTable():
                 self.scheduler.stop()  # a closed table's timers and bots stop at once
-                self.closing = True
+                self.life.closing = True
             case Persist():
                 raise AssertionError(f"{effect} goes through handle()")
-
-    def advise(self, effect: Advise) -> None:
-        """Have the hint the reducer allowed computed in the tutor's workers, and answer
-        the connection that asked (only it) when it is done; one hint at a time per
-        connection and per seat here, and the tutor's share per player across tables."""
-        peer = self.peers.get(effect.conn)
-        if peer is None:
-            return
-        # One hint at a time per seat, however many connections its player has: one
-        # player cannot take every slot of the lane the whole server shares.
-        if peer.hinting or effect.seat in self.hinting:
-            self.fanout.refuse(effect.conn, "hint_pending", "your last hint is still being "
-                               "computed; it comes in a moment", effect.ref,
-                               self.tutor.hints.wait_of(peer.player_id))
-            return
-        peer.hinting = True
-        self.hinting.add(effect.seat)
-        task = asyncio.create_task(self._hint(peer, effect), name=f"hint-{self.code}")
-        self.hints.add(task)
-        task.add_done_callback(self.hints.discard)
-
-    async def _hint(self, peer: TablePeer, effect: Advise) -> None:
-        # The seed is the decision's own, as a bot's would be: asking again gives the
-        # same advice, so asking many times gains nothing.
-        seed = decision_seed(self.table.id, effect.seat, effect.key)
-        try:
-            data, text = await self.tutor.hint(peer.player_id, effect.view, seed, peer.lang,
-                                               self.settings.hint_rollouts)
-        except TutorBusy as exc:
-            if exc.own:  # this player's hint at another table
-                self.fanout.refuse(peer.id, "hint_pending", "your last hint (at this or "
-                                   "another table) is still being computed", effect.ref,
-                                   exc.wait)
-            else:
-                self.fanout.refuse(peer.id, "busy", "the server is computing as many hints "
-                                   f"as it may; ask again in {exc.wait:g} s", effect.ref,
-                                   exc.wait)
-            return
-        except TutorStopped:
-            self.fanout.refuse(peer.id, "busy", "the server is stopping", effect.ref)
-            return
-        except Exception as exc:
-            log.error("table %s: a hint failed: %s", self.code, exc)
-            self.fanout.refuse(peer.id, "internal", "the hint could not be computed",
-                               effect.ref)
-            return
-        finally:
-            peer.hinting = False
-            self.hinting.discard(effect.seat)
-        peer.send(dump(build(P.Hint, {
-            "seq": peer.seq, "type": "hint", "key": effect.key, "text": text,
-            "advice": AdvicePayload.model_validate(data), "ref": effect.ref})))
-
-    def history(self, effect: SendHistory) -> None:
-        """Answer a ``history`` request: a page the table holds at once, an older one once
-        it is rebuilt from the log in a read thread (one page at a time per connection)."""
-        peer = self.peers.get(effect.conn)
-        if peer is None:
-            return
-        if effect.conn in self.paging:
-            self.fanout.refuse(effect.conn, "rate_limited", "a page of history is still being "
-                               "built for this connection; ask for the next once it came",
-                               effect.ref)
-            return
-        cap = self.settings.history_items
-        p = page(self.table, effect.before, effect.after, min(effect.limit or cap, cap))
-        items = in_memory(self.table, p)
-        build = self._page_builder(peer, effect, p)
-        if items is not None:
-            peer.send(build(items))
-            return
-        task = asyncio.create_task(self._history(peer, effect, p, build),
-                                   name=f"history-{self.code}")
-        self.paging[effect.conn] = task
-        task.add_done_callback(lambda _: self.paging.pop(effect.conn, None))
-
-    def _page_builder(self, peer: TablePeer, effect: SendHistory,
-                      p: Page) -> Callable[[Sequence[StreamItem]], str]:
-        """What makes the page's frame from its items: everything it needs of the live table
-        is read now, so a read thread may run it."""
-        t = self.table
-        viewer, lang, seq, ref = effect.viewer, peer.lang, peer.seq, effect.ref
-        names = t.logged.names(lang)
-        limit, after = self.settings.history_bytes, effect.after
-
-        def frame(kept: Sequence[StreamItem], begin: int) -> str:
-            return history_frame(kept, viewer, lang, names, seq, older(after, begin), ref)
-
-        def build(items: Sequence[StreamItem]) -> str:
-            return bounded(items, p.lo - 1, len(items), limit, frame)
-
-        return build
-
-    async def _history(self, peer: TablePeer, effect: SendHistory, p: Page,
-                       build: Callable[[Sequence[StreamItem]], str]) -> None:
-        try:
-            items = await self.pages.items(self.table, p)
-            text = await self.pages.reads.run(functools.partial(build, items))
-        except ReadsBusy:
-            self.fanout.refuse(peer.id, "server_busy", "the server rebuilds as many older "
-                               "pages as it may; ask again in a moment", effect.ref)
-            return
-        except Exception:
-            log.exception("table %s: a page of history failed", self.code)
-            self.fanout.refuse(peer.id, "internal", "the page could not be rebuilt",
-                               effect.ref)
-            return
-        peer.send(text)
 
     def _release(self) -> None:
         """Forget the connections no longer at the table (and with nothing on its queue);
@@ -597,6 +469,21 @@ class TableActor:
     def resume(self) -> None:
         """After :meth:`replay`: everyone is disconnected; bots and timers start again."""
         self.post(Resume())
+
+
+@dataclass(slots=True)
+class Life:
+    """Where a table's command loop stands."""
+
+    #: The table closed: the loop ends once the commands queued are answered.
+    closing: bool = False
+    #: Another process owns the table now: the loop ends at once, answering nothing more.
+    lost: bool = False
+    #: The table winds down for a stop (:meth:`TableActor.settle`): no timer fires, and the
+    #: loop ends once the commands already queued are handled.
+    settling: bool = False
+    #: A command is being handled (its write may be under way).
+    handling: bool = False
 
 
 def _batchable(command: Command) -> bool:
@@ -643,13 +530,3 @@ def _conn_of(command: Command) -> int | None:
         return command.conn
     who: Who | None = getattr(command, "who", None)
     return None if who is None else who.conn
-
-
-def _who(peer: TablePeer) -> Who:
-    return Who(peer.id, peer.player_id, peer.name)
-
-
-def _seed() -> int:
-    """A new game's seed: from the operating system, so nobody can predict a shuffle."""
-    return secrets.randbits(64)
-
