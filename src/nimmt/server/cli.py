@@ -109,7 +109,7 @@ def serve_command(
 
         from .base.settings import Settings, shown_url
         from .run import serve, serve_workers
-        from .store import BadURL, Unreachable, opening
+        from .store import OPENING, opening, said
         from .store.backup import DatabaseInUse, serving, sqlite_path
         from .store.migrate import SchemaTooNew, read_revision, schema_state
         from .store.private import private_dir
@@ -172,11 +172,8 @@ def serve_command(
     except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
-    except (BadURL, ImportError) as exc:
-        typer.echo(f"Bad database URL {settings.database_url()!r}: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except Unreachable as exc:
-        typer.echo(f"Cannot open the database: {exc}", err=True)
+    except OPENING as exc:
+        typer.echo(said(exc, settings.database_url()), err=True)
         raise typer.Exit(1) from None
     except OSError as exc:
         typer.echo(f"Cannot serve on {settings.host}:{settings.port}: {exc.strerror or exc}",

@@ -112,7 +112,7 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
     one sentence and exit code 1, a missing server extra exit code 3."""
     try:
         from ..base.settings import Settings, shown_url
-        from ..store import BadURL, Unreachable, opening
+        from ..store import OPENING, opening, said
         from ..store.migrate import SchemaTooNew
         from ..store.operator import AdminError
     except ImportError as exc:
@@ -129,11 +129,8 @@ def _on_database(ctx: typer.Context, work: Callable[[str], Coroutine[Any, Any, T
     except (AdminError, SchemaTooNew) as exc:
         typer.echo(f"{exc}", err=True)
         raise typer.Exit(1) from None
-    except (BadURL, ImportError) as exc:
-        typer.echo(f"Bad database URL {shown_url(url)!r}: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except Unreachable as exc:
-        typer.echo(f"Cannot open the database: {exc}", err=True)
+    except OPENING as exc:
+        typer.echo(said(exc, shown_url(url)), err=True)
         raise typer.Exit(1) from None
 
 

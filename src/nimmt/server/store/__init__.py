@@ -21,9 +21,10 @@ floors 1–2, nothing else of the server.
 """
 
 from .db import LOBBY_LOCK, LogEntry, Op, exclusive
-from .errors import BadURL, Conflict, Refused, StaleOwner, Unreachable, opening
+from .errors import OPENING, BadURL, Conflict, Refused, StaleOwner, Unreachable, opening, said
 from .queries import FinishedGame, Store
 from .tokens import hash_token
 
-__all__ = ["LOBBY_LOCK", "BadURL", "Conflict", "FinishedGame", "LogEntry", "Op", "Refused",
-           "StaleOwner", "Store", "Unreachable", "exclusive", "hash_token", "opening"]
+__all__ = ["LOBBY_LOCK", "OPENING", "BadURL", "Conflict", "FinishedGame", "LogEntry", "Op",
+           "Refused", "StaleOwner", "Store", "Unreachable", "exclusive", "hash_token",
+           "opening", "said"]

@@ -17,7 +17,8 @@ import sqlalchemy as sa
 
 from ...error_codes import CodeLike, ErrorCode
 
-__all__ = ["BadURL", "Conflict", "Refused", "StaleOwner", "Unreachable", "opening"]
+__all__ = ["OPENING", "BadURL", "Conflict", "Refused", "StaleOwner", "Unreachable", "opening",
+           "said"]
 
 
 class Conflict(Exception):
@@ -55,6 +56,19 @@ class BadURL(Exception):
 
 class Unreachable(Exception):
     """The database the URL names cannot be opened (its message is the driver's)."""
+
+
+#: The failures of opening a database a command says in a sentence (:func:`said`): the
+#: store's own, and a driver that is not installed.
+OPENING = (BadURL, Unreachable, ImportError)
+
+
+def said(exc: BaseException, url: str) -> str:
+    """What a command says of ``exc`` (one of :data:`OPENING`), the database at ``url`` (as
+    the command shows it)."""
+    if isinstance(exc, Unreachable):
+        return f"Cannot open the database: {exc}"
+    return f"Bad database URL {url!r}: {exc}"
 
 
 @contextlib.contextmanager
