@@ -155,7 +155,7 @@ def search_figures(bot: str, players: int) -> dict[str, Any]:
     from nimmt import Game, Rules
     from nimmt.bots import make_bot
     from nimmt.bots.base import Budget
-    from nimmt.server.botpool import SEARCH_NICE
+    from nimmt.server.workers.botpool import SEARCH_NICE
     from nimmt.sim.kernel import NUMBA
     from nimmt.sim.search import warm_up
 

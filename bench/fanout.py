@@ -1,9 +1,9 @@
 """The cost of a table's frames: :meth:`Fanout.broadcast` over whole played games.
 
 A table of ``--players`` people (one connection each, plus ``--spectators``
-watching) plays whole games through the real reducer (:mod:`nimmt.server.reducer`),
+watching) plays whole games through the real reducer (:mod:`nimmt.server.tables.reducer`),
 each seat answering with its first legal option, and every frame goes through the
-real fan-out (:class:`nimmt.server.fanout.Fanout`) to connections that keep only
+real fan-out (:class:`nimmt.server.tables.fanout.Fanout`) to connections that keep only
 the byte count. Reported per table size: the time spent in ``broadcast`` per
 decision and per frame sent, and the bytes sent per decision. The time is the
 process's CPU time (other jobs on the machine do not count) of the server's own
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from nimmt import Rules
 from nimmt import wire as P
 from nimmt.decisions import DecisionKind
-from nimmt.server.commands import (
+from nimmt.server.tables.commands import (
     Attach,
     Broadcast,
     Create,
@@ -34,8 +34,9 @@ from nimmt.server.commands import (
     SendState,
     Who,
 )
-from nimmt.server.fanout import Fanout
-from nimmt.server.reducer import Limits, TableData, reduce
+from nimmt.server.tables.fanout import Fanout
+from nimmt.server.tables.reducer import reduce
+from nimmt.server.tables.state import Limits, TableData
 from nimmt.wire import Sheet
 
 

@@ -34,9 +34,9 @@ from typing import Any
 import websockets
 
 from nimmt.client import Client, ServerError
-from nimmt.server import passwords
+from nimmt.server.base.settings import Settings
+from nimmt.server.people import passwords
 from nimmt.server.run import running_server
-from nimmt.server.settings import Settings
 
 PASSWORD = "correct horse battery"
 

@@ -19,7 +19,7 @@ TWICE = {
     # A card as the engine counts it, and as a client may send one (bounded, strict).
     "Card": {"nimmt/cards.py", "nimmt/wire/base.py"},
     # A table log's entry, and a cluster batch's entry (a frame for a connection).
-    "Entry": {"nimmt/server/tablelog.py", "nimmt/server/nodewire.py"},
+    "Entry": {"nimmt/server/tables/tablelog.py", "nimmt/server/cluster/nodewire.py"},
 }
 #: The wire's models of the engine's own values carry the engine's names, their names in the
 #: JSON Schema: each event's model (written from nimmt.events into wire/derived.py) and each

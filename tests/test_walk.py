@@ -16,10 +16,10 @@ from nimmt import EndMode, Game
 from nimmt.cli import _turns
 from nimmt.events import CardChosen, Event, GameOver, RoundStarted, TurnStarted, for_viewer
 from nimmt.record import events_sha256, load_record, record_from_game, to_json
-from nimmt.server.fanout import history_frame, narration
-from nimmt.server.reducer import ChatLine, Notice, StreamItem
+from nimmt.server.tables.fanout import history_frame, narration
+from nimmt.server.tables.state import ChatLine, Notice, StreamItem
 from nimmt.walk import STEP_STARTS, Checksum, GameVisitor, Steps, starts_step, walk
-from nimmt.web.routes import replay_steps
+from nimmt.web.replay import replay_steps
 from randomgames import GAMES, make_rules, play_out
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -289,7 +289,7 @@ from .server.cli import serve_command  # noqa: E402
 
 app.command("serve")(serve_command)
 
-from .server.admin_cli import admin_app  # noqa: E402
+from .server.ops.admin_cli import admin_app  # noqa: E402
 
 app.add_typer(admin_app, name="admin")
 
@@ -305,7 +305,7 @@ from .account_cli import account_app  # noqa: E402
 
 app.add_typer(account_app, name="account")
 
-from .server.admin_cli import admin_app  # noqa: E402
+from .server.ops.admin_cli import admin_app  # noqa: E402
 
 app.add_typer(admin_app, name="admin")
 

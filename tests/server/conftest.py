@@ -21,8 +21,8 @@ import redis
 from rolling_helpers import DRAIN
 from server_helpers import LIFTED_LIMITS
 
+from nimmt.server.base.settings import Settings
 from nimmt.server.run import running_server
-from nimmt.server.settings import Settings
 
 PG_HOST = os.environ.get("NIMMT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("NIMMT_TEST_REDIS", "redis://127.0.0.1:6379/0")

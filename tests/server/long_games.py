@@ -2,7 +2,7 @@
 
 Playing a 100-round, ten-seat game through a server takes minutes of bots' time; the
 log of one is made here by applying its entries to a table as its reducer does
-(:func:`nimmt.server.reducer.apply`, which also gives each entry the deals it made),
+(:func:`nimmt.server.tables.apply.apply`, which also gives each entry the deals it made),
 with seeded random decisions, and written into the store the server opens. The server
 then resumes the table from that log at its start, as after a restart, so what it
 serves is what a long game played through it would be. Used by the tests of catch-up
@@ -20,18 +20,13 @@ from typing import Any
 from nimmt import record as records
 from nimmt.decisions import make_decision
 from nimmt.rules import Rules
-from nimmt.server.ratings import INITIAL
-from nimmt.server.reducer import TableData, apply
-from nimmt.server.store import (
-    Store,
-    games,
-    hash_token,
-    players,
-    sessions,
-    table_log,
-    tables,
-)
-from nimmt.server.tablelog import (
+from nimmt.server.base.text import name_key
+from nimmt.server.store import Store, hash_token
+from nimmt.server.store.ratings import INITIAL
+from nimmt.server.store.schema import games, players, sessions, table_log, tables
+from nimmt.server.tables.apply import apply
+from nimmt.server.tables.state import TableData
+from nimmt.server.tables.tablelog import (
     AutoPlay,
     BotSeat,
     BotSeated,
@@ -42,7 +37,6 @@ from nimmt.server.tablelog import (
     Started,
     entry_to_row,
 )
-from nimmt.server.text import name_key
 
 __all__ = ["LongTable", "long_record", "store_game", "store_table"]
 

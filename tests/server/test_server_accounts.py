@@ -27,10 +27,10 @@ from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.ratings import INITIAL
 from nimmt.server.run import running_hub, running_server
-from nimmt.server.schema import MIGRATIONS
 from nimmt.server.store import hash_token
+from nimmt.server.store.migrate import MIGRATIONS
+from nimmt.server.store.ratings import INITIAL
 from nimmt.wire import Error, Pong
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -317,18 +317,18 @@ async def test_a_sign_in_just_after_a_sign_out_outlives_its_signal(tmp_path: Pat
         phone = await connect(url, name="Ana", password=PASSWORD)
         again = None
         for _ in range(5):
-            seen = hub.accounts.signals_seen
+            seen = hub.people.signals.seen
             await phone.sign_out("others")
             await closed_with(ana, "signed_out")
             again = await connect(url, name="Ana", password=PASSWORD)
-            if hub.accounts.signals_seen == seen:
+            if hub.people.signals.seen == seen:
                 break  # signed in again before the poll read the sign-out
             ana = again
         else:
             pytest.fail("a poll came between each sign-out and the sign-in after it")
 
         async def polled() -> bool:
-            return hub.accounts.signals_seen > seen
+            return hub.people.signals.seen > seen
 
         await eventually(polled, "the sign-out's signal read", 30)
         await pong(again)

@@ -21,8 +21,8 @@ from server_helpers import api, close_all, eventually
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
-from nimmt.server.ratings import INITIAL
 from nimmt.server.run import running_server
+from nimmt.server.store.ratings import INITIAL
 from nimmt.wire import Error, Events, NoticeItem, Pong
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]

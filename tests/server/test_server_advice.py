@@ -36,7 +36,7 @@ from conftest import make_settings
 from nimmt.client import Client, ServerError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
-from nimmt.server.app import Hub
+from nimmt.server.root import Server
 from nimmt.server.run import running_hub
 from nimmt.sim.analysis import analyse
 from nimmt.wire import Hint
@@ -55,7 +55,7 @@ async def make_hub(tmp_path: Path) -> AsyncIterator[Any]:
     """Start a server with these settings (on top of the test defaults); stopped at the end."""
     stack: list[Any] = []
 
-    async def start(**changes: Any) -> tuple[str, Hub]:
+    async def start(**changes: Any) -> tuple[str, Server]:
         settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}", tmp_path,
                                  tutor_workers=1, analysis_workers=1, **changes)
         running = running_hub(settings)
@@ -194,8 +194,8 @@ async def test_an_analysis_whose_client_leaves_is_cancelled(make_hub: Any) -> No
         await pending.leave()
         # Nobody waits for it: its worker is stopped, and nothing of it is kept.
         await until(lambda: not alive(pid), "its worker stops", 30)
-        assert lane.abandoned == 1 and not lane.running() and not hub.analysing
-        assert game_id not in hub.analyses
+        assert lane.abandoned == 1 and not lane.running() and not hub.analyses.analysing
+        assert game_id not in hub.analyses.done
         # A hint right after is answered promptly; the lane takes the next analysis.
         t0 = time.monotonic()
         hint = await ana.hint(timeout=60)

@@ -31,9 +31,9 @@ from nimmt.bots.registry import BotError
 from nimmt.client import Client, ServerError
 from nimmt.engine import Game, View
 from nimmt.rules import Rules
-from nimmt.server.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.server.cli import parse_bot_flags
 from nimmt.server.run import running_hub
+from nimmt.server.workers.botpool import AWAY, PEOPLE, BotPool, dump_job, lane_of
 from nimmt.sim.kernel import NUMBA
 from nimmt.wire import EventItem, Events, NoticeItem, ServerMessage
 
@@ -321,7 +321,7 @@ async def test_priority_follows_the_people_at_the_table(tmp_path: Path) -> None:
         code = (await ana.create_table(rules=TWO)).table.code
         await ana.add_bot("medium")
         await ana.start()
-        actor = hub.tables[code]
+        actor = hub.tables.held[code]
         assert actor.bot_priority() == PEOPLE
         token = ana.token
         await ana.close()
@@ -331,11 +331,11 @@ async def test_priority_follows_the_people_at_the_table(tmp_path: Path) -> None:
         await back.close()
     # After a restart nobody is connected: every table's bots think at the lowest priority.
     async with running_hub(settings) as (url, hub):
-        assert hub.tables[code].bot_priority() == AWAY
+        assert hub.tables.held[code].bot_priority() == AWAY
 
 
 class Stand:
-    """A table as the pool sees it (:class:`~nimmt.server.botpool.Owner`), whose priority
+    """A table as the pool sees it (:class:`~nimmt.server.workers.botpool.Owner`), whose priority
     the test sets."""
 
     def __init__(self, code: str, priority: int | None) -> None:

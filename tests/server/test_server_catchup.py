@@ -29,9 +29,9 @@ from websockets.asyncio.client import connect
 
 from conftest import make_settings
 from nimmt.client import Client, ws_url
-from nimmt.server.fanout import seen
+from nimmt.server.base.settings import Settings
 from nimmt.server.run import running_hub
-from nimmt.server.settings import Settings
+from nimmt.server.tables.fanout import seen
 from nimmt.wire import Events, History, TableState, dump
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]

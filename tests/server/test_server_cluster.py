@@ -32,9 +32,11 @@ from server_helpers import NIMMT, api, eventually, play_until_key, start_server
 
 from conftest import make_settings
 from nimmt.client import Client
-from nimmt.server.nodewire import Batch, Sealer, parse_body
+from nimmt.server.cluster.nodewire import Batch, Sealer, parse_body
 from nimmt.server.run import running_hub
-from nimmt.server.store import LogEntry, StaleOwner, Store, fence_all, tables
+from nimmt.server.store import LogEntry, StaleOwner, Store
+from nimmt.server.store.db import fence_all
+from nimmt.server.store.schema import tables
 from nimmt.wire import TableState
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]

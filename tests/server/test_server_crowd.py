@@ -145,7 +145,7 @@ async def test_forty_writers_at_once_each_line_reaches_each_connection_once(
 
 
 async def _idle(hub: Any) -> bool:
-    social = hub.social
+    social = hub.people.social
     return not any(ch.delivering for ch in [social.lobby, *social._private.values()])
 
 
@@ -169,10 +169,10 @@ async def test_every_quota_holds_when_sixteen_connections_race(db_url: str,
 
         async def counted(setting: str, act: Callable[[Client, int], Awaitable[Any]],
                           want: int) -> None:
-            before = hub.counts[setting]
+            before = hub.metrics.counts[setting]
             passed, codes = await race(me, act)
             assert (passed, set(codes)) == (want, {"quota"}), (setting, passed, codes)
-            assert hub.counts[setting] - before == 16 - want, setting
+            assert hub.metrics.counts[setting] - before == 16 - want, setting
 
         await counted("lobby_chat_per_minute",
                       lambda c, i: c.act("lobby_chat", text=f"hi {i}"), 6)
@@ -190,9 +190,9 @@ async def test_every_quota_holds_when_sixteen_connections_race(db_url: str,
         # Tables: 2 unstarted per host, whoever races.
         passed, codes = await race(me, lambda c, i: c.create_table(rules={"players": 2}))
         assert (passed, set(codes)) == (2, {"quota"})
-        assert len(hub.tables) == 2
+        assert len(hub.tables.held) == 2
         # Invitations and links: from a table every connection is at.
-        code = next(iter(hub.tables))
+        code = next(iter(hub.tables.held))
         for c in me:
             await c.join(code)
         await counted("invites_per_minute",
@@ -214,7 +214,7 @@ async def test_new_names_from_one_address_hold_when_they_race(db_url: str,
         assert len(made) == 6 and len(refused) == 25, results
         assert {r.code for r in refused} == {"quota"}
         assert all(r.error.retry_after for r in refused)
-        assert hub.counts["names_per_minute"] == 25
+        assert hub.metrics.counts["names_per_minute"] == 25
         # A refused name is not counted: the same name twice at once is one player.
         await close_all(made)
 
@@ -299,7 +299,7 @@ async def test_what_strangers_grow_is_bounded(db_url: str, tmp_path: Path) -> No
             await close_all(cs)
 
         async def forgotten() -> bool:
-            s = hub.social
+            s = hub.people.social
             return len(s.lobby) == 0 and not s._private and not s._invites
 
         await eventually(forgotten, "the closed listeners forgotten")
@@ -317,11 +317,11 @@ async def test_what_strangers_grow_is_bounded(db_url: str, tmp_path: Path) -> No
         assert rows(db_url, "select count(*) from invitations")[0][0] == 1
         rows(db_url, "update invitations set at = at - 100000")
         rows(db_url, f"update reports set resolved = {time.time()}, resolved_by = 'mod'")
-        await hub.social.sweep()
+        await hub.people.social.sweep()
         assert rows(db_url, "select count(*) from invitations")[0][0] == 0
         assert rows(db_url, "select count(*) from reports")[0][0] == 5  # kept 90 days
         rows(db_url, f"update reports set resolved = {time.time() - 100 * 86400}")
-        await hub.social.sweep()
+        await hub.people.social.sweep()
         assert rows(db_url, "select count(*) from reports")[0][0] == 0
 
         # A mute made twice is one signal; mutes toggled fast stop at the quota.

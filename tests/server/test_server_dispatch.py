@@ -1,4 +1,4 @@
-"""Every client message has exactly one handler at the hub, chosen by its class: a message
+"""Every client message has exactly one handler at the edge, chosen by its class: a message
 added to the protocol without one fails here, not at the first client that sends it."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import typing
 import pytest
 
 from nimmt import wire as P
-from nimmt.server.accounts import ACCOUNT_MESSAGES
-from nimmt.server.app import BEFORE_HELLO, ROUTES, Hub, _routes
-from nimmt.server.social import SOCIAL_MESSAGES
+from nimmt.server.edge.dispatch import BEFORE_HELLO, ROUTES, Dispatcher, _routes
+from nimmt.server.people.accounts import ACCOUNT_MESSAGES
+from nimmt.server.people.social import SOCIAL_MESSAGES
 
 
 def client_messages() -> set[type]:
@@ -29,11 +29,11 @@ def test_every_client_message_has_one_handler() -> None:
 def test_the_groups_of_messages_do_not_overlap() -> None:
     groups = [ACCOUNT_MESSAGES, SOCIAL_MESSAGES, P.TABLE_MESSAGES]
     assert sum(map(len, groups)) == len(frozenset().union(*groups))
-    assert ROUTES[P.SignOut] is Hub._account
-    assert ROUTES[P.Follow] is Hub._social
-    assert ROUTES[P.PlayCard] is Hub._at_table
+    assert ROUTES[P.SignOut] is Dispatcher._account
+    assert ROUTES[P.Follow] is Dispatcher._social
+    assert ROUTES[P.PlayCard] is Dispatcher._at_table
 
 
 def test_a_message_given_two_handlers_is_refused() -> None:
     with pytest.raises(AssertionError, match="Chat has two handlers"):
-        _routes(([P.Chat], Hub._at_table), ([P.Ping, P.Chat], Hub._ping))
+        _routes(([P.Chat], Dispatcher._at_table), ([P.Ping, P.Chat], Dispatcher._ping))

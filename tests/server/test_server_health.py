@@ -32,7 +32,7 @@ from server_helpers import eventually
 
 from conftest import make_settings
 from nimmt.client import Client
-from nimmt.server.health import READY_CACHE
+from nimmt.server.ops.health import READY_CACHE
 from nimmt.server.run import running_hub
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]

@@ -9,7 +9,7 @@ from test_server_reducer import Harness, play_out, rebuilt, replayed, seated_tab
 
 from nimmt import Rules
 from nimmt import wire as P
-from nimmt.server.commands import (
+from nimmt.server.tables.commands import (
     Advise,
     Attach,
     Command,
@@ -20,8 +20,8 @@ from nimmt.server.commands import (
     SendAck,
     Who,
 )
-from nimmt.server.reducer import info
-from nimmt.server.tablelog import HintsSet
+from nimmt.server.tables.facts import info
+from nimmt.server.tables.tablelog import HintsSet
 
 FOUR = Rules.parse("classic", players=4, end="rounds", rounds=1)
 

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import Message
 
 from conftest import make_settings, module_db_url
-from nimmt.server.headers import SECURITY_HEADERS, HeaderedStarlette
+from nimmt.server.edge.headers import SECURITY_HEADERS, HeaderedStarlette
 from nimmt.server.run import running_server
 
 pytestmark = [pytest.mark.timeout(300)]

@@ -22,8 +22,8 @@ from server_helpers import api, close_all, eventually, play_out, seat_table
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError
+from nimmt.server.base.settings import Settings
 from nimmt.server.run import proxy_options, running_server
-from nimmt.server.settings import Settings
 from nimmt.wire import Error, Events, Pong
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -431,7 +431,7 @@ async def test_forwarded_for_is_ignored_unless_a_proxy_is_trusted() -> None:
 
 
 async def test_address_keys_group_ipv6_by_prefix() -> None:
-    from nimmt.server.limits import address_key
+    from nimmt.server.base.limits import address_key
 
     assert address_key("203.0.113.9") == "203.0.113.9"
     assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::9")

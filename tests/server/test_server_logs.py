@@ -30,7 +30,7 @@ import redis
 from server_helpers import LIFTED_LIMITS, eventually, start_server
 
 from nimmt.client import Client, ServerError
-from nimmt.server.logs import (
+from nimmt.server.base.logs import (
     QUEUE_MAX,
     JsonFormatter,
     LineWriter,
@@ -39,7 +39,7 @@ from nimmt.server.logs import (
     secrets_of,
     set_context,
 )
-from nimmt.server.settings import Settings
+from nimmt.server.base.settings import Settings
 
 pytestmark = [pytest.mark.timeout(300)]
 

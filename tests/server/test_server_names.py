@@ -24,10 +24,10 @@ from websockets.asyncio.client import connect
 
 from conftest import make_settings
 from nimmt.client import Client, ServerError, ws_url
+from nimmt.server.base.text import check_name, clean_text, has_visible, name_key
 from nimmt.server.run import running_server
-from nimmt.server.schema import MIGRATIONS
 from nimmt.server.store import hash_token
-from nimmt.server.text import check_name, clean_text, has_visible, name_key
+from nimmt.server.store.migrate import MIGRATIONS
 from nimmt.wire import Events
 
 pytestmark = [pytest.mark.timeout(300)]

@@ -1,5 +1,6 @@
 """Messages between the processes of a cluster: the seal, freshness, and the strict reading
-of bodies (``nimmt.server.nodewire``). The real processes are in test_server_cluster.py."""
+of bodies (``nimmt.server.cluster.nodewire``). The real processes are in
+test_server_cluster.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nimmt.server.nodewire import (
+from nimmt.server.cluster.nodewire import (
     DROP_LOG_EVERY,
     Batch,
     Drops,
@@ -188,7 +189,7 @@ def test_a_malformed_body_is_refused_with_a_reason(name: str) -> None:
 def test_drops_are_logged_at_most_every_few_seconds(caplog: pytest.LogCaptureFixture,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1000.0]
-    monkeypatch.setattr("nimmt.server.nodewire.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("nimmt.server.cluster.nodewire.time.monotonic", lambda: now[0])
     drops = Drops()
     with caplog.at_level(logging.WARNING, logger="nimmt.server"):
         for _ in range(1000):

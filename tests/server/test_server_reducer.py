@@ -1,7 +1,7 @@
 """The table's rules, without a server, a database or asyncio (server/reducer.py).
 
 A :class:`Harness` plays the actor: it feeds commands to the reducer with a
-clock of its own, keeps what :class:`~nimmt.server.commands.Persist` stores
+clock of its own, keeps what :class:`~nimmt.server.tables.commands.Persist` stores
 (through the stored JSON form, as the database would), renders every frame
 through the real fan-out to fake connections, and answers the bots a table
 asks with the default player. The plain tests walk through the rules one by
@@ -37,8 +37,8 @@ from nimmt import wire as P
 from nimmt.decisions import DecisionKind, DraftCard, PlayCard, TakeRow, make_decision
 from nimmt.events import CardChosen, CardsRevealed, Event
 from nimmt.narrate import narrator
-from nimmt.server.autoplay import default_decision
-from nimmt.server.commands import (
+from nimmt.server.tables.apply import replay, trim
+from nimmt.server.tables.commands import (
     Advise,
     AskBot,
     Attach,
@@ -68,9 +68,10 @@ from nimmt.server.commands import (
     WakeBots,
     Who,
 )
-from nimmt.server.fanout import Fanout
-from nimmt.server.reducer import Limits, Live, TableData, reduce, replay, trim
-from nimmt.server.tablelog import (
+from nimmt.server.tables.fanout import Fanout
+from nimmt.server.tables.reducer import reduce
+from nimmt.server.tables.state import Limits, Live, TableData
+from nimmt.server.tables.tablelog import (
     BotSeat,
     BotSeated,
     Decided,
@@ -78,6 +79,7 @@ from nimmt.server.tablelog import (
     entry_from_row,
     entry_to_row,
 )
+from nimmt.server.workers.autoplay import default_decision
 from nimmt.wire import Sheet
 from profiles import examples
 

@@ -131,9 +131,9 @@ async def test_a_part_that_hangs_does_not_hold_the_stop(
         caplog: pytest.LogCaptureFixture) -> None:
     """A stopping process whose bot workers never answer their stop (a wedged part) still
     stops after the bound, names the part in its log, and closes every other part."""
-    import nimmt.server.app as app_module
+    import nimmt.server.root as root_module
 
-    monkeypatch.setattr(app_module, "CLOSE_STEP_SECONDS", 0.5)
+    monkeypatch.setattr(root_module, "CLOSE_STEP_SECONDS", 0.5)
     settings = make_settings(db_url, tmp_path)
     caplog.set_level("ERROR", logger="nimmt.server")
     never = asyncio.Event()

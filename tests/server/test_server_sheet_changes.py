@@ -28,7 +28,7 @@ from nimmt import wire as P
 from nimmt.client import Client
 from nimmt.decisions import DecisionKind
 from nimmt.narrate import narrator
-from nimmt.server.commands import (
+from nimmt.server.tables.commands import (
     Attach,
     Broadcast,
     Create,
@@ -39,8 +39,9 @@ from nimmt.server.commands import (
     SendState,
     Who,
 )
-from nimmt.server.fanout import Fanout
-from nimmt.server.reducer import Limits, TableData, reduce
+from nimmt.server.tables.fanout import Fanout
+from nimmt.server.tables.reducer import reduce
+from nimmt.server.tables.state import Limits, TableData
 from nimmt.web.speech import sheet as speech_sheet
 from nimmt.wire import Sheet, merge_sheet, sheet_payload
 

@@ -29,9 +29,10 @@ from server_helpers import LIFTED_LIMITS, NIMMT, eventually, start_server
 
 from conftest import make_settings
 from nimmt.client import Client
-from nimmt.server.app import FRAME_COST, Hub
+from nimmt.server.base.settings import Settings
+from nimmt.server.edge.connection import FRAME_COST
+from nimmt.server.root import Server
 from nimmt.server.run import running_hub, running_server
-from nimmt.server.settings import Settings
 from nimmt.wire import PROTOCOL_VERSION
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(600)]
@@ -173,7 +174,7 @@ async def until(check: Callable[[], bool], what: str, timeout: float = 120) -> N
     await eventually(holds, what, timeout)
 
 
-async def attack(settings: Settings, readers: int) -> tuple[Hub, Player, int]:
+async def attack(settings: Settings, readers: int) -> tuple[Server, Player, int]:
     """A long game hosted by a real player, watched by ``readers`` spectators that never
     read, until the server has closed them all; returns the hub, the player, and the most
     bytes the server ever held queued for one connection."""
@@ -185,7 +186,7 @@ async def attack(settings: Settings, readers: int) -> tuple[Hub, Player, int]:
             await host.add_bot("easy")
         socks = [await asyncio.to_thread(non_reader, port, f"Slow{i}", code)
                  for i in range(readers)]
-        actor = hub.tables[code]
+        actor = hub.tables.held[code]
         await until(lambda: len(actor.peers) == readers + 1, "the readers are at the table")
         await host.start()
         player = Player(host)
@@ -195,7 +196,7 @@ async def attack(settings: Settings, readers: int) -> tuple[Hub, Player, int]:
         def all_closed() -> bool:
             nonlocal most
             most = max([most, *(getattr(p, "unsent", 0) for p in actor.peers.values())])
-            return hub.counts["slow_reader"] >= readers
+            return hub.metrics.counts["slow_reader"] >= readers
 
         try:
             await until(all_closed, "every reader that never reads is closed", 300)
@@ -203,7 +204,7 @@ async def attack(settings: Settings, readers: int) -> tuple[Hub, Player, int]:
             # Reset, not politely closed: their sockets are gone at once, read or not.
             await until(lambda: not any(map(is_open, socks)), "their sockets are reset", 30)
             # Nothing is held for them any more: the table and the hub let them go.
-            await until(lambda: len(actor.peers) == 1 and hub.open_connections == 1,
+            await until(lambda: len(actor.peers) == 1 and hub.edge.gate.open_connections == 1,
                         "the table and the hub let them go", 30)
             # The game goes on for the real player.
             seen = player.events
@@ -236,7 +237,7 @@ async def test_readers_that_never_read_are_closed_past_the_byte_bound(
     hub, player, most = await attack(settings, readers=6)
     print(f"\nping p99 of the real player during the attack: {player.p99():.1f} ms "
           f"({player.during} pings); most held for one connection: {most} bytes")
-    assert hub.counts["slow_reader"] == 6
+    assert hub.metrics.counts["slow_reader"] == 6
     # What was held for one of them never passed the bound by more than one frame.
     assert most <= bound + 16 * 1024 + FRAME_COST
     lines = slow_lines(caplog)
@@ -253,7 +254,7 @@ async def test_a_write_that_waits_past_the_write_timeout_is_aborted(
     hub, player, _most = await attack(settings, readers=4)
     print(f"\nping p99 of the real player during the attack: {player.p99():.1f} ms "
           f"({player.during} pings)")
-    assert hub.counts["slow_reader"] == 4
+    assert hub.metrics.counts["slow_reader"] == 4
     lines = slow_lines(caplog)
     assert len(lines) == 4 and all("write_timeout" in line for line in lines), lines
     no_tracebacks(caplog)
@@ -281,7 +282,7 @@ async def test_a_slow_honest_reader_gets_the_largest_burst(
         burst = await asyncio.to_thread(slow_rejoin, port, str(host.token), code)
         # A burst worth the name: the catch-up full (its newest items, to their bound).
         assert burst > 30_000, burst
-        assert hub.counts["slow_reader"] == 0
+        assert hub.metrics.counts["slow_reader"] == 0
     no_tracebacks(caplog)
 
 

@@ -17,7 +17,7 @@ from test_server_admin import admin, connect
 from conftest import make_settings
 from nimmt.client import ServerError
 from nimmt.server.run import running_server
-from nimmt.server.store import game_players, games, players, tables
+from nimmt.server.store.schema import game_players, games, players, tables
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
 
@@ -472,7 +472,7 @@ async def test_mutes_and_blocks_hold_at_a_table_of_another_process(
         bob = await connect(url1, "127.0.0.3", name="Bob")
         await ana.mute("Bob")  # before Ana comes to the table: read as she enters
         await ana.join(code)
-        assert code not in hub2.tables  # Ana's seat is relayed to the owner
+        assert code not in hub2.tables.held  # Ana's seat is relayed to the owner
         await ana.sit()
         await bob.join(code)
         await bob.sit()

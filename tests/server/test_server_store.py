@@ -13,8 +13,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from nimmt.server.schema import MIGRATIONS
-from nimmt.server.store import Conflict, LogEntry, Store, metadata
+from nimmt.server.store import Conflict, LogEntry, Store
+from nimmt.server.store.migrate import MIGRATIONS
+from nimmt.server.store.schema import metadata
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 
@@ -76,9 +77,9 @@ async def test_what_the_server_creates_is_private_whatever_the_umask(tmp_path: P
     """Under umask 022 the data directory the server makes is 0700, and its database (with
     its WAL and shared-memory files) and a backup 0600: they hold password hashes. A
     directory that exists already keeps the mode its operator gave it."""
-    from nimmt.server.backup import backup
+    from nimmt.server.base.settings import Settings
     from nimmt.server.run import running_hub
-    from nimmt.server.settings import Settings
+    from nimmt.server.store.backup import backup
 
     there = tmp_path / "srv"
     there.mkdir()

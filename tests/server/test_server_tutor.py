@@ -20,9 +20,9 @@ from nimmt.bots.base import Budget
 from nimmt.client import Client, ServerError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict
-from nimmt.server.app import Hub
-from nimmt.server.botpool import decision_seed
+from nimmt.server.root import Server
 from nimmt.server.run import running_hub
+from nimmt.server.workers.botpool import decision_seed
 from nimmt.sim.advice import advise
 from nimmt.sim.analysis import analyse
 from nimmt.wire import GameAnalysis, Hint, protocol_schema
@@ -35,7 +35,7 @@ HINT_ROLLOUTS = 200
 
 
 @pytest_asyncio.fixture
-async def hub(tmp_path: Path) -> AsyncIterator[tuple[str, Hub]]:
+async def hub(tmp_path: Path) -> AsyncIterator[tuple[str, Server]]:
     settings = make_settings(f"sqlite+aiosqlite:///{tmp_path / 'nimmt.db'}", tmp_path,
                              analysis_rollouts=ROLLOUTS, analyses_per_minute=2,
                              hint_rollouts=HINT_ROLLOUTS)
@@ -72,7 +72,7 @@ async def games_of(url: str, name: str) -> list[dict[str, Any]]:
 
 @pytest.mark.asyncio
 async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     url, server = hub
     (ana,), code = await seat_table(url, RULES, 1, ["easy"])
@@ -86,7 +86,7 @@ async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
         assert hint.advice.best in prompt.options and hint.advice.player == 0
         # Exactly what the expert says from seat 0's view with the decision's seed: the
         # server gave the search that view and nothing more.
-        actor = server.tables[code]
+        actor = server.tables.held[code]
         game = actor.game
         assert game is not None
         expected = advise(game.view(0), seed=decision_seed(actor.id, 0, prompt.key),
@@ -110,7 +110,7 @@ async def test_a_hint_over_the_websocket_is_the_askers_own_advice(
 
 
 @pytest.mark.asyncio
-async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) -> None:
+async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Server]) -> None:
     url, _server = hub
     (ana,), _code = await seat_table(url, RULES, 1, ["easy"])
     (bob,), _rated = await seat_table(url, RULES, 1, ["easy"], prefix="R", rated=True)
@@ -135,7 +135,7 @@ async def test_one_hint_at_a_time_and_none_in_rated_games(hub: tuple[str, Hub]) 
 
 @pytest.mark.asyncio
 async def test_one_player_with_many_connections_takes_one_hint_slot(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     """Eight connections of one player ask at once: one hint is computed, the others are
     told it is pending, and a player at another table still gets a hint (the lane holds
@@ -171,7 +171,7 @@ async def test_one_player_with_many_connections_takes_one_hint_slot(
 
 
 @pytest.mark.asyncio
-async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
+async def test_the_analysis_of_a_finished_game(hub: tuple[str, Server]) -> None:
     url, server = hub
     clients, _code = await seat_table(url, RULES, 2, ["easy"])
     try:
@@ -192,7 +192,7 @@ async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
     status, english = await status_of(f"{url}/api/games/{game_id}/analysis")
     assert status == 200 and english["decisions"] == data["decisions"]
     assert english["text"] == narrator("en").review_sentences(review)
-    assert list(server.analyses) == [game_id]
+    assert list(server.analyses.done) == [game_id]
     assert (await status_of(f"{url}/api/games/{game_id + 100}/analysis"))[0] == 404
     assert (await status_of(f"{url}/api/games/x/analysis"))[0] == 400
     assert (await status_of(f"{url}/api/games/{game_id}/analysis?lang=xx"))[0] == 400
@@ -202,12 +202,12 @@ async def test_the_analysis_of_a_finished_game(hub: tuple[str, Hub]) -> None:
 
 @pytest.mark.asyncio
 async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limited(
-    hub: tuple[str, Hub],
+    hub: tuple[str, Server],
 ) -> None:
     url, server = hub
     # The first analysis starts the tutor's worker: on a busy machine three may take more
     # than the minute the quota counts, so here the quota counts for an hour.
-    server.new_analyses.window = 3600.0
+    server.analyses.new.window = 3600.0
     ids = []
     for k in range(3):
         clients, _code = await seat_table(url, RULES, 1, ["easy"], prefix=f"Q{k}")
@@ -228,4 +228,4 @@ async def test_unfinished_games_are_not_analysed_and_new_analyses_are_rate_limit
     games = await games_of(url, "U0")
     assert not games[0]["finished"]
     assert (await status_of(f"{url}/api/games/{games[0]['id']}/analysis"))[0] == 409
-    assert len(server.analyses) == 2
+    assert len(server.analyses.done) == 2

@@ -42,7 +42,7 @@ from conftest import PG_HOST
 from nimmt.client import Client
 from nimmt.decisions import PlayCard
 from nimmt.record import decision_from_record, record_from_dict
-from nimmt.server.schema import head
+from nimmt.server.store.migrate import head
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400)]
 

@@ -53,7 +53,7 @@ def seeded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
                NIMMT_LISTEN_CPS="0", NIMMT_DISCONNECT_GRACE="30")
     command = [sys.executable, "-c",
-               f"import nimmt.server.table as t; t._seed = lambda: {SEED}; "
+               f"import nimmt.server.tables.commands as c; c.new_seed = lambda: {SEED}; "
                "from nimmt.cli import main; main()"]
     yield from _serve(tmp_path_factory.mktemp("parity"), env, command)
 

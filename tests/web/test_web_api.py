@@ -12,7 +12,7 @@ from nimmt.errors import RecordError
 from nimmt.narrate import narrator
 from nimmt.record import record_from_dict, replay
 from nimmt.web import STATIC_DIR
-from nimmt.web.routes import replay_steps, said_names
+from nimmt.web.replay import replay_steps, said_names
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 #: The CLDR plural categories of whole numbers, per language (what Intl.PluralRules picks).

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from nimmt.server.headers import SECURITY_HEADERS
+from nimmt.server.edge.headers import SECURITY_HEADERS
 
 from .conftest import RECORDER
 from .helpers import (

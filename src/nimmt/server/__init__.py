@@ -1,17 +1,18 @@
 """The game server (``nimmt serve``): tables for friends and bots, real-time and durable.
 
-- :mod:`nimmt.wire` (outside the server, so clients import it alone): the WebSocket
-  messages and everything they carry (pydantic models, JSON Schema).
-- :mod:`.reducer`: a table's rules, a pure reducer of typed commands into effects
-  (:mod:`.commands`), event-sourced from typed log entries (:mod:`.tablelog`).
-- :mod:`.table`: one thin actor per table, which runs the reducer's effects in order:
-  :mod:`.persist` (the store first), :mod:`.fanout` (frames filtered per seat),
-  :mod:`.schedule` (timers and bots), with :mod:`.ratings`.
-- :mod:`.botpool`, :mod:`.botworker`, :mod:`.autoplay`: bots in worker processes, and the
-  default player; :mod:`.tutor`: hints and game analyses in worker processes of their own.
-- :mod:`.store`: the database (SQLAlchemy 2, Alembic migrations in ``migrations/``).
-- :mod:`.app`: the Starlette app and the hub of tables and connections.
-- :mod:`.run`, :mod:`.cli`, :mod:`.settings`: running it.
+It is made of parts, each a package that owns one thing and says what it may import
+(docs/modules.md holds the map, tests/test_imports.py holds the imports to it):
 
-See docs/server.md and docs/protocol.md.
+- :mod:`.base`: what every part shares (settings, the log, limits, names and text);
+- :mod:`.store`: the database, every SQL statement, the migrations, backups;
+- :mod:`.workers`: bots, hints, analyses and heavy reads, off the event loop;
+- :mod:`.people`: who a connection is, and the room around the tables;
+- :mod:`.tables`: each table's pure reducer, its thin actor, its fan-out;
+- :mod:`.cluster`: many processes, one set of tables (Redis);
+- :mod:`.ops`: health, metrics and ``nimmt admin``;
+- :mod:`.edge`: the ASGI app, the WebSocket and HTTP routes and their guards, thin.
+
+:mod:`.root` builds them and hands each the interfaces it needs; :mod:`.run` and
+:mod:`.cli` run it. The wire contract the clients speak is :mod:`nimmt.wire`, outside
+the server. See docs/server.md and docs/protocol.md.
 """

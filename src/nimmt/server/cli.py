@@ -22,7 +22,7 @@ __all__ = ["parse_bot_flags", "serve_command"]
 
 def parse_bot_flags(values: list[str]) -> dict[str, str]:
     """``--bot NAME=pkg.mod:Class`` flags as a dict; the shape is checked here, the import
-    at start (:func:`nimmt.server.botpool.check_bots`).
+    at start (:func:`nimmt.server.workers.botpool.check_bots`).
 
     >>> parse_bot_flags(["mine=mypkg.bots:Mine", "other = mypkg.bots:Other"])
     {'mine': 'mypkg.bots:Mine', 'other': 'mypkg.bots:Other'}
@@ -106,14 +106,14 @@ def serve_command(
     }
     try:
         from pydantic_settings import SettingsError
-        from sqlalchemy.exc import ArgumentError, OperationalError
 
-        from .backup import DatabaseInUse, serving, sqlite_path
-        from .botpool import check_bots
-        from .private import private_dir
+        from .base.settings import Settings, shown_url
         from .run import serve, serve_workers
-        from .schema import SchemaTooNew, read_revision, schema_state
-        from .settings import Settings, shown_url
+        from .store import OPENING, opening, said
+        from .store.backup import DatabaseInUse, serving, sqlite_path
+        from .store.migrate import SchemaTooNew, read_revision, schema_state
+        from .store.private import private_dir
+        from .workers.botpool import check_bots
     except ImportError as exc:
         typer.echo(f"nimmt serve needs the server extra ({exc.name} is missing): "
                    f"{extra_command('server')}", err=True)
@@ -150,18 +150,19 @@ def serve_command(
     try:
         # A database a newer nimmt migrated is refused before anything starts (every
         # process of --workers would refuse it on its own otherwise).
-        state = schema_state(asyncio.run(read_revision(settings.database_url())))
-        if not state.known:
-            raise SchemaTooNew(str(state.revision), state.head)
-        if settings.workers > 1:
-            if not serve_workers(settings):
-                raise typer.Exit(1)
-        else:
-            # One server per SQLite file, and no restore beneath it (server/backup.py).
-            db_file = sqlite_path(settings.database_url())
-            with (contextlib.suppress(KeyboardInterrupt),
-                  serving(db_file) if db_file else contextlib.nullcontext()):
-                asyncio.run(serve(settings))
+        with opening():
+            state = schema_state(asyncio.run(read_revision(settings.database_url())))
+            if not state.known:
+                raise SchemaTooNew(str(state.revision), state.head)
+            if settings.workers > 1:
+                if not serve_workers(settings):
+                    raise typer.Exit(1)
+            else:
+                # One server per SQLite file, and no restore beneath it (store/backup.py).
+                db_file = sqlite_path(settings.database_url())
+                with (contextlib.suppress(KeyboardInterrupt),
+                      serving(db_file) if db_file else contextlib.nullcontext()):
+                    asyncio.run(serve(settings))
     except DatabaseInUse as exc:
         typer.echo(f"Cannot serve: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -171,11 +172,8 @@ def serve_command(
     except BotError as exc:  # checked above; a module may still behave otherwise the 2nd time
         typer.echo(f"Bad bot: {exc}", err=True)
         raise typer.Exit(2) from None
-    except (ArgumentError, ImportError) as exc:
-        typer.echo(f"Bad database URL {settings.database_url()!r}: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except OperationalError as exc:
-        typer.echo(f"Cannot open the database: {exc.orig}", err=True)
+    except OPENING as exc:
+        typer.echo(said(exc, settings.database_url()), err=True)
         raise typer.Exit(1) from None
     except OSError as exc:
         typer.echo(f"Cannot serve on {settings.host}:{settings.port}: {exc.strerror or exc}",

@@ -26,14 +26,14 @@ from typing import Any
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 
-from . import logs
-from .app import Hub, create_app
-from .httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
-from .lifeline import exit_with_parent
-from .logs import event
-from .metrics import worker_address
-from .schema import head as schema_head
-from .settings import Settings, listen_address, shown_url
+from .base import logs
+from .base.logs import event
+from .base.settings import Settings, listen_address, shown_url
+from .edge.httpguard import Guard, guarded, quiet_accept_errors, raise_open_file_limit
+from .ops.metrics import worker_address
+from .root import Server
+from .store.migrate import head as schema_head
+from .workers.lifeline import exit_with_parent
 
 __all__ = ["address", "proxy_options", "running_hub", "running_server", "serve",
            "serve_workers"]
@@ -65,14 +65,14 @@ def address(host: str, port: int) -> str:
 
 
 class _DrainingServer(uvicorn.Server):
-    """uvicorn's server, which drains the hub first when it starts to stop: it stops
-    listening, then :meth:`Hub.wind_down` tells every client, lets the tables store what
+    """uvicorn's server, which drains the server's parts first when it starts to stop: it
+    stops listening, then :meth:`Server.wind_down` tells every client, lets the tables store what
     they received (and, with Redis, hands them over) and closes the connections with
     code 1012; then uvicorn waits for what is left, the whole at most ``drain_seconds``."""
 
-    def __init__(self, config: uvicorn.Config, hub: Hub) -> None:
+    def __init__(self, config: uvicorn.Config, server: Server) -> None:
         super().__init__(config)
-        self.hub = hub
+        self.server = server
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         start = time.monotonic()
@@ -84,7 +84,7 @@ class _DrainingServer(uvicorn.Server):
             self.servers[0].close()
         if sockets:
             sockets[0].close()
-        await self.hub.wind_down(self.config.timeout_graceful_shutdown or 0)
+        await self.server.wind_down(self.config.timeout_graceful_shutdown or 0)
         # What uvicorn waits for next shares the same bound.
         spent = time.monotonic() - start
         self.config.timeout_graceful_shutdown = max(
@@ -92,10 +92,10 @@ class _DrainingServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def _config(settings: Settings, hub: Hub, guard: Guard) -> uvicorn.Config:
+def _config(settings: Settings, server: Server, guard: Guard) -> uvicorn.Config:
     http, ws = guarded(guard)
     return uvicorn.Config(
-        create_app(settings, hub),
+        server.app(),
         host=settings.host,
         port=settings.port,
         http=http,
@@ -123,61 +123,60 @@ def proxy_options(settings: Settings) -> dict[str, Any]:
 
 
 async def _start(settings: Settings, reuse_port: bool = False
-                 ) -> tuple[uvicorn.Server, asyncio.Task[None], int, Guard]:
+                 ) -> tuple[Server, _DrainingServer, asyncio.Task[None], int, Guard]:
     """Open the store (resuming every table), then listen; errors come out as exceptions."""
-    hub = Hub(settings)
+    parts = Server(settings)
     try:
-        await hub.open()
+        await parts.open()
     except BaseException:
-        await hub.close()
+        await parts.close()
         raise
     try:
         sock = _bind(settings.host, settings.port, reuse_port)
     except OSError:
-        await hub.close()
+        await parts.close()
         raise
     sockets = [sock]
     if settings.metrics_address:
         # The operations listener: a socket of its own, served by the same server; what
-        # comes in on it sees /metrics, /healthz and /readyz only (server/metrics.py).
+        # comes in on it sees /metrics, /healthz and /readyz only (ops/metrics.py).
         try:
             ops = _bind(*listen_address(settings.metrics_address))
         except OSError as exc:
             sock.close()
-            await hub.close()
+            await parts.close()
             raise OSError(exc.errno, f"metrics_address {settings.metrics_address}: "
                           f"{exc.strerror or exc}") from None
         sockets.append(ops)
         host, ops_port = ops.getsockname()[:2]
-        hub.metrics.listening = (str(host), int(ops_port))
-    guard = Guard(settings, hub.counts)
-    server = _DrainingServer(_config(settings, hub, guard), hub)
+        parts.metrics.listening = (str(host), int(ops_port))
+    guard = Guard(settings, parts.metrics.counts)
+    server = _DrainingServer(_config(settings, parts, guard), parts)
     task = asyncio.create_task(server.serve(sockets=sockets))
     while not server.started:
         if task.done():
-            await hub.close()
+            await parts.close()
             raise RuntimeError("the server stopped while starting")
         await asyncio.sleep(0.01)
     port = int(sock.getsockname()[1])
-    return server, task, port, guard
+    return parts, server, task, port, guard
 
 
 @contextlib.asynccontextmanager
 async def running_server(settings: Settings) -> AsyncIterator[str]:
     """Serve in this event loop; yields ``http://host:port`` and stops on exit."""
-    async with running_hub(settings) as (url, _hub):
+    async with running_hub(settings) as (url, _parts):
         yield url
 
 
 @contextlib.asynccontextmanager
-async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Hub]]:
-    """:func:`running_server`, yielding its :class:`Hub` too: for tests and benchmarks that
-    look inside (the tables, the bot workers)."""
-    server, task, port, guard = await _start(settings)
-    hub: Hub = server.config.app.state.hub  # type: ignore[union-attr]
+async def running_hub(settings: Settings) -> AsyncIterator[tuple[str, Server]]:
+    """:func:`running_server`, yielding its :class:`~.root.Server` too: for tests and
+    benchmarks that look inside (the tables, the bot workers)."""
+    parts, server, task, port, guard = await _start(settings)
     undo = quiet_accept_errors(asyncio.get_running_loop(), guard.tally)
     try:
-        yield f"http://{settings.host}:{port}", hub
+        yield f"http://{settings.host}:{port}", parts
     finally:
         server.should_exit = True
         await task
@@ -190,8 +189,7 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
     logs.configure(settings)
     # Every connection is a file descriptor: this process may open as many as it is allowed.
     raise_open_file_limit()
-    server, task, port, guard = await _start(settings, reuse_port)
-    hub: Hub = server.config.app.state.hub  # type: ignore[union-attr]
+    parts, _server, task, port, guard = await _start(settings, reuse_port)
     # For as long as the loop runs: asyncio retries a failed accept a second later, even
     # once the server has stopped.
     quiet_accept_errors(asyncio.get_running_loop(), guard.tally)
@@ -204,21 +202,22 @@ async def serve(settings: Settings, *, reuse_port: bool = False, ready: Any = No
         ready.put(os.getpid())
     else:
         _say_listening(settings, port)
-    ops = hub.metrics.listening
-    fields: dict[str, object] = {"port": port, "tables": len(hub.tables)}
+    ops = parts.metrics.listening
+    held = len(parts.tables.held)
+    fields: dict[str, object] = {"port": port, "tables": held}
     if ops is not None:
         fields["metrics"] = f"{address(*ops)}/metrics"
     # An upgrade's migrations are worth a word in the log: when the schema moved, and from
     # what (docs/deploy.md, "Upgrading").
     fields["schema"] = schema_head()
-    before = hub.store.migrated_from
+    before = parts.store.migrated_from
     moved = "" if before == fields["schema"] else (
         f"; schema migrated from {before or 'nothing'} to {fields['schema']}")
     if moved:
         fields["schema_before"] = before or "none"
     log.info("serving on %s (database %s, %d tables resumed%s%s)",
              address(settings.host, port), shown_url(settings.database_url()),
-             len(hub.tables), f"; metrics on {fields['metrics']}" if ops else "", moved,
+             held, f"; metrics on {fields['metrics']}" if ops else "", moved,
              extra=event("server.started", **fields))
     await task
 

@@ -1,0 +1,1 @@
+"""The edge: the ASGI app, its WebSocket and HTTP routes, and its guards."""
