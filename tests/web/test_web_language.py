@@ -97,3 +97,20 @@ def test_no_english_on_any_screen(new_page: NewPage, lang: str) -> None:
     check(page, lang, "a player's page", found)
     assert not found, "English under " + lang + ":\n" + "\n".join(
         f"{screen}: {line}" for screen, lines in found.items() for line in lines)
+
+
+@pytest.mark.timeout(300)
+def test_a_table_its_host_did_not_name_is_named_in_each_readers_language(
+        new_page: NewPage) -> None:
+    """An English host's unnamed table is "Ana's table" to the host and "Sto — Ana" in
+    a Serbian lobby: the server keeps the name empty and each client says it."""
+    host = new_page(lang="en")
+    set_name(host, "Hostessa")
+    code = create_table(host, players=3, rounds=1, bots=0, start=False)
+    assert host.locator("#table-h").inner_text().startswith("Hostessa's table (code ")
+    reader = new_page(lang="sr")
+    reader.wait_for_function("() => document.documentElement.lang === 'sr'")
+    item = reader.locator(f"#tables-list li[data-code='{code}']")
+    item.wait_for()
+    assert item.locator("span.table").inner_text().startswith("Sto — Hostessa: ")
+    assert "'s table" not in item.inner_text()

@@ -172,12 +172,6 @@ class Vocabulary:
         # TRANSLATORS: a bot the server's operator added, by its own name: "dodger bot 1".
         return _("{name} bot {number}").format(name=bot, number=number)
 
-    def table_name(self, host: str) -> str:
-        """The name of a table its host did not name: ``"Ana's table"``."""
-        # TRANSLATORS: a table named after its host; avoid a possessive that must agree
-        # with a name's gender or ending (Serbian "Sto — Ana").
-        return self._("{name}'s table").format(name=host)
-
     def join(self, items: Sequence[str]) -> str:
         """``"Ana, Bob and Cleo"``."""
         if len(items) <= 1:

@@ -91,7 +91,8 @@ class TableInfo(Payload):
     code: str
     """The table's short code (what ``join`` takes)."""
     name: str
-    """The table's name (plain text)."""
+    """The table's name (plain text); empty: its host did not name it, and a client says it
+    after the host in its reader's language ("Ana's table")."""
     host: str | None
     """The host's display name, or null when the host has no seat."""
     rules: RulesInfo

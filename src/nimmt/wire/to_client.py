@@ -190,7 +190,8 @@ class LobbyTable(BaseModel):
     code: str
     """The table's short code."""
     name: str
-    """The table's name."""
+    """The table's name (plain text); empty: its host did not name it, and a client says it
+    after the host in its reader's language ("Ana's table")."""
     host: str | None
     """The host's display name."""
     rules_name: str

@@ -152,7 +152,8 @@ class CreateTable(_Client):
     private: bool = False
     """Whether to leave the table out of the lobby."""
     name: Annotated[str, Field(max_length=64)] | None = None
-    """The table's name (plain text); null: after the host."""
+    """The table's name (plain text); null or empty: after the host, in each reader's
+    language."""
     hints: bool = True
     """Whether seated people may ask for hints (never in a rated game)."""
 

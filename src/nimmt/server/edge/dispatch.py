@@ -176,8 +176,7 @@ class Dispatcher:
             await self.doors.enter(conn, msg.table, "join", msg.last_seq, msg.ref)
 
     async def _create(self, conn: Connection, msg: P.CreateTable) -> None:
-        actor = await self.tables.create(conn.player_id, conn.name, conn.address, conn.lang,
-                                         msg)
+        actor = await self.tables.create(conn.player_id, conn.address, msg)
         self.doors.opened(conn, actor, msg)
 
 

@@ -20,7 +20,6 @@ from typing import Any, Protocol
 from ... import wire as P
 from ...bots.registry import BotError
 from ...errors import RulesError
-from ...narrate import narrator
 from ...rules import EndMode, Rules
 from ..base.logs import event
 from ..base.quota import InFlight
@@ -157,10 +156,9 @@ class Tables:
 
     # -- making tables ----------------------------------------------------------------
 
-    async def create(self, host_id: int, host: str, address: str, lang: str,
-                     msg: P.CreateTable) -> TableActor:
-        """A new table for player ``host_id`` (named ``host``, at ``address``, reading
-        ``lang``) as ``msg`` asks, running; or a refusal (:class:`~nimmt.wire.ProtocolError`)."""
+    async def create(self, host_id: int, address: str, msg: P.CreateTable) -> TableActor:
+        """A new table for player ``host_id`` (at ``address``) as ``msg`` asks, running; or
+        a refusal (:class:`~nimmt.wire.ProtocolError`)."""
         s = self.settings
         if self.draining:
             raise P.ProtocolError("restarting", "this server process is stopping: reconnect "
@@ -170,9 +168,9 @@ class Tables:
             raise P.ProtocolError("server_full", "the server holds as many tables as it may")
         self._check_quotas(host_id, address)
         rules = self._rules(msg)
-        # A table the host did not name is named in the host's language: the lobby and
-        # the table's heading say it to everyone as it is stored.
-        name = clean_text(msg.name or "")[:64] or narrator(lang).table_name(host)
+        # A table the host did not name keeps an empty name: each client says it after
+        # its host in its reader's language, not in the host's.
+        name = clean_text(msg.name or "")[:64]
         settings = {"turn_timer": msg.turn_timer, "rated": msg.rated, "private": msg.private}
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))

@@ -81,6 +81,14 @@ export function joined(/** @type {(string | Node)[]} */ nodes, sep = ", ") {
   return nodes.flatMap((n, /** @type {number} */ i) => (i ? [sep, n] : [n]));
 }
 
+// A table's name as nodes: the one its host typed, isolated; or, when the host typed
+// none (the server stores it empty), the host's table in this page's language.
+/** @returns {(string | Node)[]} */
+export function tableName(/** @type {{name: string, host?: string | null, code: string}} */ tb) {
+  if (tb.name) return [isolate(tb.name)];
+  return tb.host ? tn("table.after_host", { name: isolate(tb.host) }) : tn("table.unnamed", { code: tb.code });
+}
+
 // tn("key", {name: isolate(name), ...}): t()'s sentence as nodes for append() or
 // replaceChildren(). A param that is a Node, or an array of nodes and strings, goes in
 // as it is; any other value as text.

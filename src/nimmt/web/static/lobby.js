@@ -1,7 +1,7 @@
 // @ts-check
 // The lobby: who you are, the open tables, joining by code, a new table, and the quick
 // game against bots (one key from the lobby to the first decision).
-import { t, tn, isolate, language } from "./i18n.js";
+import { t, tn, isolate, language, tableName } from "./i18n.js";
 import { $, S, field, items } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
@@ -38,8 +38,9 @@ export async function loadTables() {
   }
 }
 
-/** @param {{code: string, name: string, rules_name: string, rules_label?: string,
- *   taken: number, seats: number, status: string}[]} tables
+/** @typedef {import("./wire").LobbyTable} LobbyTable */
+
+/** @param {LobbyTable[]} tables
  * The list is updated in place, one item per table code: a table whose text did not
  * change keeps its element (and its button keeps focus); only what changed is redrawn,
  * so the list can be refreshed while a player reads it. */
@@ -67,11 +68,10 @@ function emptyItem(/** @type {HTMLElement | undefined} */ li) {
 
 /** The list item of table `tb`: `li` again if it says the same, else `li` redrawn (or
  * a new one). */
-function tableItem(/** @type {{code: string, name: string, rules_name: string,
-  rules_label?: string, taken: number, seats: number, status: string}} */ tb,
+function tableItem(/** @type {LobbyTable} */ tb,
 /** @type {HTMLElement | undefined} */ li) {
   const full = tb.taken >= tb.seats || tb.status !== "open";
-  const key = JSON.stringify([tb.name, tb.rules_label || tb.rules_name, tb.taken, tb.seats, tb.status, language()]);
+  const key = JSON.stringify([tb.name, tb.host, tb.rules_label || tb.rules_name, tb.taken, tb.seats, tb.status, language()]);
   if (li && li.dataset.key === key) return li;
   const el = li || document.createElement("li");
   el.dataset.code = tb.code;
@@ -88,9 +88,9 @@ function tableItem(/** @type {{code: string, name: string, rules_name: string,
     b.addEventListener("click", () => joinTable(el.dataset.code || ""));
     el.replaceChildren(text, " ", b);
   }
-  text.replaceChildren(...tn("lobby.table", { name: isolate(tb.name), rules: tb.rules_label || tb.rules_name,
+  text.replaceChildren(...tn("lobby.table", { name: tableName(tb), rules: tb.rules_label || tb.rules_name,
     taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
-  b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: isolate(tb.name) }));
+  b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: tableName(tb) }));
   return el;
 }
 

@@ -3,7 +3,7 @@
 // the table in words for a screen reader's browse mode, and the turn timer. The hand
 // (hand.js), the rows and the row choice (rows.js) and the keys and the touch layer
 // (shortcuts.js) have modules of their own.
-import { t, tn, isolate, joined } from "./i18n.js";
+import { t, tn, isolate, joined, tableName } from "./i18n.js";
 import { $, S, items, terse } from "./state.js";
 import { cardEl } from "./cards.js";
 import { heard, urgent } from "./voice.js";
@@ -28,7 +28,7 @@ export function renderTable() {
   if (!tb) return;
   const had = document.activeElement;
   const focusedPerson = had instanceof HTMLElement && $("seat-list").contains(had) ? had.dataset.person : undefined;
-  $("table-h").replaceChildren(...tn("table.title", { name: isolate(tb.name), code: tb.code }));
+  $("table-h").replaceChildren(...tn("table.title", { name: tableName(tb), code: tb.code }));
   $("table-rules").textContent = S.sheet.rules
     || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
   $("seat-list").replaceChildren(...tb.seats.map((s) => {

@@ -230,7 +230,8 @@ export interface CreateTable {
    */
   private?: boolean;
   /**
-   * The table's name (plain text); null: after the host.
+   * The table's name (plain text); null or empty: after the host, in each reader's
+   * language.
    */
   name?: string | null;
   /**
@@ -1228,7 +1229,8 @@ export interface TableInfo {
    */
   code: string;
   /**
-   * The table's name (plain text).
+   * The table's name (plain text); empty: its host did not name it, and a client says it
+   * after the host in its reader's language ("Ana's table").
    */
   name: string;
   /**
@@ -2382,7 +2384,8 @@ export interface LobbyTable {
    */
   code: string;
   /**
-   * The table's name.
+   * The table's name (plain text); empty: its host did not name it, and a client says it
+   * after the host in its reader's language ("Ana's table").
    */
   name: string;
   /**
