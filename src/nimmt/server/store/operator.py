@@ -136,19 +136,25 @@ async def mute(store: Store, name: str, *, by: str, seconds: float | None = None
     return result
 
 
+def _network(name: str | None, address: str | None, verb: str) -> str | None:
+    """The network a sanction on ``address`` names (None: it names the player ``name``);
+    an operator who gave both or neither is told, before anything is written."""
+    if (name is None) == (address is None):
+        raise AdminError(f"{verb} a player by name, or an address: one of them")
+    if address is None:
+        return None
+    try:
+        return address_network(address)
+    except ValueError:
+        raise AdminError(f"{address!r} is not an IP address or network") from None
+
+
 async def ban(store: Store, name: str | None = None, *, address: str | None = None, by: str,
               seconds: float | None = None, reason: str = "") -> Audited:
     """Ban a player (``name``) or an address or network (``address``): their connections are
     closed (``banned``) and their ``hello`` refused until ``seconds`` from now (or until
     lifted)."""
-    if (name is None) == (address is None):
-        raise AdminError("ban a player by name, or an address: one of them")
-    network = None
-    if address is not None:
-        try:
-            network = address_network(address)
-        except ValueError:
-            raise AdminError(f"{address!r} is not an IP address or network") from None
+    network = _network(name, address, "ban")
 
     async def op(c: AsyncConnection) -> Audited:
         now = time.time()
@@ -171,14 +177,7 @@ async def ban(store: Store, name: str | None = None, *, address: str | None = No
 async def lift(store: Store, kind: str, name: str | None = None, *,
                address: str | None = None, by: str) -> Audited:
     """Lift the ``kind`` (``mute``, ``ban``) sanctions in force on a player or an address."""
-    if (name is None) == (address is None):
-        raise AdminError(f"un{kind} a player by name, or an address: one of them")
-    network = None
-    if address is not None:
-        try:
-            network = address_network(address)
-        except ValueError:
-            raise AdminError(f"{address!r} is not an IP address or network") from None
+    network = _network(name, address, "un" + kind)
 
     async def op(c: AsyncConnection) -> Audited:
         row = None if name is None else await _player(c, name)
