@@ -77,6 +77,8 @@ class Reader:
     partial: int = 0
     #: Views that came as a change leaving fields out.
     partial_views: int = 0
+    #: Changes that brought a reveal's turn alone (``revealed_added``).
+    turns_added: int = 0
     frames: list[P.ServerMessage] = field(default_factory=list)
     text: str = ""
 
@@ -94,6 +96,9 @@ class Reader:
         if isinstance(msg, P.Events) and msg.view is not None:
             self.view = P.merge_view(self.view, msg.view)
             self.partial_views += len(msg.view.model_fields_set) < len(P.ViewPayload.model_fields)
+            if "revealed_added" in msg.view.model_fields_set:
+                assert "revealed" not in msg.view.model_fields_set
+                self.turns_added += 1
         if isinstance(msg, P.Events) and msg.sheet is not None:
             self.held = merge_sheet(self.held, msg.sheet)
             self.changes += 1
@@ -200,6 +205,9 @@ def test_merged_changes_are_the_whole_sheet_after_every_frame(rules: Rules) -> N
     # And of the view: the rules, the rows, the hand... go only when they change.
     views = sum(r.partial_views for r in readers.values())
     assert views > changes // 2, (changes, views)
+    # A reveal sends its turn alone (after the round's first), and the merged view is
+    # still the fresh one (check() above).
+    assert sum(r.turns_added for r in readers.values()) >= len(readers), readers
     # The first seat's three Serbian connections were sent equal sheets: they share frames.
     alike = [r for r in readers.values() if r.player_id == 1 and r.lang == "sr"]
     assert len(alike) == 3 and all(r.text is alike[0].text for r in alike)

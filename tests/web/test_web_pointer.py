@@ -34,7 +34,11 @@ LATEST = """() => {
   let view = null, plays = null;
   for (const [, m] of window.__frames) {
     if (m.type === "table_state") view = m.view ? {...m.view} : null;
-    else if (m.view && view) view = {...view, ...m.view};
+    else if (m.view && view) {
+      const {revealed_added: added, ...changed} = m.view;
+      view = {...view, ...changed};
+      if (added) view.revealed = [...view.revealed, ...added];
+    }
     if (m.type === "events") {
       for (const it of m.items || []) {
         if (it.kind === "event" && it.event.type === "cards_revealed") plays = it.event.plays;

@@ -181,9 +181,14 @@ def _view(out: _Writer) -> None:
         fields.append((name, annotation, None, doc or docs[name]))
     out.model("ViewPayload", _VIEW_DOC, fields, source)
     # The same fields, each left out when it did not change.
+    # ``revealed`` only grows within a round: its new turns alone, when the reader holds
+    # the turns before them.
+    added = ("revealed_added", _or_missing(types["revealed"]), "MISSING",
+             "The turns revealed since the view you hold, to append to its ``revealed``\n"
+             "(sent instead of ``revealed`` when that only grew).")
     out.model("ViewChange", _CHANGE_DOC,
-              [(name, _or_missing(annotation), "MISSING", doc)
-               for name, annotation, _, doc in fields], source)
+              [*((name, _or_missing(annotation), "MISSING", doc)
+                 for name, annotation, _, doc in fields), added], source)
 
 
 def _or_missing(annotation: str) -> str:

@@ -354,6 +354,9 @@ class ViewChange(Payload):
     elimination end, the last one in may have more points than one out before,
     docs/rules.md §3), then the fewest points; seats that tie share a place and the
     next place is skipped (1, 1, 3). Both clients' results show these places."""
+    revealed_added: tuple[tuple[Play, ...], ...] | MISSING = MISSING
+    """The turns revealed since the view you hold, to append to its ``revealed``
+    (sent instead of ``revealed`` when that only grew)."""
 
 
 #: The model of any event, by its ``type``.

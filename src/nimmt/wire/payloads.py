@@ -18,7 +18,7 @@ import operator
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeAlias, cast
 
-from pydantic import Field
+from pydantic import MISSING, Field
 
 from .. import events as E
 from ..cards import Card
@@ -263,14 +263,30 @@ def view_payload(view: View, rules: RulesInfo | None = None) -> ViewPayload:
 def view_change(view: ViewPayload, before: ViewPayload | None) -> ViewChange:
     """The fields of ``view`` that differ from ``before`` (the view the reader has; None:
     none, so every field), unvalidated: a card chosen changes who has chosen and what is
-    pending, not the rows, the hand or the turns revealed so far."""
-    return changes(view, before, ViewChange)
+    pending, not the rows, the hand or the turns revealed so far. A reveal adds a turn
+    to ``revealed``: that turn alone is sent (``revealed_added``)."""
+    change = changes(view, before, ViewChange)
+    if before is None or change.revealed is MISSING:
+        return change
+    now, held = view.revealed, before.revealed
+    if held and len(now) > len(held) and now[:len(held)] == held:
+        values = dict(change.__dict__)
+        values["revealed"] = MISSING
+        values["revealed_added"] = now[len(held):]
+        return build(ViewChange, values)
+    return change
 
 
 def merge_view(view: ViewPayload | None, change: ViewChange) -> ViewPayload:
     """``view`` (the last one a client holds) with ``change`` merged in: the view the
     server holds for that client (:func:`~.base.merged`)."""
-    return merged(view, change, ViewPayload)
+    merged_view = merged(view, change, ViewPayload)
+    added = change.revealed_added
+    if added is MISSING:
+        return merged_view
+    values = dict(merged_view.__dict__)
+    values["revealed"] = (*merged_view.revealed, *added)
+    return build(ViewPayload, values)
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

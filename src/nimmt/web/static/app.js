@@ -119,7 +119,10 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
   // The view and the sheet come whole with table_state; here only what changed since
   // (docs/protocol.md).
   if (msg.view) {
-    S.view = /** @type {import("./state.js").View} */ ({ ...S.view, ...msg.view });
+    const { revealed_added: added, ...changed } = msg.view;
+    S.view = /** @type {import("./state.js").View} */ ({ ...S.view, ...changed });
+    // A reveal sends its turn alone, to append to the turns held.
+    if (added) S.view.revealed = [...S.view.revealed, ...added];
     S.sheet = { ...S.sheet, ...msg.sheet };
   }
   const items = msg.items || [];

@@ -2200,6 +2200,11 @@ export interface ViewChange {
    * next place is skipped (1, 1, 3). Both clients' results show these places.
    */
   places?: number[];
+  /**
+   * The turns revealed since the view you hold, to append to its ``revealed``
+   * (sent instead of ``revealed`` when that only grew).
+   */
+  revealed_added?: [number, number][][];
 }
 /**
  * The fields of the :class:`Sheet` that changed since the last sheet this connection was
