@@ -238,9 +238,11 @@ async def test_a_wrong_name_and_a_wrong_password_look_alike(tmp_path: Path) -> N
         first = answers["none"][0]
         assert first["code"] == "sign_in_failed"
         assert all(a == first for group in answers.values() for a in group)
+        # Without the dummy check a wrong name is answered some 30 times sooner; a busy
+        # machine (load 10 on two cores) moves these medians apart by up to about 1.7.
         for kind in ("none", "guest"):
             ratio = med[kind] / med["wrong"]
-            assert 0.6 < ratio < 1.67, (kind, med)
+            assert 0.4 < ratio < 2.5, (kind, med)
         await close_all([ana, guest])
 
 

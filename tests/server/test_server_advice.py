@@ -194,7 +194,9 @@ async def test_an_analysis_whose_client_leaves_is_cancelled(make_hub: Any) -> No
         await pending.leave()
         # Nobody waits for it: its worker is stopped, and nothing of it is kept.
         await until(lambda: not alive(pid), "its worker stops", 30)
-        assert lane.abandoned == 1 and not lane.running() and not hub.analyses.analysing
+        # The lane counts it once the stop it awaited is done, after the process ended.
+        await until(lambda: lane.abandoned == 1 and not lane.running()
+                    and not hub.analyses.analysing, "the lane lets it go", 30)
         assert game_id not in hub.analyses.done
         # A hint right after is answered promptly; the lane takes the next analysis.
         t0 = time.monotonic()

@@ -44,9 +44,18 @@ def readable(page: Any) -> list[str]:
     return out
 
 
+#: What people typed (names of players and tables, chat): the client isolates each in a
+#: ``<bdi>`` (i18n.js ``isolate``), and it is in whatever language they wrote it.
+TYPED = "() => [...document.querySelectorAll('bdi')].map((b) => b.textContent).filter(Boolean)"
+
+
 def check(page: Any, lang: str, screen: str, found: dict[str, list[str]]) -> None:
-    """Note the English ``page`` shows on ``screen``."""
+    """Note the English ``page`` shows on ``screen``, but for what people typed (the other
+    tests' players and tables in the lobby of the server they share)."""
+    typed = sorted(page.evaluate(TYPED), key=len, reverse=True)
     for line in readable(page):
+        for text in typed:
+            line = line.replace(text, " ")
         words = english_in(line, lang)
         if words:
             found.setdefault(screen, []).append(f"{line!r} ({', '.join(sorted(words))})")
