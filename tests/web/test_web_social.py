@@ -106,7 +106,7 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
     _wait_said(a, f"Invitation sent to {name_b}.")
     # B's page shows it and says it at once, with the keys that answer it.
     b.wait_for_selector("#invite-banner:not([hidden])")
-    said = f"{name_a} invites you to table {code}."
+    said = f"{name_a} invites you to their table."
     _wait_said(b, said, "assertive")
     assert _said(b, "J accepts, SHIFT+J declines.", "assertive")
     assert said in b.locator("#invite-text").inner_text()
@@ -308,7 +308,7 @@ def test_invitations_through_a_readers_modes(new_page: NewPage, kind: str) -> No
         b.wait_for_function(
             "([text, n]) => window.__ann.filter(([l, s]) => l === 'assertive'"
             " && s.includes(text)).length >= n",
-            arg=[f"{name_a} invites you to table {code}.", times])
+            arg=[f"{name_a} invites you to their table.", times])
 
     # Outside the game, in browse mode: the reader keeps J; the banner's button answers.
     b.evaluate("location.hash = '#/help'")
@@ -350,7 +350,7 @@ def test_invitations_that_come_together_ring_once(new_page: NewPage, server: str
         for host in hosts:
             host.act("invite", name=name_b)
         _wait_said(b, "2 more invitations are waiting.", "assertive")
-        said = [s for lvl, s in announcements(b) if "invites you to table" in s]
+        said = [s for lvl, s in announcements(b) if "invites you to their table" in s]
         assert len(said) == 2, said
         assert hosts[0].name in said[0] and hosts[2].name in said[1], said
         assert b.evaluate("window.__cues.filter((c) => c === 'invite').length") == 2
