@@ -20,7 +20,7 @@ import pytest
 from screenreader.speech import english_in
 
 from .conftest import NewPage
-from .helpers import create_table, open_results, play_by_keyboard, set_name, wait_turn
+from .helpers import create_table, open_options, open_results, play_by_keyboard, set_name, wait_turn
 
 #: The player's name: no word of the catalogs in it.
 NAME = {"sr": "Zorana", "cs": "Zdenka"}
@@ -65,6 +65,7 @@ def test_no_english_on_any_screen(new_page: NewPage, lang: str) -> None:
     page.wait_for_function(f"() => document.documentElement.lang === {lang!r}")
     check(page, lang, "lobby", found)
     set_name(page, NAME[lang])
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2, start=False)
     check(page, lang, "seating", found)

@@ -13,6 +13,7 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_options,
     set_name,
     two_at_a_table,
     wait_turn,
@@ -146,6 +147,7 @@ def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> No
     dialog opens (moving focus) only after the time it takes to say it; its prompt after."""
     page = new_page(pace=None)
     set_name(page, fresh_name("Pace"))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     # Medium bots keep their jokers while a card lands safely (on the first turn, all but
     # always): an easy bot's lower joker, placed first, could be said in between.
