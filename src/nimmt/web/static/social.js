@@ -108,13 +108,18 @@ function sayGathered() {
   if (count && newest) announce(newest, invitations.length - 1);
 }
 
+/** How the newest invitation is answered, as last said (keysHint). */
+let hint = "";
+
 function announce(/** @type {Invitation} */ inv, /** @type {number} */ more) {
   quietUntil = Date.now() + GROUP_MS;
   cue("invite");
+  hint = keysHint();
+  renderBanner();
   const waiting = more ? ` ${t("invite.waiting", { count: more })}` : "";
   // Assertive, in the voice's queue: said right after what is being said (a game's step
   // is never cut by it, nor cuts it), before anything after.
-  say(`${inv.text}${waiting} ${keysHint()}`, { level: "assertive", shownIn: "invite-banner" });
+  say(`${inv.text}${waiting} ${hint}`, { level: "assertive", shownIn: "invite-banner" });
 }
 
 /** "J accepts, Shift+J declines." as the player's keys are; while the player types (the
@@ -134,8 +139,11 @@ function renderBanner() {
   $("invite-banner").hidden = !inv;
   if (!inv) return;
   $("invite-text").replaceChildren(...isolating(inv.text, [inv.by]));
-  $("invite-more").textContent = invitations.length > 1
-    ? t("invite.more", { count: invitations.length - 1 }) : "";
+  // What is said beside the invitation shows under it: how many more wait, and the keys
+  // (or the buttons) that answer.
+  const more = invitations.length - 1;
+  $("invite-more").textContent = [more ? t("invite.waiting", { count: more }) : "", hint]
+    .filter(Boolean).join(" ");
 }
 
 /** Accept or decline the newest invitation (the banner's buttons, the keys J and Shift+J). */
