@@ -41,6 +41,11 @@ class OnlineList(Generic[M]):
         self.listeners: set[M] = set()
         self._pushed = -settings.online_interval
         self._pushing: asyncio.Task[None] | None = None
+        #: The blocks among the players online, for whom, and when read: a new listener
+        #: (who may ask again and again) is sent the list without a read of its own.
+        self._blocks: tuple[frozenset[int], float, set[tuple[int, int]]] | None = None
+        #: Counts the changes of blocks: a read begun before one is not kept.
+        self._changes = 0
 
     def listen(self, conn: M, on: bool) -> None:
         """``conn`` starts (``on``) or stops hearing who is online; a new listener is sent
@@ -58,9 +63,12 @@ class OnlineList(Generic[M]):
         self.listeners.discard(conn)
         self.changed()
 
-    def changed(self) -> None:
-        """Someone came or went here, or a block changed: every listener is sent the list,
-        at most once every ``online_interval`` seconds (changes coalesced)."""
+    def changed(self, blocks: bool = False) -> None:
+        """Someone came or went here, or a block changed (``blocks``): every listener is
+        sent the list, at most once every ``online_interval`` seconds (changes coalesced)."""
+        if blocks:
+            self._blocks = None
+            self._changes += 1
         if self._pushing is not None:
             return
         wait = max(0.0, self._pushed + self.settings.online_interval - time.monotonic())
@@ -84,11 +92,20 @@ class OnlineList(Generic[M]):
         """The list as each of ``listeners`` may see it, one frame per distinct list."""
         people = {pid: conns[0].name for pid in list(self.roster.online)
                   if (conns := self.roster.of(pid))}
-        try:
-            blocks = await self.store.read(db.blocks_among(set(people))) if people else set()
-        except Exception:
-            log.exception("who is online was not pushed")
-            return
+        ids = frozenset(people)
+        kept = self._blocks
+        if kept is not None and kept[0] == ids and (
+                time.monotonic() - kept[1] < self.settings.online_interval):
+            blocks = kept[2]
+        else:
+            changes = self._changes
+            try:
+                blocks = await self.store.read(db.blocks_among(set(ids))) if ids else set()
+            except Exception:
+                log.exception("who is online was not pushed")
+                return
+            if changes == self._changes:
+                self._blocks = (ids, time.monotonic(), blocks)
         hidden: dict[int, set[int]] = {}
         for a, b in blocks:
             hidden.setdefault(a, set()).add(b)

@@ -183,8 +183,8 @@ class Social(Generic[M]):
             changed = await self._write(db.relate(conn.player_id, name, kind, on,
                                                   self.settings.relations_max))
         if changed:
-            if kind == "block":
-                self.presence.online.changed()  # the two leave (or come back to) each other's lists
+            if kind == "block":  # the two leave (or come back to) each other's lists
+                self.presence.online.changed(blocks=True)
             await self.refresh(conn.player_id)
             await signal(self.store, "social", player_id=conn.player_id)
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
