@@ -11,7 +11,7 @@ import itertools
 import json
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _names = itertools.count(1)
@@ -34,6 +34,20 @@ def announcements(page: Any) -> list[tuple[str, str]]:
 def set_name(page: Any, name: str) -> None:
     page.locator("#me-name").focus()
     page.keyboard.type(name)
+
+
+def relayed() -> tuple[list[Any], Callable[[Any], None]]:
+    """A route for ``new_page(ws=...)`` that passes a page's WebSocket on to the server,
+    and the list of the connections it passed (close one: the page's connection is lost)."""
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(ws.send)
+        ws.on_message(server.send)
+        routes.append(ws)
+
+    return routes, route
 
 
 def open_menu(page: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .conftest import NewPage
-from .helpers import create_table, fresh_name, set_name, wait_turn
+from .helpers import create_table, fresh_name, relayed, set_name, wait_turn
 
 #: For each paragraph added to a live region: its text, and whether that text was on the
 #: screen as it was added (in an element drawn, not one for screen readers only). A
@@ -68,13 +68,7 @@ def unseen(page: Any) -> list[str]:
 
 @pytest.mark.timeout(600)
 def test_every_message_said_is_shown(new_page: NewPage) -> None:
-    routes: list[Any] = []
-
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-        server.on_message(ws.send)
-        ws.on_message(server.send)
-        routes.append(ws)
+    routes, route = relayed()
 
     host = new_page(script=SHOWN, ws=route)
     guest = new_page(script=SHOWN)
