@@ -45,8 +45,17 @@ def readable(page: Any) -> list[str]:
 
 
 def check(page: Any, lang: str, screen: str, found: dict[str, list[str]]) -> None:
-    """Note the English ``page`` shows on ``screen``."""
+    """Note the English ``page`` shows on ``screen``. What other players typed in the
+    lobby's lists (their names, their tables' names, their chat: each isolated in a
+    ``<bdi>``) is theirs, not the page's language: the other tests' players there are
+    named in English."""
+    typed = sorted(set(page.evaluate(
+        "() => [...document.querySelectorAll('#tables-list bdi, #online-list bdi,"
+        " #lobby-log bdi')].map((b) => b.textContent)")), key=len, reverse=True)
     for line in readable(page):
+        for text in typed:
+            if text:
+                line = line.replace(text, " ")
         words = english_in(line, lang)
         if words:
             found.setdefault(screen, []).append(f"{line!r} ({', '.join(sorted(words))})")
