@@ -22,7 +22,7 @@ import {
   joinTable, loadTables, nameRefused, renderMe, renderTables, wireLobby,
 } from "./lobby.js";
 import { renderOnline } from "./online.js";
-import { renderSettings, wireSettings } from "./settings.js";
+import { renderPlayHelp, renderSettings, wireSettings } from "./settings.js";
 import { applyTheme, wireMenu } from "./display.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
 import { wireTutor } from "./tutor.js";
@@ -418,6 +418,7 @@ async function main() {
   choice("me-lang").value = LANGUAGES.includes(lang) ? lang : "en";
   await setLanguage(choice("me-lang").value);
   translatePage();
+  renderPlayHelp();
   setConn("idle");
   wire();
   const invited = inviteFromLink();

@@ -13,6 +13,14 @@ import { setSound, setVolume, soundOn, volume } from "./sound.js";
 import { notifyOn, setNotify } from "./alert.js";
 import { setTheme, theme } from "./display.js";
 
+/** The hand's help under it says how a click plays a card, as the setting is. */
+export function renderPlayHelp() {
+  const help = $("hand-help");
+  help.dataset.i18n = oneClick() ? "hand.help" : "hand.helptwo";
+  const text = t(help.dataset.i18n);
+  if (help.textContent !== text) help.textContent = text;
+}
+
 export function renderSettings() {
   field("set-oneclick").checked = oneClick();
   field("set-keys-on").checked = KEYS.on;
@@ -51,6 +59,7 @@ async function saveSettings() {
   for (const a of ACTIONS) map[a] = field(`key-${a}`).value.trim().toLowerCase();
   setKeys({ on: field("set-keys-on").checked, map });
   local.set("oneclick", field("set-oneclick").checked ? null : 0);
+  renderPlayHelp();
   setSound(field("set-sound").checked);
   setVolume(Number(field("set-volume").value));
   setPace(Number(choice("set-pace").value));
