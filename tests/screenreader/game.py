@@ -193,6 +193,26 @@ class Player:
                 return
         raise AssertionError(f"{selector} was never checked")
 
+    def open_options(self) -> None:
+        """Open the lobby's "More options" (the whole rule set, folded), as a player does:
+        Tab to it, Enter; heard as expanded."""
+        if self.page.evaluate("() => document.getElementById('more-options').open"):
+            return
+        self.tab_to("#more-options > summary")
+        for attempt in range(3):
+            if attempt:
+                self.recover()
+                if not self.focused("#more-options > summary"):
+                    self.tab_to("#more-options > summary")
+            began = time.time()
+            self.d.key("Return")
+            if until(lambda: bool(self.page.evaluate(
+                    "() => document.getElementById('more-options').open")), SLOW / 3):
+                self.d.hear(bool, began)
+                self.d.quiet(0.4, timeout=4.0)
+                return
+        raise AssertionError("More options never opened")
+
     def choose_language(self) -> None:
         """Pick the page's language in the lobby's list, unless it speaks it already."""
         d, page, lang = self.d, self.page, self.lang
@@ -347,8 +367,10 @@ def play_game(d: Desktop, url: str, lang: str, name: str) -> GameRun:
     p.choose_language()
     run.in_language = time.time()
     if page.evaluate("() => !document.getElementById('me-name-field').hidden"):
-        p.tab_to("#me-name")
+        # The name's field is the quick game's, just before its button and the language.
+        p.tab_to("#me-name", back=True)
         p.fill("#me-name", name)
+    p.open_options()
     # Jokers: every hand holds one, the lowest card, which the hand offers first: its
     # row choice comes on the first turn, so every game asks a row.
     p.check("input[name=variant][value=jokers]")

@@ -51,7 +51,8 @@ def test_an_invitation_heard_and_accepted_by_key(server: str, pw: Any, desktop: 
                 code = host.create_table(rules={"preset": "classic", "players": 2}).table.code
                 since = time.time()
                 host.act("invite", name=guest)
-                sentence = narrator("en").invitation_sentence("Inviter", code)
+                # The host invites to the table they did not name: said by its host.
+                sentence = narrator("en").invitation_sentence("Inviter", code, "", "Inviter")
                 assert p.hear(sentence, since), f"Orca never said {sentence!r}"
                 assert p.hear("J accepts", since), "Orca never said the key that accepts"
                 d.key("j")

@@ -285,14 +285,24 @@ async def test_invitations_delivered_accepted_declined(db_url: str, tmp_path: Pa
         await ana.invite("bob")
         got = [await bob.invitation(), await bob_too.invitation()]
         assert {(i.by, i.table) for i in got} == {("Ana", code)}
-        assert got[0].text == "Ana vas poziva za sto " + code + "."
-        assert got[1].text == "Ana vás zve ke stolu " + code + "."
+        # The table by its host (who invites here), never by its code alone.
+        assert got[0].text == "Ana vas poziva za svoj sto."
+        assert got[1].text == "Ana vás zve ke svému stolu."
         state = await bob.accept(got[0].id)
         assert state.table.code == code
         await bob.sit()
         with pytest.raises(ServerError) as err:  # answered already, on the other one
             await bob_too.accept(got[1].id)
         assert err.value.code == "no_invitation"
+
+        # A table's name, and its host when someone else invites.
+        evening = (await dan.create_table(rules={"players": 3}, name="Evening")).table.code
+        await eve.join(evening)
+        await eve.invite("Bob")
+        named = await bob.invitation()
+        assert named.text == "Eve vas poziva za sto „Evening“, domaćin je Dan."
+        await bob.decline(named.id)
+        await eve.leave()
 
         # Declined: answered once.
         await ana.invite("Cleo")

@@ -11,7 +11,7 @@ import itertools
 import json
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _names = itertools.count(1)
@@ -36,10 +36,42 @@ def set_name(page: Any, name: str) -> None:
     page.keyboard.type(name)
 
 
+def relayed() -> tuple[list[Any], Callable[[Any], None]]:
+    """A route for ``new_page(ws=...)`` that passes a page's WebSocket on to the server,
+    and the list of the connections it passed (close one: the page's connection is lost)."""
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        server.on_message(ws.send)
+        ws.on_message(server.send)
+        routes.append(ws)
+
+    return routes, route
+
+
+def open_menu(page: Any) -> None:
+    """On a phone, tap the menu's button to show the main navigation (shown elsewhere)."""
+    toggle = page.locator("#nav-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.tap()
+        page.wait_for_selector("nav a[href='#/']", state="visible")
+
+
+def open_options(page: Any) -> None:
+    """Open the lobby's "More options" (the whole rule set) by keyboard, unless it is open."""
+    if page.evaluate("() => document.getElementById('more-options').open"):
+        return
+    page.locator("#more-options > summary").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('more-options').open")
+
+
 def create_table(page: Any, *, players: int = 3, rounds: int | None = 1, bots: int = 2,
                  timer: str = "", start: bool = True, strength: str = "easy") -> str:
-    """Create a table by keyboard from the lobby; seat ``bots`` bots (easy ones unless
-    told); start it."""
+    """Create a table by keyboard from the lobby (its rules under "More options"); seat
+    ``bots`` bots (easy ones unless told); start it."""
+    open_options(page)
     page.locator("#c-players").fill(str(players))
     if rounds is not None:
         page.locator("input[name=end][value=rounds]").check()

@@ -21,7 +21,15 @@ import pytest
 
 from .axtree import TreeWatcher, chromium_with_port
 from .conftest import NewPage, _pages
-from .helpers import announcements, assertive_count, create_table, fresh_name, set_name, wait_turn
+from .helpers import (
+    announcements,
+    assertive_count,
+    create_table,
+    fresh_name,
+    open_options,
+    set_name,
+    wait_turn,
+)
 
 
 @pytest.fixture
@@ -68,6 +76,7 @@ def test_every_message_of_a_game_reaches_the_accessibility_tree(
     new_page, port = ax_page
     page = new_page(pace=None)  # the page's own pace: messages wait for each other
     set_name(page, fresh_name("Tree"))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     with TreeWatcher(page, port) as tree:
         page.evaluate(LOSS)

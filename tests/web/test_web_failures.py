@@ -3,10 +3,8 @@ first load, the lobby in the language chosen."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .conftest import NewPage
-from .helpers import announcements, create_table, fresh_name, set_name
+from .helpers import announcements, create_table, fresh_name, relayed, set_name
 
 
 def test_a_taken_name_is_shown_and_said_by_the_name_field(new_page: NewPage) -> None:
@@ -34,13 +32,7 @@ def test_a_taken_name_is_shown_and_said_by_the_name_field(new_page: NewPage) -> 
 
 
 def test_the_connection_line_starts_empty_and_says_when_it_drops(new_page: NewPage) -> None:
-    routes: list[Any] = []
-
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-        server.on_message(ws.send)
-        ws.on_message(server.send)
-        routes.append(ws)
+    routes, route = relayed()
 
     page = new_page(ws=route)
     # Nothing to say before the first connection ("Not connected" was wrong on a first load).

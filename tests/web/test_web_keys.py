@@ -12,6 +12,7 @@ from .helpers import (
     create_table,
     fresh_name,
     join_by_code,
+    open_options,
     play_by_keyboard,
     set_name,
     start_game,
@@ -128,6 +129,9 @@ def test_remap_and_turn_off(new_page: NewPage) -> None:
     page = new_page()
     set_name(page, fresh_name("Remap"))
     page.goto(page.url.split("#")[0] + "#/settings")
+    # The keys wait in their own section of Settings, folded.
+    assert page.locator("#key-scores").is_hidden()
+    page.locator("#set-keys-more > summary").click()
     page.locator("#key-scores").fill("shift+p")
     page.locator("#settings-form button[type=submit]").click()
     saved = page.evaluate("JSON.parse(localStorage.getItem('nimmt.keys'))")
@@ -165,6 +169,7 @@ def test_row_choice_dialog_by_keyboard(new_page: NewPage) -> None:
     """With jokers every hand holds one (the lowest card): playing it asks for a row."""
     page = new_page()
     set_name(page, fresh_name("Row"))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2)
     page.keyboard.press("Home")

@@ -20,7 +20,7 @@ import pytest
 from screenreader.speech import english_in
 
 from .conftest import NewPage
-from .helpers import create_table, open_results, play_by_keyboard, set_name, wait_turn
+from .helpers import create_table, open_options, open_results, play_by_keyboard, set_name, wait_turn
 
 #: The player's name: no word of the catalogs in it.
 NAME = {"sr": "Zorana", "cs": "Zdenka"}
@@ -44,18 +44,18 @@ def readable(page: Any) -> list[str]:
     return out
 
 
-#: What people typed (names of players and tables, chat): the client isolates each in a
-#: ``<bdi>`` (i18n.js ``isolate``), and it is in whatever language they wrote it.
-TYPED = "() => [...document.querySelectorAll('bdi')].map((b) => b.textContent).filter(Boolean)"
-
-
 def check(page: Any, lang: str, screen: str, found: dict[str, list[str]]) -> None:
-    """Note the English ``page`` shows on ``screen``, but for what people typed (the other
-    tests' players and tables in the lobby of the server they share)."""
-    typed = sorted(page.evaluate(TYPED), key=len, reverse=True)
+    """Note the English ``page`` shows on ``screen``. What other players typed in the
+    lobby's lists (their names, their tables' names, their chat: each isolated in a
+    ``<bdi>``) is theirs, not the page's language: the other tests' players there are
+    named in English."""
+    typed = sorted(set(page.evaluate(
+        "() => [...document.querySelectorAll('#tables-list bdi, #online-list bdi,"
+        " #lobby-log bdi')].map((b) => b.textContent)")), key=len, reverse=True)
     for line in readable(page):
         for text in typed:
-            line = line.replace(text, " ")
+            if text:
+                line = line.replace(text, " ")
         words = english_in(line, lang)
         if words:
             found.setdefault(screen, []).append(f"{line!r} ({', '.join(sorted(words))})")
@@ -74,6 +74,7 @@ def test_no_english_on_any_screen(new_page: NewPage, lang: str) -> None:
     page.wait_for_function(f"() => document.documentElement.lang === {lang!r}")
     check(page, lang, "lobby", found)
     set_name(page, NAME[lang])
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2, start=False)
     check(page, lang, "seating", found)

@@ -21,6 +21,7 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_options,
     open_results,
     over,
     play_by_keyboard,
@@ -56,6 +57,7 @@ def test_axe_every_page_and_state(new_page: NewPage) -> None:
     _axe(page, "settings")
     _go(page, "lobby")
     set_name(page, fresh_name("Axe"))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2, start=False)
     _axe(page, "table before the start")
@@ -245,7 +247,9 @@ def test_the_printed_address_opens_the_client(new_page: NewPage, server: str) ->
     page.wait_for_selector("body[data-ready='1']")
     assert page.url == f"{server}/play/"
     assert page.locator("#view-lobby").is_visible()
-    assert page.locator("#create-form").is_visible()
+    assert page.locator("#quick-play").is_visible()
+    # The whole rule set waits behind "More options".
+    assert page.locator("#more-options > summary").is_visible()
 
 
 def test_changing_the_language_changes_the_narration(new_page: NewPage) -> None:

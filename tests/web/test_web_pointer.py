@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from .conftest import NewPage
-from .helpers import RECORDER, decisions, fresh_name
+from .helpers import MY_CHOICES, RECORDER, decisions, fresh_name
 
 BUILD = Path(__file__).resolve().parents[2] / "build"
 
@@ -107,6 +107,13 @@ class Player:
         else:
             self.page.mouse.click(x, y)
 
+    def play(self, selector: str) -> None:
+        """Click or tap the card ``selector`` once: it is played (the server hears this
+        seat's choice)."""
+        chosen = len(self.page.evaluate(MY_CHOICES))
+        self.press(selector)
+        self.page.wait_for_function(f"() => ({MY_CHOICES})().length > {chosen}")
+
     def shot(self, state: str) -> None:
         if state in self.shots:
             return
@@ -154,6 +161,8 @@ def start(p: Player, players: int) -> None:
     page = p.page
     page.locator("#me-name").fill(fresh_name("Pointer"))
     p.shot("lobby")
+    p.press("#more-options > summary")
+    p.shot("options")
     p.press("input[name=end][value=rounds]")
     page.locator("#c-rounds").fill("1")
     page.locator("#c-players").fill(str(players))
@@ -191,11 +200,9 @@ def play(page: Any, touch: bool, label: str) -> dict[str, Any]:
             page.wait_for_selector("#hand:not(.waiting) li:not(.leaving)")
             p.check_screen(f"card {key}")
             p.shot("card" if cards == 1 else "reveal")
-            # The lowest card, so that row choices come; a tap or a click selects it and
-            # the Play button plays it.
-            p.press("#hand:not(.waiting) li:not(.leaving)")
-            page.wait_for_selector("#play-card:not([hidden])")
-            p.press("#play-card")
+            # The lowest card, so that row choices come: a tap or a click plays it (one-click
+            # play, a newcomer's default).
+            p.play("#hand:not(.waiting) li:not(.leaving)")
     page.wait_for_selector("#standings-panel:not([hidden])")
     p.check_screen("over")
     p.shot("over")
@@ -278,8 +285,6 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
             box = page.locator("#players").bounding_box()
             assert box is not None and box["y"] + box["height"] <= height, (
                 f"the players' list ends at {box} on a {width}×{height} screen")
-        p.press("#hand:not(.waiting) li:not(.leaving)")
-        page.wait_for_selector("#play-card:not([hidden])")
-        p.press("#play-card")
+        p.play("#hand:not(.waiting) li:not(.leaving)")
         played.add(asked)
     assert not p.faults, "\n".join(p.faults)

@@ -25,6 +25,7 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_options,
     oracle,
     set_name,
     wait_turn,
@@ -127,6 +128,7 @@ def test_a_whole_game_through_browse_and_focus_modes(new_page: NewPage, kind: st
     """With jokers every hand holds one (the lowest card): playing it first asks a row."""
     page = new_page(script=RECORDER)
     set_name(page, fresh_name(kind.upper()))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2)
     reader = Reader(page, kind)

@@ -21,6 +21,7 @@ from .conftest import RECORDER
 from .helpers import (
     create_table,
     fresh_name,
+    open_options,
     open_results,
     play_by_keyboard,
     set_name,
@@ -100,6 +101,7 @@ def test_names_chat_and_table_names_are_isolated(csp_page: tuple[Any, list[str]]
     page, _ = csp_page
     name = fresh_name("\u05e9\u05e8\u05d4")  # Hebrew "Sara" then Latin digits
     set_name(page, name)
+    open_options(page)
     page.locator("#c-name").fill("\u202e\u05e9\u05d5\u05dc\u05d7\u05df table")
     create_table(page, players=2, rounds=1, bots=1, start=False)
     heading = page.locator("#table-h bdi")

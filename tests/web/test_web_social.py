@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .conftest import NewPage
-from .helpers import announcements, create_table, fresh_name, set_name
+from .helpers import announcements, create_table, fresh_name, open_menu, set_name
 from .readers import Reader
 
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
@@ -68,6 +68,7 @@ def _friends(new_page: NewPage) -> tuple[Any, Any, str, str]:
     set_name(a, name_a)
     create_table(a, players=2, rounds=1, bots=0, start=False)
     set_name(b, name_b)
+    open_menu(b)
     b.locator("nav a[href='#/friends']").tap()
     b.wait_for_selector("#view-friends:not([hidden])")
     b.locator("#follow-name").tap()
@@ -106,7 +107,7 @@ def test_invited_anywhere_accepts_by_key_then_muted_and_blocked(new_page: NewPag
     _wait_said(a, f"Invitation sent to {name_b}.")
     # B's page shows it and says it at once, with the keys that answer it.
     b.wait_for_selector("#invite-banner:not([hidden])")
-    said = f"{name_a} invites you to table {code}."
+    said = f"{name_a} invites you to their table."
     _wait_said(b, said, "assertive")
     assert _said(b, "J accepts, SHIFT+J declines.", "assertive")
     assert said in b.locator("#invite-text").inner_text()
@@ -194,9 +195,10 @@ def test_lobby_chat_private_messages_and_a_block(new_page: NewPage) -> None:
     _go(a, "#/", "view-lobby")
     code = create_table(a, players=3, rounds=1, bots=0, start=False)
     _wait_said(b, f"{name_a} is at table {code}, with a seat free.", "polite")
-    _go(a, "#/friends", "view-friends")
-    _go(b, "#/friends", "view-friends")
-    # A lobby line reaches B, said as the table's chat is.
+    _go(a, "#/", "view-lobby")
+    _go(b, "#/", "view-lobby")
+    # A lobby line reaches B, said as the table's chat is, and shown in the lobby beside
+    # who is online, with the time the server wrote it.
     a.locator("#lobby-text").focus()
     a.keyboard.type("anyone for category5?")
     a.keyboard.press("Enter")
@@ -213,6 +215,10 @@ def test_lobby_chat_private_messages_and_a_block(new_page: NewPage) -> None:
     b.wait_for_function(
         "() => document.querySelector('#lobby-log').textContent.includes('second line')")
     assert not _said(b, "second line")
+    stamp = b.locator("#lobby-log p", has_text="second line").locator("time")
+    assert stamp.get_attribute("datetime") and stamp.inner_text()
+    _go(a, "#/friends", "view-friends")
+    _go(b, "#/friends", "view-friends")
     # A private message, said with its sender.
     a.locator(ITEM.format(name_b) + " button.message").focus()
     a.keyboard.press("Enter")
@@ -308,7 +314,7 @@ def test_invitations_through_a_readers_modes(new_page: NewPage, kind: str) -> No
         b.wait_for_function(
             "([text, n]) => window.__ann.filter(([l, s]) => l === 'assertive'"
             " && s.includes(text)).length >= n",
-            arg=[f"{name_a} invites you to table {code}.", times])
+            arg=[f"{name_a} invites you to their table.", times])
 
     # Outside the game, in browse mode: the reader keeps J; the banner's button answers.
     b.evaluate("location.hash = '#/help'")
@@ -350,7 +356,7 @@ def test_invitations_that_come_together_ring_once(new_page: NewPage, server: str
         for host in hosts:
             host.act("invite", name=name_b)
         _wait_said(b, "2 more invitations are waiting.", "assertive")
-        said = [s for lvl, s in announcements(b) if "invites you to table" in s]
+        said = [s for lvl, s in announcements(b) if "invites you to their table" in s]
         assert len(said) == 2, said
         assert hosts[0].name in said[0] and hosts[2].name in said[1], said
         assert b.evaluate("window.__cues.filter((c) => c === 'invite').length") == 2

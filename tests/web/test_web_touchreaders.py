@@ -33,10 +33,11 @@ from .helpers import (
     create_table,
     decisions,
     fresh_name,
+    open_options,
     oracle,
     set_name,
 )
-from .readers import TouchReader
+from .readers import TouchReader, click
 
 #: The landmarks of the swipe order, as (role, accessible name or None for any).
 ORDER = [("application", None), ("listbox", "Rows"), ("listbox", "Your hand"),
@@ -98,16 +99,17 @@ def test_a_touch_reader_plays_a_game_in_swipe_order(new_page: NewPage) -> None:
         card.wait_for()
         check_order(page, "a card to choose" if not states else "after a reveal")
         states.add("card")
-        # One tap (a screen reader's double-tap) selects; the Play button names the card.
+        # A screen reader's double-tap (TalkBack's: Chromium's click for a reader) selects,
+        # one-click play or not; the Play button names the card.
         number = card.get_attribute("data-card")
-        card.tap()
+        click(page, card, "talkback")
         page.wait_for_function(
             "(n) => document.querySelector(`#hand [data-card='${n}']`)"
             ".getAttribute('aria-selected') === 'true'", arg=number)
         play = page.locator("#play-card")
         play.wait_for()
         assert number and number in (play.text_content() or ""), play.text_content()
-        play.tap()
+        click(page, play, "talkback")
     page.wait_for_selector("#standings-panel:not([hidden])")
     check_order(page, "the game over")
     assert swipe_order(page).index(("heading", "Final standings")) < swipe_order(page).index(
@@ -161,6 +163,7 @@ def test_a_touch_reader_plays_the_card_it_said(new_page: NewPage, kind: str) -> 
     the touch layer."""
     page = new_page(width=390, height=844, touch=True, script=RECORDER)
     set_name(page, fresh_name(kind.capitalize()))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     create_table(page, players=3, rounds=1, bots=2)
     reader = TouchReader(page, kind)

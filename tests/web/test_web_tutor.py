@@ -11,6 +11,7 @@ from .helpers import (
     announcements,
     create_table,
     fresh_name,
+    open_options,
     open_results,
     play_by_keyboard,
     set_name,
@@ -60,6 +61,7 @@ def test_a_hint_is_said_in_the_players_language_and_the_host_can_turn_hints_off(
 def test_rated_tables_offer_no_hints(new_page: NewPage) -> None:
     page = new_page()
     set_name(page, fresh_name("Rated"))
+    open_options(page)
     page.locator("#c-rated").check()
     create_table(page, players=3, rounds=1, bots=2)
     page.wait_for_function("() => document.activeElement.closest('#hand') !== null")

@@ -13,6 +13,7 @@ from .helpers import (
     assertive_count,
     create_table,
     fresh_name,
+    open_options,
     set_name,
     two_at_a_table,
     wait_turn,
@@ -146,6 +147,7 @@ def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> No
     dialog opens (moving focus) only after the time it takes to say it; its prompt after."""
     page = new_page(pace=None)
     set_name(page, fresh_name("Pace"))
+    open_options(page)
     page.locator("input[name=variant][value=jokers]").check()
     # Medium bots keep their jokers while a card lands safely (on the first turn, all but
     # always): an easy bot's lower joker, placed first, could be said in between.
@@ -173,7 +175,9 @@ def test_the_row_choice_waits_for_the_reveal_to_be_said(new_page: NewPage) -> No
 
 
 def test_a_tap_selects_a_card_and_a_second_tap_plays_it(new_page: NewPage) -> None:
-    page = new_page(width=390, height=844)
+    """With one-click play off (Settings), a tap selects and a second tap, or Play, plays
+    (one-click play itself: test_web_lobby.py)."""
+    page = new_page(width=390, height=844, script="localStorage.setItem('nimmt.oneclick', '0');")
     set_name(page, fresh_name("Tap"))
     create_table(page, players=3, rounds=1, bots=2)
     cards = page.locator("#hand [role=option]:not(.leaving)")

@@ -189,9 +189,24 @@ class NoticeSentences(Vocabulary):
                 return _("{name} plays again.").format(name=who)
         return _("The table changed.")
 
-    def invitation_sentence(self, name: str, table: str) -> str:
-        """An invitation to a table, as its guest hears it wherever they are."""
-        return self._("{name} invites you to table {table}.").format(name=name, table=table)
+    def invitation_sentence(self, name: str, table: str, title: str | None = None,
+                            host: str | None = None) -> str:
+        """An invitation of ``name``'s to table ``table`` (its code), as its guest hears it
+        wherever they are: the table by the name its host gave it (``title``; empty when
+        the host gave none) and by its host; by its code only when neither is known."""
+        _ = self._
+        if title is None or (not title and host is None):
+            return _("{name} invites you to table {table}.").format(name=name, table=table)
+        mine = host is None or host == name
+        if title and mine:
+            return _("{name} invites you to their table \"{title}\".").format(
+                name=name, title=title)
+        if title:
+            return _("{name} invites you to the table \"{title}\", hosted by {host}."
+                     ).format(name=name, title=title, host=host)
+        if mine:
+            return _("{name} invites you to their table.").format(name=name)
+        return _("{name} invites you to a table hosted by {host}.").format(name=name, host=host)
 
     def chat_sentence(self, name: str, text: str) -> str:
         """A chat line as said: ``"Ana says: good luck"``."""

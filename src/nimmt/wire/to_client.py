@@ -36,7 +36,9 @@ __all__ = [
     "Invitation",
     "InviteLink",
     "LobbyList",
+    "LobbySeat",
     "LobbyTable",
+    "Online",
     "Pong",
     "Presence",
     "RecoveryCodes",
@@ -183,6 +185,20 @@ class History(_ServerMessage):
     """The ``ref`` of the ``history`` message."""
 
 
+class LobbySeat(BaseModel):
+    """A seat of a table in the lobby listing: who sits there."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+    kind: Literal["empty", "human", "bot"]
+    """Nobody, a person or a bot."""
+    name: str | None = None
+    """A person's display name; null for an empty seat and for a bot (a client names a bot
+    by its ``bot`` in its reader's language)."""
+    bot: str | None = None
+    """A bot's kind (its strength: ``easy``, ``medium``, ``hard``, or an operator's name);
+    null for a person or an empty seat."""
+
+
 class LobbyTable(BaseModel):
     """A table in the lobby listing."""
 
@@ -205,6 +221,12 @@ class LobbyTable(BaseModel):
     """Seats taken."""
     status: TableStatus
     """``open`` (not started) or ``playing``."""
+    players: list[LobbySeat] = []
+    """Every seat, in order: who sits there (empty seats too)."""
+    rated: bool = False
+    """Whether finished games change the players' ratings."""
+    turn_timer: float | None = None
+    """Seconds each person has per decision, or null for no timer."""
 
 
 class LobbyList(_ServerMessage):
@@ -379,6 +401,20 @@ class Presence(_ServerMessage):
     """Where they are now."""
 
 
+class Online(_ServerMessage):
+    """Who is connected now (to this server process), for a connection that listens to the
+    lobby with ``online``: sent when it starts listening and again when someone comes or
+    goes, at most every ``NIMMT_ONLINE_INTERVAL`` seconds (changes in between coalesced).
+    Players who blocked you, and those you blocked, are left out."""
+
+    type: Literal["online"] = "online"
+    """The message's name."""
+    players: list[str]
+    """Their names, in alphabetical order: at most ``NIMMT_ONLINE_MAX`` of them."""
+    total: int
+    """How many are online (of those you may see), listed or not."""
+
+
 class Pong(_ServerMessage):
     """Answer to ``ping``."""
 
@@ -390,6 +426,7 @@ class Pong(_ServerMessage):
 
 ServerMessage: TypeAlias = Annotated[
     Welcome | Error | Ack | TableState | Events | History | LobbyList | Hint | RecoveryCodes
-    | SessionList | FriendList | Presence | Invitation | InviteLink | ChatMessage | Pong,
+    | SessionList | FriendList | Presence | Invitation | InviteLink | ChatMessage | Online
+    | Pong,
     Field(discriminator="type"),
 ]

@@ -483,12 +483,16 @@ class AnswerInvitation(_Client):
 
 class ListenLobby(_Client):
     """Start (``on``) or stop hearing the lobby chat on this connection; starting sends the
-    newest lines first. Answered ``ack``."""
+    newest lines first. With ``online``, who is connected comes too (``online``), now and
+    whenever it changes. Answered ``ack``."""
 
     type: Literal["listen_lobby"]
     """The message's name."""
     on: bool = True
-    """True: send the lobby chat here; false: stop."""
+    """True: send the lobby chat here; false: stop (the list of who is online too)."""
+    online: bool = False
+    """With ``on``: send the list of who is online here too (``online``), now and when it
+    changes."""
 
 
 class LobbyChat(_Client):

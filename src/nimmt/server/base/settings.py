@@ -296,6 +296,11 @@ class Settings(BaseSettings):
     #: Seconds between two pushes of one player's presence to their followers (a change
     #: sooner is sent at the end of the interval, the changes between coalesced).
     presence_interval: float = Field(default=2.0, ge=0)
+    #: Who is online (``online``, to the connections that listen to the lobby with it): the
+    #: most names one list holds, and the seconds between two pushes of it (someone coming
+    #: or going sooner is sent at the end of the interval, the changes between coalesced).
+    online_max: int = Field(default=100, ge=1, le=1000)
+    online_interval: float = Field(default=2.0, ge=0)
     #: Reports one player may make an hour (``quota`` past it), and the longest reason, in
     #: characters (longer ones are cut).
     reports_per_hour: int = Field(default=10, ge=1)

@@ -22,10 +22,14 @@ def lobby_entry(actor: TableActor) -> P.LobbyTable | None:
     """``actor``'s line in the lobby, or None for a table the lobby leaves out."""
     if actor.private or actor.status not in ("open", "playing"):
         return None
+    info = actor.info()
     return P.LobbyTable(
-        code=actor.code, name=actor.name, host=actor.info().host, rules_name=actor.rules.name,
+        code=actor.code, name=actor.name, host=info.host, rules_name=actor.rules.name,
         seats=len(actor.seats), taken=sum(1 for s in actor.seats if s is not None),
-        status=actor.status,
+        status=actor.status, rated=info.rated, turn_timer=info.turn_timer,
+        # A bot by its kind, which each client names in its reader's language.
+        players=[P.LobbySeat(kind=s.kind, name=s.name if s.kind == "human" else None,
+                             bot=s.bot if s.kind == "bot" else None) for s in info.seats],
     )
 
 

@@ -170,6 +170,7 @@ class Dispatcher:
         people.social.arrived(conn)
         await people.social.deliver(who.player_id)  # invitations waiting for them
         people.presence.moved(who.player_id)
+        people.presence.online.changed()
         if msg.invite is not None:
             await people.social.redeem(conn, msg.invite)  # an invitation link: seated
         elif msg.table is not None:

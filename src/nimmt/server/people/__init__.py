@@ -9,6 +9,7 @@
 - :mod:`.social`: follows, mutes and blocks, reports, invitations, the lobby chat and
   private messages; :mod:`.delivery`: stored lines to the connections that hear them,
   each once, in order; :mod:`.presence`: where a player is, pushed to their followers;
+  :mod:`.online`: who is connected, pushed to the lobby's listeners;
 - :mod:`.leaderboards`: the leaderboard's pages and the read limit of the player pages.
 
 It may import the server's basics and the store, nothing else of the server: a

@@ -46,6 +46,7 @@ class People(Generic[M]):
         self.roster.left(conn)
         self.social.left(conn)
         self.presence.moved(conn.player_id)
+        self.presence.online.left(conn)
 
 
 def build_people(settings: Settings, store: Store, rooms: Rooms[M],

@@ -4,7 +4,8 @@ A one-way follow learns only whether the player is online here; a friend (a mutu
 follow) also learns at which table and whether it has a free seat, so following a
 stranger tells nothing about where they play. When a player comes, goes or enters a
 table, their followers connected here are told, at most once every
-``presence_interval`` seconds (changes in between are coalesced into one push).
+``presence_interval`` seconds (changes in between are coalesced into one push). Who is
+online here, to the lobby's listeners that ask, is :attr:`Whereabouts.online`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..store import Store
 from ..store import social as db
 from ..store.social import Friend
 from .members import M, Rooms
+from .online import OnlineList
 from .roster import Roster
 
 __all__ = ["Whereabouts"]
@@ -36,6 +38,8 @@ class Whereabouts(Generic[M]):
         self.store = store
         self.roster = roster
         self.rooms = rooms
+        #: Who is online here, pushed to the lobby's listeners that ask for it.
+        self.online: OnlineList[M] = OnlineList(settings, store, roster)
         #: When each player's presence was last pushed, and the pushes waiting their turn.
         self._pushed: dict[int, float] = {}
         self._pushing: dict[int, asyncio.Task[None]] = {}

@@ -18,7 +18,8 @@ language), or makes a one-time **invitation link** that seats a newcomer. The
 go between friends. Both are kept bounded in ``messages``; a muted or blocked
 writer's lines are left out for the one who muted them. A player's **presence**
 is pushed to their followers when they come, go or enter a table, at most once
-every ``presence_interval``.
+every ``presence_interval``; **who is online** to the lobby's listeners that ask
+(:mod:`.online`).
 
 A **report** names a player, and maybe the message they wrote and where, with a
 reason; it waits in ``reports`` for an operator (``nimmt admin reports``,
@@ -142,8 +143,9 @@ class Social(Generic[M]):
                     conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
             case P.AskInviteLink(ref=ref):
                 await self._invite_link(conn, ref)
-            case P.ListenLobby(on=on, ref=ref):
+            case P.ListenLobby(on=on, online=online, ref=ref):
                 conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
+                self.presence.online.listen(conn, on and online)
                 if not on:
                     self.lobby.leave(conn)
                 elif conn not in self.lobby.marks:
@@ -181,6 +183,8 @@ class Social(Generic[M]):
             changed = await self._write(db.relate(conn.player_id, name, kind, on,
                                                   self.settings.relations_max))
         if changed:
+            if kind == "block":  # the two leave (or come back to) each other's lists
+                self.presence.online.changed(blocks=True)
             await self.refresh(conn.player_id)
             await signal(self.store, "social", player_id=conn.player_id)
         conn.send(P.Ack(seq=conn.seq, ref=ref).model_dump_json())
@@ -311,7 +315,8 @@ class Social(Generic[M]):
             conn.send(P.Invitation(
                 seq=conn.seq, id=r.id, by=r.name, table=r.table_code,
                 expires=r.at + self.settings.invite_ttl,
-                text=narrator(conn.lang).invitation_sentence(r.name, r.table_code))
+                text=narrator(conn.lang).invitation_sentence(r.name, r.table_code, r.title,
+                                                             r.host))
                 .model_dump_json())
 
         return Channel(f"invitations {player_id}", read, send)

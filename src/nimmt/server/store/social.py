@@ -168,6 +168,22 @@ def blocked_by(me: int, others: set[int]) -> Op:
     return q
 
 
+def blocks_among(ids: set[int]) -> Op:
+    """The blocks between the players ``ids``: (who blocked, whom blocked) pairs."""
+
+    async def q(c: AsyncConnection) -> set[tuple[int, int]]:
+        found: set[tuple[int, int]] = set()
+        ordered = sorted(ids)
+        for at in range(0, len(ordered), 500):  # a bounded IN list per statement
+            rows = await c.execute(sa.select(relations.c.player_id, relations.c.other_id).where(
+                relations.c.kind == "block", relations.c.player_id.in_(ordered[at:at + 500])))
+            found.update((int(r.player_id), int(r.other_id)) for r in rows
+                         if r.other_id in ids)
+        return found
+
+    return q
+
+
 def silenced_by(me: int) -> Op:
     async def q(c: AsyncConnection) -> set[int]:
         rows = await c.execute(sa.select(relations.c.player_id).where(
@@ -256,11 +272,19 @@ def use_link(code_hash: str, since: float) -> Op:
 
 
 def waiting(me: int, since: float) -> Op:
+    """The invitations waiting for ``me``: each with its inviter's name, and its table's
+    name (``title``, empty when its host gave none) and host's name (``host``), both None
+    for a table the store does not know."""
+
     async def q(c: AsyncConnection) -> list[Any]:
+        host = players.alias("host")
         rows = await c.execute(
             sa.select(invitations.c.id, invitations.c.at, invitations.c.table_code,
-                      players.c.name)
+                      players.c.name, tables.c.name.label("title"),
+                      host.c.name.label("host"))
             .join(players, players.c.id == invitations.c.from_id)
+            .outerjoin(tables, tables.c.code == invitations.c.table_code)
+            .outerjoin(host, host.c.id == tables.c.host_id)
             .where(invitations.c.to_id == me, invitations.c.answered.is_(None),
                    invitations.c.at >= since)
             .order_by(invitations.c.id))

@@ -3,14 +3,14 @@
 // (and sees their recovery codes once), anyone signs in or recovers a forgotten password,
 // an account changes its password, makes new codes, lists and ends its sessions. Also the
 // leaderboard and each player's public page (GET /api/leaderboard, /api/players/NAME).
-import { t, tn, isolate, language } from "./i18n.js";
+import { t, tn, isolate, locale } from "./i18n.js";
 import { $, S, choice, field, local } from "./state.js";
 import { endSession, forgetTable, helloOnce, reconnect, send, whenWelcomed } from "./net.js";
 import { answer, say, selfVoicing, urgent } from "./voice.js";
 
 /** The form fields each error paragraph speaks for (their aria-describedby holds it). */
 const FIELDS = {
-  "claim-error": ["claim-pw", "claim-pw2"],
+  "claim-error": ["claim-name", "claim-pw", "claim-pw2"],
   "signin-error": ["signin-name", "signin-pw"],
   "recover-error": ["recover-name", "recover-code", "recover-pw", "recover-pw2"],
   "pw-error": ["pw-old", "pw-new", "pw-new2"],
@@ -56,11 +56,6 @@ function refusal(/** @type {any} */ msg) {
   return text;
 }
 
-/** The locale of dates and numbers: Serbian in Latin script, as the page is. */
-function locale() {
-  return language() === "sr" ? "sr-Latn" : language();
-}
-
 function when(/** @type {number} */ seconds) {
   return new Date(seconds * 1000).toLocaleString(locale(), { dateStyle: "medium", timeStyle: "short" });
 }
@@ -72,6 +67,12 @@ function number(/** @type {number} */ x) {
 /** A rating as "μ ± σ", in the page's language. */
 function rating(/** @type {{mu: number, sigma: number}} */ r) {
   return t("rating.value", { mu: number(r.mu), sigma: number(r.sigma) });
+}
+
+/** How sure a rating is, in words, from its uncertainty σ (a new player's is 8.3; a few
+ * dozen games bring it under 3). */
+function sureness(/** @type {{sigma: number}} */ r) {
+  return t(r.sigma >= 6 ? "sure.low" : r.sigma >= 3 ? "sure.mid" : "sure.high");
 }
 
 // ---------------------------------------------------------------- the account page
@@ -107,7 +108,15 @@ function renderParts() {
   const guest = Boolean(S.token && S.name && !S.account);
   $("signin-guest").hidden = !guest;
   $("signin-guest").replaceChildren(...(guest ? tn("signin.guest", { name: isolate(S.name) }) : []));
-  $("claim-form").hidden = !S.token || S.account;
+  // Anyone without a password may keep a name: a guest theirs, a newcomer one they choose
+  // here (the page says hello with it first).
+  const newcomer = !S.token;
+  $("claim-form").hidden = own;
+  $("claim-name-field").hidden = !newcomer;
+  const help = $("claim-help");
+  help.dataset.i18n = newcomer ? "claim.newname" : "claim.help";
+  help.textContent = t(help.dataset.i18n);
+  if (newcomer && !field("claim-name").value) field("claim-name").value = field("me-name").value.trim();
   $("signin-form").hidden = own;
   $("recover-form").hidden = own;
   $("account-own").hidden = !own;
@@ -125,15 +134,39 @@ function showCodes(/** @type {string[]} */ codes) {
   tell($("codes-h"));
 }
 
+/** A newcomer's hello for the name they keep is on its way: a refusal of it (the name
+ * taken) is the claim form's to show, not the lobby's. */
+let naming = false;
+
+/** Whether a refused hello is the claim form's (app.js). */
+export function claimingName() {
+  return naming;
+}
+
 async function claim() {
+  const newcomer = !S.token;
+  const name = field("claim-name").value.trim();
   const pw = field("claim-pw").value;
+  if (newcomer && !name) { formError("claim-error", t("me.needname"), ["claim-name"]); return; }
   if (pw !== field("claim-pw2").value) { formError("claim-error", t("pw.mismatch"), ["claim-pw2"]); return; }
   if (!pw) { formError("claim-error", t("pw.empty"), ["claim-pw"]); return; }
+  if (newcomer) {
+    // A player first: a guest of that name (the server's welcome keeps its token), who
+    // then adds the password, in one step for the player.
+    S.name = name;
+    naming = true;
+    let refusal;
+    try { refusal = await whenWelcomed(); } finally { naming = false; }
+    if (refusal) {
+      S.name = null;
+      formError("claim-error", refusal.text || refusal.message, ["claim-name"]);
+      return;
+    }
+  }
   const res = await send({ type: "set_password", password: pw }, true);
   if (res.type === "error") { formError("claim-error", refusal(res), ["claim-pw", "claim-pw2"]); return; }
   formError("claim-error", null);
-  field("claim-pw").value = "";
-  field("claim-pw2").value = "";
+  for (const f of FIELDS["claim-error"]) field(f).value = "";
   S.account = true;
   local.set("account", 1);
   renderParts();
@@ -345,11 +378,17 @@ export async function showBoard(/** @type {string} */ preset, /** @type {number}
     const name = document.createElement("th");
     name.scope = "row";
     name.append(playerLink(p.name));
+    // The cautious estimate the list is ranked by, and how sure it is in words (its skill
+    // and uncertainty, μ ± σ, for a pointer's tooltip and on the player's page).
     const r = document.createElement("td");
-    r.textContent = rating(p.rating);
+    r.textContent = number(p.rating.ordinal);
+    r.title = `${t("player.skill")}: ${rating(p.rating)}`;
+    const sure = document.createElement("td");
+    sure.className = "sure";
+    sure.textContent = sureness(p.rating);
     const games = document.createElement("td");
     games.textContent = String(p.games);
-    tr.append(rank, name, r, games);
+    tr.append(rank, name, r, sure, games);
     return tr;
   }));
   const prev = /** @type {HTMLAnchorElement} */ ($("board-prev"));
@@ -395,8 +434,9 @@ export async function showPlayer(/** @type {string} */ raw) {
   $("player-status").textContent = "";
   /** @type {[string, string][]} */
   const rows = [
-    [t("player.rating"), rating(data.rating)],
-    [t("player.estimate"), number(data.rating.ordinal)],
+    [t("board.rating"), number(data.rating.ordinal)],
+    [t("board.sure"), sureness(data.rating)],
+    [t("player.skill"), rating(data.rating)],
     [t("board.games"), String(data.rated_games)],
   ];
   facts.replaceChildren(...rows.flatMap(([k, v]) => {

@@ -5,14 +5,11 @@
 // shortcuts that comes with each view, in the language this page said in `hello`),
 // never from these files.
 import { t, isolating, setLanguage, translatePage, LANGUAGES } from "./i18n.js";
-import { $, S, choice, dialog, field, local, terse } from "./state.js";
-import { ACTIONS, KEYS, setKeys } from "./keys.js";
-import {
-  MUTABLE, answer, keep, muted, pace, say, setMuted, setPace, setVoiceSettings, urgent,
-  voiceSettings, voicesFor,
-} from "./voice.js";
-import { cue, setSound, setVolume, soundOn, volume } from "./sound.js";
-import { notifyOn, setNotify, yourTurn } from "./alert.js";
+import { $, S, choice, dialog, field, local } from "./state.js";
+import { ACTIONS, KEYS } from "./keys.js";
+import { keep, muted, say, urgent } from "./voice.js";
+import { cue } from "./sound.js";
+import { yourTurn } from "./alert.js";
 import {
   connect, forgetTable, onServer, reconnect, refused, saveSeq, send, setConn, welcomed,
 } from "./net.js";
@@ -22,14 +19,19 @@ import {
 import { focusHand } from "./hand.js";
 import { closeRowDialog, openRowDialog } from "./rows.js";
 import {
-  createTable, joinTable, loadTables, nameRefused, quickGame, renderMe, renderTables,
+  joinTable, loadTables, nameRefused, renderMe, renderTables, wireLobby,
 } from "./lobby.js";
+import { renderOnline } from "./online.js";
+import { renderPlayHelp, renderSettings, wireSettings } from "./settings.js";
+import { applyTheme, wireMenu } from "./display.js";
 import { renderResults, showHistory, wireResults } from "./results.js";
 import { wireTutor } from "./tutor.js";
 import {
   inviteFromLink, onSocial, reportButton, showFriends, socialWelcome, wireSocial,
 } from "./social.js";
-import { renderAccount, sessionBack, sessionEnded, showBoard, showPlayer, wireAccount } from "./account.js";
+import {
+  claimingName, renderAccount, sessionBack, sessionEnded, showBoard, showPlayer, wireAccount,
+} from "./account.js";
 
 // ---------------------------------------------------------------- server messages
 
@@ -52,7 +54,9 @@ onServer((msg) => {
     case "events": onEvents(msg); break;
     case "lobby": renderTables(msg.tables); break;
     case "error": onError(msg); break;
-    case "friends": case "presence": case "invitation": case "chat_message": onSocial(msg); break;
+    case "friends": case "presence": case "invitation": case "chat_message": case "online":
+      onSocial(msg);
+      break;
     default: break;
   }
 });
@@ -72,7 +76,8 @@ function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
   if (!S.welcomed) {
     // The hello itself was refused (a name taken): shown and said by the name field.
     refused(msg);
-    nameRefused(msg.text || msg.message);
+    // A name chosen on the account page is refused there, by its field (account.js).
+    if (!claimingName()) nameRefused(msg.text || msg.message);
     return;
   }
   urgent(msg.text || msg.message);
@@ -154,7 +159,7 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
       if (item.seat === S.you && item.name === S.name) keep(item.said, "chat");
       else if (muted("chat")) keep(item.said, "chat");
       else {
-        say(item.said, { channel: "chat" });
+        say(item.said, { channel: "chat", shownIn: "log" });
         cue("chat");
       }
     }
@@ -212,13 +217,14 @@ function afterUpdate() {
     if (p.kind === "row") {
       // What led to the row choice first; then the dialog opens and says what each row
       // costs, from a live region inside it (see voice.js).
-      if (texts.length) say(texts.join(" "), { before: regainFocus });
-      say(decision, { level: "assertive", before: () => openRowDialog(p), mute: null });
+      if (texts.length) say(texts.join(" "), { before: regainFocus, shownIn: "log" });
+      say(decision, { level: "assertive", before: () => openRowDialog(p), mute: null, shownIn: "log" });
     } else {
-      say([...texts, decision].join(" "), { level: "assertive", before: focusHand, mute: null });
+      say([...texts, decision].join(" "),
+        { level: "assertive", before: focusHand, mute: null, shownIn: "log" });
     }
     texts.length = 0;
-  } else if (texts.length) say(texts.join(" "), { before: regainFocus });
+  } else if (texts.length) say(texts.join(" "), { before: regainFocus, shownIn: "log" });
   if (!p || p.kind !== "row") closeRowDialog();
   if (isOver() && S.table && S.shownOver !== `${S.code}.${S.table.game_no}`) {
     S.shownOver = `${S.code}.${S.table.game_no}`;
@@ -268,71 +274,6 @@ function renderHelp() {
     tr.append(th, td);
     return tr;
   }));
-}
-
-function renderSettings() {
-  field("set-keys-on").checked = KEYS.on;
-  for (const g of MUTABLE) field(`set-speak-${g}`).checked = !muted(g);
-  field("set-terse").checked = terse();
-  field("set-sound").checked = soundOn;
-  field("set-volume").value = String(volume);
-  field("set-notify").checked = notifyOn();
-  const voice = voiceSettings();
-  field("set-selfvoice").checked = voice.on;
-  field("set-rate").value = String(voice.rate);
-  renderVoices();
-  // A pace not among the choices (set by hand) shows as the nearest one.
-  const paces = [...choice("set-pace").options].map((o) => Number(o.value));
-  choice("set-pace").value = String(paces.reduce((a, b) => (Math.abs(b - pace()) < Math.abs(a - pace()) ? b : a)));
-  $("set-keys").replaceChildren(...ACTIONS.map((a) => {
-    const div = document.createElement("div");
-    div.className = "field";
-    const label = document.createElement("label");
-    label.htmlFor = `key-${a}`;
-    label.textContent = t(`action.${a}`);
-    const input = document.createElement("input");
-    input.id = `key-${a}`;
-    input.name = a;
-    input.autocomplete = "off";
-    input.value = KEYS.map[a] || "";
-    div.append(label, input);
-    return div;
-  }));
-}
-
-async function saveSettings() {
-  /** @type {Record<string, string>} */
-  const map = {};
-  for (const a of ACTIONS) map[a] = field(`key-${a}`).value.trim().toLowerCase();
-  setKeys({ on: field("set-keys-on").checked, map });
-  setSound(field("set-sound").checked);
-  setVolume(Number(field("set-volume").value));
-  setPace(Number(choice("set-pace").value));
-  for (const g of MUTABLE) setMuted(g, !field(`set-speak-${g}`).checked);
-  local.set("terse", field("set-terse").checked ? 1 : null);
-  setVoiceSettings({ on: field("set-selfvoice").checked, voice: choice("set-voice").value,
-    rate: Number(field("set-rate").value) });
-  // The browser asks its permission now, from the click that saved.
-  const asked = field("set-notify").checked;
-  const notify = await setNotify(asked);
-  field("set-notify").checked = notify;
-  answer(asked && !notify ? `${t("settings.saved")} ${t("notify.denied")}` : t("settings.saved"));
-}
-
-/** The voice list of the page's language (the browser may load its voices late). */
-function renderVoices() {
-  const select = choice("set-voice");
-  const want = voiceSettings().voice;
-  const def = document.createElement("option");
-  def.value = "";
-  def.textContent = t("settings.voice.default");
-  select.replaceChildren(def, ...voicesFor(document.documentElement.lang || "en").map((v) => {
-    const o = document.createElement("option");
-    o.value = v.name;
-    o.textContent = v.name;
-    return o;
-  }));
-  select.value = [...select.options].some((o) => o.value === want) ? want : "";
 }
 
 // ---------------------------------------------------------------- routing
@@ -408,6 +349,7 @@ async function route() {
     // After a session ended, the name field (which the sentence why describes).
     target = $("me-note").hidden ? $("quick-play") : $("me-name");
     renderMe();
+    renderOnline();
     loadTables();
     S.lobbyTimer = window.setInterval(loadTables, 10000);
     setTitle("lobby.title");
@@ -418,6 +360,7 @@ async function route() {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
+  wireMenu();
   $("me-lang").addEventListener("change", async (/** @type {Event} */ e) => {
     const lang = /** @type {HTMLSelectElement} */ (e.target).value;
     local.set("lang", lang);
@@ -425,22 +368,13 @@ function wire() {
     setTitle(titleKey);
     setConn($("conn").dataset.state || "idle");
     renderMe();
+    renderOnline();
     renderTable();
     if (!$("view-lobby").hidden) loadTables();
     // The new hello gets a table_state whose sheet is in the new language.
     if (S.ws) reconnect();
   });
-  $("quick-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); quickGame(); });
-  $("tables-refresh").addEventListener("click", loadTables);
-  $("join-form").addEventListener("submit", (/** @type {Event} */ e) => {
-    e.preventDefault();
-    const code = field("join-code").value.trim();
-    if (code) joinTable(code);
-  });
-  $("create-form").addEventListener("submit", (/** @type {Event} */ e) => {
-    e.preventDefault();
-    createTable(/** @type {HTMLFormElement} */ (e.target));
-  });
+  wireLobby();
   $("add-bot").addEventListener("click", () => send({ type: "add_bot", strength: choice("bot-strength").value }));
   $("start-game").addEventListener("click", () => { S.announcedKey = null; send({ type: "start" }); });
   $("sit-down").addEventListener("click", () => send({ type: "sit" }));
@@ -476,21 +410,18 @@ function wire() {
     const id = field("history-id").value;
     if (id) location.hash = `#/history/${id}`;
   });
-  $("settings-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); saveSettings(); });
-  $("set-reset").addEventListener("click", () => {
-    setKeys(null);
-    renderSettings();
-    answer(t("settings.restored"));
-  });
+  wireSettings();
   window.addEventListener("hashchange", route);
-  if ("speechSynthesis" in window) speechSynthesis.addEventListener("voiceschanged", renderVoices);
 }
+
+applyTheme();
 
 async function main() {
   const lang = local.get("lang") || "en";
   choice("me-lang").value = LANGUAGES.includes(lang) ? lang : "en";
   await setLanguage(choice("me-lang").value);
   translatePage();
+  renderPlayHelp();
   setConn("idle");
   wire();
   const invited = inviteFromLink();

@@ -12,8 +12,14 @@
 //   TalkBack through Chromium 1; VoiceOver through WebKit 0), selects the card it lands
 //   on and, to a screen reader, says how to play it; a click on the card so selected
 //   plays it. The Play button under the hand names the card it plays.
+// - One-click play (Settings, on by default): a click that a pointer made (a mouse's
+//   button, a finger, a pen) plays a playable card at once. A pointer's press comes as a
+//   `pointerdown` of type mouse, touch or pen with a pressure above 0 (0.5 for a mouse's
+//   button, the finger's force); a reader's click never has one: Chromium's click for a
+//   reader sends a `pointerdown` of type "mouse" with pressure 0 (simulated_event_util.cc),
+//   WebKit's none. So a reader's click keeps the rule above.
 import { t } from "./i18n.js";
-import { $, S, button, items, attr, select, terse } from "./state.js";
+import { $, S, button, items, attr, oneClick, select, terse } from "./state.js";
 import { cardEl, cardLabel, cardName } from "./cards.js";
 import { actionFor, digitOf, isTyping } from "./keys.js";
 import { answer, urgent } from "./voice.js";
@@ -194,11 +200,26 @@ function onHandKey(/** @type {KeyboardEvent} */ e) {
   e.stopPropagation();
 }
 
-// Any click, from any device or reader: the first selects, the second plays.
+/** The card a pointer pressed (see the module's rule), until the click that follows. */
+let pressed = /** @type {HTMLElement | null} */ (null);
+
+function onHandPress(/** @type {PointerEvent} */ e) {
+  const real = e.isPrimary && ["mouse", "touch", "pen"].includes(e.pointerType) && e.pressure > 0;
+  pressed = real ? optionOf(e) : null;
+}
+
+// Any click, from any device or reader: the first selects, the second plays; one a
+// pointer made plays at once with one-click play on.
 function onHandClick(/** @type {MouseEvent} */ e) {
   const li = optionOf(e);
+  const byPointer = li !== null && li === pressed;
+  pressed = null;
   if (!li) return;
-  if (armed === li) { play(li); return; }
+  if (armed === li || (byPointer && oneClick() && playable().has(Number(li.dataset.card)))) {
+    if (document.activeElement !== li) li.focus();
+    play(li);
+    return;
+  }
   armed = li;
   // WebKit's click (VoiceOver) does not move focus; Chromium's reader click and a mouse
   // have moved it already. Focus moves the cursor (onHandFocus).
@@ -221,6 +242,7 @@ function onHandFocus(/** @type {FocusEvent} */ e) {
 
 export function wireHand() {
   $("hand").addEventListener("keydown", onHandKey);
+  $("hand").addEventListener("pointerdown", onHandPress);
   $("hand").addEventListener("click", onHandClick);
   $("hand").addEventListener("focusin", onHandFocus);
   $("play-card").addEventListener("click", () => {

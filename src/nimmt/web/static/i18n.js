@@ -30,6 +30,11 @@ export async function setLanguage(/** @type {string} */ code) {
 
 export function language() { return lang; }
 
+/** The locale of dates and numbers: Serbian in Latin script, as the page is. */
+export function locale() {
+  return lang === "sr" ? "sr-Latn" : lang;
+}
+
 function fill(/** @type {string} */ text, /** @type {Params} */ params) {
   return text.replace(/\{(\w+)\}/g, (/** @type {string} */ m, /** @type {string} */ k) => (k in params ? String(params[k]) : m));
 }

@@ -1,8 +1,10 @@
 // @ts-check
-// The lobby: who you are, the open tables, joining by code, a new table, and the quick
-// game against bots (one key from the lobby to the first decision).
+// The lobby: the quick game against bots first (a name and one key from the lobby to the
+// first decision), a new table with every rule behind "More options", the open tables as
+// cards with their seats, joining by code. Who is online and the lobby chat beside them
+// are online.js's and chat.js's.
 import { t, tn, isolate, language, tableName } from "./i18n.js";
-import { $, S, field, items } from "./state.js";
+import { $, S, field, items, local } from "./state.js";
 import { send } from "./net.js";
 import { urgent } from "./voice.js";
 
@@ -38,7 +40,8 @@ export async function loadTables() {
   }
 }
 
-/** @typedef {import("./wire").LobbyTable} LobbyTable */
+/** @typedef {import("./wire").LobbyTable} LobbyTable
+ * @typedef {import("./wire").LobbySeat} LobbySeat */
 
 /** @param {LobbyTable[]} tables
  * The list is updated in place, one item per table code: a table whose text did not
@@ -66,30 +69,60 @@ function emptyItem(/** @type {HTMLElement | undefined} */ li) {
   return el;
 }
 
-/** The list item of table `tb`: `li` again if it says the same, else `li` redrawn (or
- * a new one). */
+/** The bots the page names by their strength. */
+const STRENGTHS = ["easy", "medium", "hard"];
+
+/** A seat of a table's card: who sits there, a bot by its strength, or a free seat. */
+function seatItem(/** @type {LobbySeat} */ seat) {
+  const li = document.createElement("li");
+  li.className = `seat-${seat.kind}`;
+  if (seat.kind === "human") li.append(isolate(seat.name));
+  else if (seat.kind === "bot") {
+    li.textContent = seat.bot && STRENGTHS.includes(seat.bot)
+      ? t("lobby.bot", { strength: t(`bot.${seat.bot}`) }) : t("lobby.anybot");
+  } else li.textContent = t("lobby.free");
+  return li;
+}
+
+/** The card of table `tb`: `li` again if it says the same, else `li` redrawn (or a new
+ * one): what it is (its name, rules, seats taken, timer), who sits where, and Join or
+ * Watch. */
 function tableItem(/** @type {LobbyTable} */ tb,
 /** @type {HTMLElement | undefined} */ li) {
   const full = tb.taken >= tb.seats || tb.status !== "open";
-  const key = JSON.stringify([tb.name, tb.host, tb.rules_label || tb.rules_name, tb.taken, tb.seats, tb.status, language()]);
+  const key = JSON.stringify([tb.name, tb.host, tb.rules_label || tb.rules_name, tb.taken, tb.seats,
+    tb.status, tb.players || [], tb.rated, tb.turn_timer, language()]);
   if (li && li.dataset.key === key) return li;
   const el = li || document.createElement("li");
+  el.className = "table-card";
   el.dataset.code = tb.code;
   el.dataset.key = key;
   // The text and the button stay the same elements (focus on the button stays); only
   // their words change.
   let text = /** @type {HTMLElement | null} */ (el.querySelector("span.table"));
+  let seats = /** @type {HTMLElement | null} */ (el.querySelector("ul.card-seats"));
   let b = /** @type {HTMLButtonElement | null} */ (el.querySelector("button"));
-  if (!text || !b) {
+  if (!text || !seats || !b) {
     text = document.createElement("span");
     text.className = "table";
+    seats = document.createElement("ul");
+    seats.className = "card-seats";
     b = document.createElement("button");
     b.type = "button";
     b.addEventListener("click", () => joinTable(el.dataset.code || ""));
-    el.replaceChildren(text, " ", b);
+    el.replaceChildren(text, seats, b);
   }
-  text.replaceChildren(...tn("lobby.table", { name: tableName(tb), rules: tb.rules_label || tb.rules_name,
-    taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }));
+  const title = document.createElement("strong");
+  title.append(...tableName(tb));
+  const notes = [tb.turn_timer ? t("lobby.timer", { seconds: tb.turn_timer }) : "",
+    tb.rated ? t("lobby.rated") : ""].filter(Boolean);
+  text.replaceChildren(...tn("lobby.table", { name: title, rules: tb.rules_label || tb.rules_name,
+    taken: tb.taken, seats: tb.seats, status: t(`status.${tb.status}`) }),
+  ...(notes.length ? [`, ${notes.join(", ")}`] : []));
+  seats.setAttribute("aria-label", t("seats.title"));
+  seats.replaceChildren(...(tb.players || []).map(seatItem));
+  seats.hidden = !(tb.players || []).length;
+  b.className = full ? "" : "join";
   b.replaceChildren(...tn(full ? "lobby.watchbtn" : "lobby.joinbtn", { name: tableName(tb) }));
   return el;
 }
@@ -135,6 +168,25 @@ export async function createTable(/** @type {HTMLFormElement} */ form) {
   if (data.get("tname")) msg.name = String(data.get("tname"));
   S.announcedKey = null;
   await send(msg);
+}
+
+/** The lobby's own controls: the quick game, the list's refresh, join by code, a new
+ * table (its disclosure kept open or closed, as the player left it). */
+export function wireLobby() {
+  $("quick-form").addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); quickGame(); });
+  $("tables-refresh").addEventListener("click", loadTables);
+  $("join-form").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const code = field("join-code").value.trim();
+    if (code) joinTable(code);
+  });
+  $("create-form").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    createTable(/** @type {HTMLFormElement} */ (e.target));
+  });
+  const more = /** @type {HTMLDetailsElement} */ ($("more-options"));
+  more.open = local.get("moreoptions") === "1";
+  more.addEventListener("toggle", () => local.set("moreoptions", more.open ? 1 : null));
 }
 
 /** A private table of four with three medium bots, started at once. */

@@ -1,21 +1,26 @@
 // @ts-check
 // The room around the tables (docs/accounts.md, "Friends, mutes and blocks"): the friends
-// view (follow, the list with live presence, join a friend's table, private messages),
-// invitations (sent from a table, received wherever the player is: said, heard, a banner
-// and a key), the lobby chat, and muting, blocking and reporting a player or a message.
-// What is said goes through voice.js as the table's chat does; its lines are kept in the
-// history keys' "lobby" and "private" channels.
-import { t, tn, isolate, isolating } from "./i18n.js";
-import { $, S, field, local } from "./state.js";
+// view (follow, the list with live presence, join a friend's table) and invitations (sent
+// from a table, received wherever the player is: said, heard, a banner and a key). The
+// lobby chat and private messages are chat.js's, who is online online.js's, a player's
+// box (mute, block, report) person.js's. What is said goes through voice.js as the
+// table's chat does; friends coming are kept in the history keys' "lobby" channel.
+import { t, isolate, isolating } from "./i18n.js";
+import { $, S, field } from "./state.js";
 import { KEYS, actionFor, isTyping } from "./keys.js";
 import { answer, keep, say, urgent } from "./voice.js";
 import { cue } from "./sound.js";
 import { connect, send } from "./net.js";
 import { joinTable } from "./lobby.js";
+import { known, openPerson, personName, wirePerson } from "./person.js";
+import { listenLobby, onChatMessage, playing, setRecipients, wireChat, writeTo } from "./chat.js";
+import { onOnline } from "./online.js";
+
+// A seat's button opens a player's box (table.js asks this module for it).
+export { personButton, reportButton } from "./person.js";
 
 /** @typedef {import("./wire").FriendInfo} Friend
- * @typedef {import("./wire").Invitation} Invitation
- * @typedef {import("./wire").ChatMessage} ChatMessage */
+ * @typedef {import("./wire").Invitation} Invitation */
 
 /** The players followed, by name, as the last `friends` or `presence` told. */
 /** @type {Map<string, Friend>} */
@@ -23,32 +28,6 @@ const friends = new Map();
 /** Invitations waiting for an answer, the newest last (the banner shows it). */
 /** @type {Invitation[]} */
 const invitations = [];
-/** The lobby lines and private messages already shown (a reconnection sends the lobby's
- * newest lines again). */
-/** @type {Set<string>} */
-const seen = new Set();
-/** The lobby's newest lines, sent at once after `listen_lobby` is answered, are still
- * coming: they are shown and kept, not said. A `ping` sent after the answer marks their
- * end (one connection's frames come in order). */
-let backlog = false;
-/** The most line ids remembered to pass over a line sent again. */
-const SEEN_MAX = 2000;
-/** The most lines each chat log keeps on the page. */
-const LOG_MAX = 300;
-
-/** Whether lobby lines are only kept, not said (localStorage `nimmt.lobbymute`). */
-export let lobbyMuted = local.get("lobbymute") === "1";
-function setLobbyMuted(/** @type {boolean} */ on) {
-  lobbyMuted = on;
-  local.set("lobbymute", on ? "1" : "0");
-}
-
-/** Whether the player is seated in a game being played: then the room's news (lobby
- * lines, friends coming and going) is kept for the history keys, not said over the game. */
-function playing() {
-  return Boolean(S.table && S.table.status === "playing" && S.you !== null);
-}
-
 // ---------------------------------------------------------------- server messages
 
 /** Once welcomed (again, after a reconnection or a new language): hear the lobby chat on
@@ -56,13 +35,7 @@ function playing() {
 export async function socialWelcome() {
   S.invite = null;
   $("invite-newcomer").hidden = true;
-  backlog = true;
-  try {
-    await send({ type: "listen_lobby", on: true });
-    await send({ type: "ping" });
-  } finally {
-    backlog = false;
-  }
+  await listenLobby();
   await send({ type: "friends" });
 }
 
@@ -78,6 +51,7 @@ export function onSocial(/** @type {any} */ msg) {
     case "presence": onPresence(msg.friend); break;
     case "invitation": onInvitation(msg); break;
     case "chat_message": onChatMessage(msg); break;
+    case "online": onOnline(msg); break;
     default: break;
   }
 }
@@ -95,7 +69,7 @@ function onPresence(/** @type {Friend} */ f) {
   }
   if (!text) return;
   if (playing()) keep(text, "lobby");
-  else say(text, { channel: "lobby" });
+  else say(text, { channel: "lobby", shownIn: $("view-friends").hidden ? undefined : "friends-list" });
 }
 
 /** Invitations that come together are told together: the first rings and is said at
@@ -134,13 +108,18 @@ function sayGathered() {
   if (count && newest) announce(newest, invitations.length - 1);
 }
 
+/** How the newest invitation is answered, as last said (keysHint). */
+let hint = "";
+
 function announce(/** @type {Invitation} */ inv, /** @type {number} */ more) {
   quietUntil = Date.now() + GROUP_MS;
   cue("invite");
+  hint = keysHint();
+  renderBanner();
   const waiting = more ? ` ${t("invite.waiting", { count: more })}` : "";
   // Assertive, in the voice's queue: said right after what is being said (a game's step
   // is never cut by it, nor cuts it), before anything after.
-  say(`${inv.text}${waiting} ${keysHint()}`, { level: "assertive" });
+  say(`${inv.text}${waiting} ${hint}`, { level: "assertive", shownIn: "invite-banner" });
 }
 
 /** "J accepts, Shift+J declines." as the player's keys are; while the player types (the
@@ -149,56 +128,6 @@ function keysHint() {
   if (!KEYS.on || !KEYS.map.accept || isTyping(document.activeElement)) return t("invite.buttons");
   return t("invite.keys", { accept: KEYS.map.accept.toUpperCase(),
     decline: (KEYS.map.decline || "").toUpperCase() });
-}
-
-function onChatMessage(/** @type {ChatMessage} */ m) {
-  const key = `${m.channel}.${m.id}`;
-  if (seen.has(key)) return;
-  seen.add(key);
-  // Only the newest are worth remembering: a reconnection sends the lobby's last 30 again.
-  if (seen.size > SEEN_MAX) seen.delete(/** @type {string} */ (seen.values().next().value));
-  if (m.channel === "lobby") {
-    addLine("lobby-log", isolating(m.said, [m.by, m.text]), m);
-    if (m.by === S.name || backlog || lobbyMuted || playing()) keep(m.said, "lobby");
-    else {
-      say(m.said, { channel: "lobby" });
-      cue("chat");
-    }
-  } else {
-    const text = t("private.heard", { said: m.said });
-    addLine("pm-log", tn("private.heard", { said: isolating(m.said, [m.by, m.text]) }), m);
-    say(text, { channel: "private" });
-    cue("chat");
-    // Only a friend writes privately: one the list does not know as such follows back now.
-    const f = friends.get(m.by);
-    if (!f || !f.mutual) send({ type: "friends" });
-  }
-}
-
-/** A line of a chat log (for review: not a live region), with a button to report it when
- * another player wrote it. */
-function addLine(/** @type {string} */ log, /** @type {(string | Node)[]} */ content,
-  /** @type {ChatMessage | null} */ m) {
-  const el = $(log);
-  const p = document.createElement("p");
-  p.append(...content);
-  if (m && m.by !== S.name) p.append(" ", reportButton(m.by, m.text, null));
-  el.append(p);
-  while (el.childElementCount > LOG_MAX) el.firstElementChild?.remove();
-  el.scrollTop = el.scrollHeight;
-}
-
-/** A button that opens the player's box to report `text`, a message of `name`'s
- * (written at table `place`, or in the lobby or privately when null). */
-export function reportButton(/** @type {string} */ name, /** @type {string} */ text,
-  /** @type {string | null} */ place) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = "small";
-  b.textContent = t("report.line");
-  b.setAttribute("aria-label", t("report.lineof", { name }));
-  b.addEventListener("click", () => openPerson(name, b, { text, place }));
-  return b;
 }
 
 // ---------------------------------------------------------------- invitations
@@ -210,8 +139,11 @@ function renderBanner() {
   $("invite-banner").hidden = !inv;
   if (!inv) return;
   $("invite-text").replaceChildren(...isolating(inv.text, [inv.by]));
-  $("invite-more").textContent = invitations.length > 1
-    ? t("invite.more", { count: invitations.length - 1 }) : "";
+  // What is said beside the invitation shows under it: how many more wait, and the keys
+  // (or the buttons) that answer.
+  const more = invitations.length - 1;
+  $("invite-more").textContent = [more ? t("invite.waiting", { count: more }) : "", hint]
+    .filter(Boolean).join(" ");
 }
 
 /** Accept or decline the newest invitation (the banner's buttons, the keys J and Shift+J). */
@@ -252,23 +184,9 @@ export function inviteFromLink() {
 
 // ---------------------------------------------------------------- the friends view
 
-/** Whether the page can speak for a player: they have a token, or a name (typed in the
- * lobby's field, said in the hello that comes with the request). Else they are asked for
- * a name in the lobby. */
-function known() {
-  if (S.token || S.name) return true;
-  const name = field("me-name").value.trim();
-  if (name) { S.name = name; return true; }
-  location.hash = "#/";
-  urgent(t("me.needname"));
-  field("me-name").focus();
-  return false;
-}
-
 /** The friends view: the list asked for anew. */
 export async function showFriends() {
   renderFriends();
-  renderLobbyMute();
   if (S.token || S.name) await send({ type: "friends" });
 }
 
@@ -291,7 +209,7 @@ function renderFriends() {
   $("friends-none").hidden = friends.size > 0;
   list.dataset.loaded = String(Number(list.dataset.loaded || 0) + 1);
   if (focused && !list.contains(document.activeElement)) field("follow-name").focus();
-  renderRecipients();
+  setRecipients([...friends.values()].filter((f) => f.mutual).map((f) => f.name));
 }
 
 /** Whom the player muted and blocked, each with a button that lifts it. */
@@ -386,129 +304,6 @@ async function unfollow(/** @type {string} */ name) {
   answer(t("unfollow.done", { name }));
 }
 
-// ---------------------------------------------------------------- chat: lobby and private
-
-function renderLobbyMute() {
-  field("lobby-mute").checked = lobbyMuted;
-}
-
-/** The private message field, addressed to `name`. */
-function writeTo(/** @type {string} */ name) {
-  renderRecipients();
-  /** @type {HTMLSelectElement} */ ($("pm-to")).value = name;
-  field("pm-text").focus();
-}
-
-/** The private message's choice of friends (those who follow back). */
-function renderRecipients() {
-  const select = /** @type {HTMLSelectElement} */ ($("pm-to"));
-  const want = [...friends.values()].filter((f) => f.mutual).map((f) => f.name).sort();
-  const have = [...select.options].map((o) => o.value);
-  if (want.join("\n") === have.join("\n")) return;
-  const was = select.value;
-  select.replaceChildren(...want.map((n) => {
-    const o = document.createElement("option");
-    o.value = n;
-    o.textContent = n;
-    return o;
-  }));
-  if (want.includes(was)) select.value = was;
-  $("pm-none").hidden = want.length > 0;
-}
-
-async function sendLobby() {
-  const text = field("lobby-text").value.trim();
-  if (!text || !known()) return;
-  const res = await send({ type: "lobby_chat", text });
-  if (res.type === "ack") field("lobby-text").value = "";
-}
-
-async function sendPrivate() {
-  const to = /** @type {HTMLSelectElement} */ ($("pm-to")).value;
-  const text = field("pm-text").value.trim();
-  if (!to) { urgent(t("pm.nofriend")); return; }
-  if (!text) return;
-  const res = await send({ type: "private_message", name: to, text });
-  if (res.type !== "ack") return;
-  field("pm-text").value = "";
-  const line = t("pm.sent", { name: to, text });
-  addLine("pm-log", tn("pm.sent", { name: isolate(to), text: isolate(text) }), null);
-  keep(line, "private");
-  answer(t("pm.done"));
-}
-
-// ---------------------------------------------------------------- a player's box: mute, block, report
-
-/** Whom the box is about, the message reported (if any), and where focus goes back. */
-/** @type {{name: string, message: {text: string, place: string | null} | null,
- *   from: HTMLElement | null}} */
-let person = { name: "", message: null, from: null };
-
-/** Open the box about player `name` (from a list's button, a chat line's Report). */
-export function openPerson(/** @type {string} */ name, /** @type {HTMLElement | null} */ from,
-  /** @type {{text: string, place: string | null} | null} */ message) {
-  person = { name, message, from };
-  $("person-h").replaceChildren(...tn("person.title", { name: isolate(name) }));
-  $("person-msg").hidden = !message;
-  $("person-msg").replaceChildren(...(message ? tn("person.message", { text: isolate(message.text) }) : []));
-  field("person-reason").value = "";
-  $("person-box").hidden = false;
-  $("person-h").focus();
-}
-
-function closePerson() {
-  $("person-box").hidden = true;
-  const from = person.from;
-  if (from && from.isConnected && !from.closest("[hidden]")) { from.focus(); return; }
-  // The button was drawn anew (the players' list): the one for the same player.
-  const again = /** @type {HTMLElement | null} */ (document.querySelector(
-    `[data-person="${CSS.escape(person.name)}"]`));
-  (again || $("main")).focus();
-}
-
-/** Mute or block (`on`) the box's player, or lift it; said once the server took it. */
-async function relate(/** @type {string} */ kind, /** @type {boolean} */ on) {
-  const name = person.name;
-  if (!known()) return;
-  if (kind === "block" && on && !window.confirm(t("block.confirm", { name }))) return;
-  const res = await send({ type: kind, name, on });
-  if (res.type !== "ack") return;
-  answer(t(`${kind}.${on ? "on" : "off"}`, { name }));
-  await send({ type: "friends" });  // the list of whom the player muted and blocked
-}
-
-async function report() {
-  if (!known()) return;
-  const reason = field("person-reason").value.trim();
-  if (!reason) {
-    urgent(t("report.needreason"));
-    field("person-reason").focus();
-    return;
-  }
-  /** @type {Record<string, unknown>} */
-  const msg = { type: "report", name: person.name, reason };
-  if (person.message) {
-    msg.message = person.message.text;
-    if (person.message.place) msg.place = person.message.place;
-  }
-  const res = await send(msg);
-  if (res.type !== "ack") return;
-  answer(t("report.done", { name: person.name }));
-  closePerson();
-}
-
-/** A button for a player at the table (the players' list): it opens their box. */
-export function personButton(/** @type {string} */ name) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = "small";
-  b.dataset.person = name;
-  b.textContent = t("person.open");
-  b.setAttribute("aria-label", t("person.openof", { name }));
-  b.addEventListener("click", () => openPerson(name, b, null));
-  return b;
-}
-
 // ---------------------------------------------------------------- invitations from a table
 
 async function invite() {
@@ -550,37 +345,20 @@ export function wireSocial() {
   /** @param {string} id @param {() => void} f */
   const submit = (id, f) => $(id).addEventListener("submit", (/** @type {Event} */ e) => { e.preventDefault(); f(); });
   submit("follow-form", () => { const n = field("follow-name").value.trim(); if (n) follow(n); });
-  submit("lobby-form", sendLobby);
-  submit("pm-form", sendPrivate);
-  submit("person-byname", () => {
-    const n = field("person-name").value.trim();
-    if (n) openPerson(n, field("person-name"), null);
-  });
   submit("invite-form", invite);
-  submit("person-report", report);
   submit("invite-newcomer", () => {
     const name = field("invite-newname").value.trim();
     if (!name) { urgent(t("me.needname")); return; }
     S.name = name;
     connect();
   });
-  $("lobby-mute").addEventListener("change", () => {
-    setLobbyMuted(field("lobby-mute").checked);
-    answer(t(lobbyMuted ? "lobby.muted" : "lobby.unmuted"));
-  });
   $("invite-link").addEventListener("click", inviteLink);
   $("invite-copy").addEventListener("click", copyLink);
   $("invite-accept").addEventListener("click", () => answerInvitation(true));
   $("invite-decline").addEventListener("click", () => answerInvitation(false));
-  $("person-follow").addEventListener("click", () => follow(person.name));
-  $("person-mute").addEventListener("click", () => relate("mute", true));
-  $("person-unmute").addEventListener("click", () => relate("mute", false));
-  $("person-block").addEventListener("click", () => relate("block", true));
-  $("person-unblock").addEventListener("click", () => relate("block", false));
-  $("person-close").addEventListener("click", closePerson);
-  $("person-box").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
-    if (e.key === "Escape") { e.preventDefault(); closePerson(); }
-  });
+  $("person-follow").addEventListener("click", () => follow(personName()));
+  wirePerson();
+  wireChat();
   // The invitation's keys work in every view, but never while the player types.
   document.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     if (isTyping(/** @type {Element} */ (e.target))) return;
@@ -589,8 +367,6 @@ export function wireSocial() {
     e.preventDefault();
     answerInvitation(action === "accept");
   });
-  // The box is about a player of the view it was opened from.
-  window.addEventListener("hashchange", () => { $("person-box").hidden = true; });
   // An invitation expires: the banner goes with it.
   window.setInterval(() => { if (invitations.length) renderBanner(); }, 15000);
 }

@@ -127,6 +127,12 @@ export function terse() {
   return local.get("terse") === "1";
 }
 
+/** Whether a click or a tap on a card plays it at once (Settings; `nimmt.oneclick`, on
+ * unless "0"): for a mouse, a pen or a finger only, never a screen reader's click (hand.js). */
+export function oneClick() {
+  return local.get("oneclick") !== "0";
+}
+
 /** The sheet's sentence for C on `card`, if the sheet has it. */
 export function cardSentence(/** @type {number} */ card) {
   const pair = (S.sheet.cards || []).find(([c]) => c === card);

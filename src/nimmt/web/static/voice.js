@@ -8,7 +8,10 @@
 // milliseconds a character. A key the player presses means they are listening again,
 // so it ends the wait. Answers to the player's own keys are said at once.
 //
-// The game log keeps every message for review; it is not a live region.
+// The game log keeps every message for review; it is not a live region. Everything said
+// is shown too: a message nothing else on the screen shows goes to the notice area
+// (notices.js).
+import { notice, onScreen } from "./notices.js";
 
 /** Paragraphs a live region keeps: only the newest, so nothing old is there to be read
  * again when focus comes back from a dialog. The older ones go in a later task, after
@@ -27,7 +30,7 @@ const AFTER_FOCUS = 250;
 const START = 250;
 
 /** @typedef {{text: string, level: string, channel: string,
- *   before: (() => boolean | void) | null}} Message */
+ *   before: (() => boolean | void) | null, shownIn: string | null}} Message */
 
 /** @type {Message[]} */
 const pending = [];
@@ -107,8 +110,11 @@ function speaking(/** @type {string} */ text) {
 }
 
 // Each message is a new paragraph, so the same text said twice is said twice. With
-// self-voicing on, the page speaks instead and the live regions stay quiet.
-function write(/** @type {string} */ text, /** @type {string} */ level, interrupt = false) {
+// self-voicing on, the page speaks instead and the live regions stay quiet. Shown first
+// (`shownIn`: the element that shows it already, when it is on the screen).
+function write(/** @type {string} */ text, /** @type {string} */ level, interrupt = false,
+  /** @type {string | null} */ shownIn = null) {
+  if (!onScreen(shownIn)) notice(text);
   if (selfVoicing()) { speak(text, interrupt); return; }
   const r = region(level);
   const p = document.createElement("p");
@@ -163,7 +169,7 @@ function pump() {
   const moved = msg.before ? msg.before() : false;
   const go = () => {
     if (msg.text) {
-      write(msg.text, msg.level);
+      write(msg.text, msg.level, false, msg.shownIn);
       remember(msg.text, msg.channel);
     }
     if (pending.length) pump();
@@ -179,10 +185,11 @@ function pump() {
  * moved focus. An empty message with a `before` only waits for its turn to run it.
  * `channel`: where the history keeps it ("game", or "chat" for a chat line); `mute`:
  * the group of MUTED whose silence keeps it unsaid (the channel's by default; null for
- * a message that is always said: a decision asked of the player).
+ * a message that is always said: a decision asked of the player); `shownIn`: the id of
+ * the element that shows it (the game log, a chat log), else the notice area shows it.
  * @param {string} text
  * @param {{level?: string, channel?: string, mute?: string | null,
- *   before?: (() => boolean | void) | null}} [how]
+ *   before?: (() => boolean | void) | null, shownIn?: string}} [how]
  */
 export function say(text, how = {}) {
   const ch = how.channel || "game";
@@ -192,7 +199,8 @@ export function say(text, how = {}) {
     text = "";
   }
   if (!text && !how.before) return;
-  pending.push({ text, level: how.level || "polite", channel: ch, before: how.before || null });
+  pending.push({ text, level: how.level || "polite", channel: ch, before: how.before || null,
+    shownIn: how.shownIn || null });
   pump();
 }
 
@@ -208,9 +216,11 @@ export function urgent(/** @type {string} */ text) {
   remember(text);
 }
 
-/** Answer a key the player pressed: at once, politely, not kept in the history. */
-export function answer(/** @type {string | null | undefined} */ text) {
-  if (text) write(text, "polite", true);
+/** Answer a key the player pressed: at once, politely, not kept in the history
+ * (`shownIn`: the element that shows the answer too, as in say). */
+export function answer(/** @type {string | null | undefined} */ text,
+  /** @type {string | null} */ shownIn = null) {
+  if (text) write(text, "polite", true, shownIn);
 }
 
 /** The player pressed a key: they are listening again, so queued messages may go. */

@@ -65,6 +65,7 @@ export type ServerMessage =
   | Invitation
   | InviteLink
   | ChatMessage
+  | Online
   | Pong;
 /**
  * A refusal's code: its value is the wire string, ``description`` what it means.
@@ -967,7 +968,8 @@ export interface AskInviteLink {
 }
 /**
  * Start (``on``) or stop hearing the lobby chat on this connection; starting sends the
- * newest lines first. Answered ``ack``.
+ * newest lines first. With ``online``, who is connected comes too (``online``), now and
+ * whenever it changes. Answered ``ack``.
  *
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ListenLobby".
@@ -983,9 +985,14 @@ export interface ListenLobby {
    */
   type: "listen_lobby";
   /**
-   * True: send the lobby chat here; false: stop.
+   * True: send the lobby chat here; false: stop (the list of who is online too).
    */
   on?: boolean;
+  /**
+   * With ``on``: send the list of who is online here too (``online``), now and when it
+   * changes.
+   */
+  online?: boolean;
 }
 /**
  * Say something in the lobby chat (heard by every connection listening to it, but
@@ -2418,6 +2425,40 @@ export interface LobbyTable {
    * ``open`` (not started) or ``playing``.
    */
   status: "open" | "playing" | "over" | "closed";
+  /**
+   * Every seat, in order: who sits there (empty seats too).
+   */
+  players?: LobbySeat[];
+  /**
+   * Whether finished games change the players' ratings.
+   */
+  rated?: boolean;
+  /**
+   * Seconds each person has per decision, or null for no timer.
+   */
+  turn_timer?: number | null;
+}
+/**
+ * A seat of a table in the lobby listing: who sits there.
+ *
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "LobbySeat".
+ */
+export interface LobbySeat {
+  /**
+   * Nobody, a person or a bot.
+   */
+  kind: "empty" | "human" | "bot";
+  /**
+   * A person's display name; null for an empty seat and for a bot (a client names a bot
+   * by its ``bot`` in its reader's language).
+   */
+  name?: string | null;
+  /**
+   * A bot's kind (its strength: ``easy``, ``medium``, ``hard``, or an operator's name);
+   * null for a person or an empty seat.
+   */
+  bot?: string | null;
 }
 /**
  * The expert's advice on your decision ``key`` (the ``key`` of the prompt it answers;
@@ -2837,6 +2878,34 @@ export interface ChatMessage {
    * When it was written, in Unix seconds.
    */
   at: number;
+}
+/**
+ * Who is connected now (to this server process), for a connection that listens to the
+ * lobby with ``online``: sent when it starts listening and again when someone comes or
+ * goes, at most every ``NIMMT_ONLINE_INTERVAL`` seconds (changes in between coalesced).
+ * Players who blocked you, and those you blocked, are left out.
+ *
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "Online".
+ */
+export interface Online {
+  /**
+   * The stream position of the newest table item this connection has been sent (0
+   * before any table).
+   */
+  seq: number;
+  /**
+   * The message's name.
+   */
+  type?: "online";
+  /**
+   * Their names, in alphabetical order: at most ``NIMMT_ONLINE_MAX`` of them.
+   */
+  players: string[];
+  /**
+   * How many are online (of those you may see), listed or not.
+   */
+  total: number;
 }
 /**
  * Answer to ``ping``.
