@@ -59,10 +59,17 @@ SCREEN = """() => {
     timer: document.getElementById("timer").hidden ? null
       : document.getElementById("timer-s").textContent,
     players: [...document.querySelectorAll("#players li")].map((li) => li.textContent),
+    // Each card of the turn where the eye finds it: in its player's seat (a wide screen)
+    // or in the list of the turn's cards (a narrow one, where the list is not for the ear
+    // alone), with its player's name.
     reveal: [...document.querySelectorAll("#reveal li")].map((li) => {
-      const r = li.getBoundingClientRect();
-      return {card: Number(li.dataset.card), who: li.querySelector(".who").textContent,
-              seen: r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight};
+      const card = Number(li.dataset.card);
+      const inSeat = document.querySelector(`.seat-play[data-card="${card}"]`);
+      const el = [inSeat, li].find((e) => e && e.getBoundingClientRect().width > 4);
+      const r = el ? el.getBoundingClientRect() : null;
+      const who = !el ? "" : el === li ? li.querySelector(".who").textContent
+        : el.closest(".seat").querySelector(".seat-name").textContent;
+      return {card, who, seen: !!r && r.bottom > 0 && r.top < innerHeight};
     }),
   };
 }"""
@@ -271,9 +278,10 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
         if not touch:
             players = page.evaluate(SCREEN)["players"]
             assert len(players) == 10, players
-            box = page.locator("#players").bounding_box()
-            assert box is not None and box["y"] + box["height"] <= height, (
-                f"the players' list ends at {box} on a {width}×{height} screen")
+            for k in range(10):
+                box = page.locator("#players .seat").nth(k).bounding_box()
+                assert box is not None and box["y"] + box["height"] <= height, (
+                    f"seat {k} ends at {box} on a {width}×{height} screen")
         p.press("#hand:not(.waiting) li:not(.leaving)")
         page.wait_for_selector("#play-card:not([hidden])")
         p.press("#play-card")

@@ -20,6 +20,7 @@ import {
   isOver, keysTarget, noteEvents, regainFocus, renderTable, revealFromView, wireTable,
 } from "./table.js";
 import { focusHand } from "./hand.js";
+import { cardSize, setCardSize } from "./cards.js";
 import { closeRowDialog, openRowDialog } from "./rows.js";
 import {
   createTable, joinTable, loadTables, nameRefused, quickGame, renderMe, renderTables,
@@ -86,6 +87,7 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   if (msg.view) S.view = msg.view;
   // Whole, with or without a view: before the first game it says the seats (key W).
   S.sheet = msg.sheet || {};
+  S.rounds = msg.rounds || [];
   if (S.code !== msg.table.code) {
     S.code = msg.table.code;
     local.set("table", S.code);
@@ -274,6 +276,7 @@ function renderSettings() {
   field("set-sound").checked = soundOn;
   field("set-volume").value = String(volume);
   field("set-notify").checked = notifyOn();
+  choice("set-cards").value = cardSize();
   const voice = voiceSettings();
   field("set-selfvoice").checked = voice.on;
   field("set-rate").value = String(voice.rate);
@@ -307,6 +310,7 @@ async function saveSettings() {
   setPace(Number(choice("set-pace").value));
   for (const g of MUTABLE) setMuted(g, !field(`set-speak-${g}`).checked);
   local.set("terse", field("set-terse").checked ? 1 : null);
+  setCardSize(choice("set-cards").value);
   setVoiceSettings({ on: field("set-selfvoice").checked, voice: choice("set-voice").value,
     rate: Number(field("set-rate").value) });
   // The browser asks its permission now, from the click that saved.
@@ -488,6 +492,7 @@ async function main() {
   choice("me-lang").value = LANGUAGES.includes(lang) ? lang : "en";
   await setLanguage(choice("me-lang").value);
   translatePage();
+  setCardSize(cardSize());
   setConn("idle");
   wire();
   const invited = inviteFromLink();
