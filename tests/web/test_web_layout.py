@@ -129,6 +129,21 @@ CHECK = """(parts) => {
 }"""
 
 
+#: The totals of the sheet's last line on the table, seat by seat.
+SHEET_TOTALS = """() => [...document.querySelectorAll('#sheet tbody tr:last-child .sheet-total')]
+  .map((td) => Number(td.textContent))"""
+
+#: The newest view the page received (the last table_state's, with the changes since).
+VIEW = """() => {
+  let view = null;
+  for (const [, m] of window.__frames) {
+    if (m.type === "table_state") view = m.view ? {...m.view} : null;
+    else if (m.view && view) view = {...view, ...m.view};
+  }
+  return view;
+}"""
+
+
 @pytest.fixture(scope="module")
 def layout_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server at a test's pace, but with the pause after a round's end (long enough to
@@ -234,6 +249,9 @@ def play_game(page: Any, shots: Shots, players: int) -> None:
                                "document.querySelector('#rows.choosing li.choosable')")
         if not state["end"] and page.evaluate("() => !!document.querySelector('#game.moment')"):
             page.wait_for_selector("#sheet-panel:not([hidden]) #sheet tbody tr")
+            # The sheet's line is the round's totals, as the view has them.
+            totals = page.evaluate(SHEET_TOTALS)
+            assert totals == page.evaluate(VIEW)["scores"], totals
             shots.check("round-end")
             state["end"] = True
 
@@ -265,6 +283,10 @@ def play_game(page: Any, shots: Shots, players: int) -> None:
             round_end()
     page.wait_for_selector("#standings-panel:not([hidden])")
     shots.check("over")
+    # Come back to the table: its table_state brings the whole sheet.
+    page.reload()
+    page.wait_for_function("() => document.querySelectorAll('#sheet tbody tr').length === 2")
+    assert page.evaluate(SHEET_TOTALS) == page.evaluate(VIEW)["scores"]
     page.locator("#standings-panel a").click()
     page.wait_for_selector("#view-results:not([hidden])")
     page.wait_for_selector("#results-sheet-panel:not([hidden]) svg")
@@ -304,6 +326,28 @@ def test_nothing_overlaps_in_any_state(layout_page: NewPage, label: str, lang: s
     (BUILD / f"layout-{label}.json").write_text(json.dumps(
         {"shots": shots.taken, "faults": shots.faults}, indent=1))
     assert not shots.faults, "\n".join(shots.faults[:40])
+
+
+@pytest.mark.timeout(300)
+def test_the_timer_shows_the_tables_own_seconds(layout_page: NewPage) -> None:
+    """At a 60 s table with the listening time, the timer never shows more than 60 s: the
+    listening time shows beside it, L says both, and the rules line names it."""
+    page = layout_page(width=1280, height=800, script=RECORDER)
+    open_table(page, 2, rounds=1)
+    page.locator("#start-game").click()
+    page.wait_for_selector("#timer:not([hidden])")
+    frames = page.evaluate("() => window.__frames.map(([, m]) => m.prompt && m.prompt.seconds)")
+    assert max(s for s in frames if s) > 60, "the deal's narration gives a listening time"
+    assert int(page.locator("#timer-s").inner_text()) == 60
+    listen = page.locator("#timer-listen")
+    assert listen.is_visible() and listen.inner_text().startswith("+"), listen.inner_text()
+    assert "after up to 60 s to hear what happened" in page.locator("#table-rules").inner_text()
+    page.locator("#hand li").first.focus()
+    page.keyboard.press("l")
+    page.wait_for_function("() => window.__ann.some((a) => / s to hear what happened/.test(a[1]))")
+    # Once the listening time is over the table's seconds run.
+    page.wait_for_function("() => document.getElementById('timer-listen').hidden", timeout=90_000)
+    page.wait_for_function("() => Number(document.getElementById('timer-s').textContent) < 60")
 
 
 @pytest.mark.timeout(300)
