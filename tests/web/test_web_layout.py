@@ -351,6 +351,36 @@ def test_the_timer_shows_the_tables_own_seconds(layout_page: NewPage) -> None:
 
 
 @pytest.mark.timeout(300)
+def test_the_card_size_setting_scales_the_cards(layout_page: NewPage) -> None:
+    """Settings → Card size, saved, makes every card larger or smaller at once; a phone's
+    rows keep their six places on the screen whatever the size."""
+    page = layout_page(width=1280, height=800, script=RECORDER)
+    open_table(page, 3, rounds=1)
+    page.locator("#start-game").click()
+    page.wait_for_selector("#hand:not(.waiting) li:not(.leaving)")
+    width = "() => document.querySelector('#rows .card').getBoundingClientRect().width"
+    sizes = {}
+    for size in ("small", "large", "medium"):
+        page.evaluate("() => { location.hash = '#/settings'; }")
+        page.wait_for_selector("#view-settings:not([hidden])")
+        page.locator("#set-cards").select_option(size)
+        page.locator("#settings-form button[type=submit]").click()
+        page.evaluate("() => history.back()")
+        page.wait_for_selector("#view-table:not([hidden]) #rows .card")
+        sizes[size] = page.evaluate(width)
+    assert sizes["small"] < sizes["medium"] < sizes["large"], sizes
+    assert page.evaluate("() => localStorage.getItem('nimmt.cards')") == "medium"
+    page.set_viewport_size({"width": 360, "height": 640})
+    # Large cards on a small phone: the rows still fit the screen.
+    page.evaluate("() => localStorage.setItem('nimmt.cards', 'large')")
+    page.reload()
+    page.wait_for_selector("#rows .slot.sixth")
+    assert page.evaluate("() => Math.max(...[...document.querySelectorAll('#rows .slot.sixth')]"
+                         ".map((s) => s.getBoundingClientRect().right))") <= 360
+    assert page.evaluate(CHECK, PARTS) == []
+
+
+@pytest.mark.timeout(300)
 def test_a_broken_layout_is_found(layout_page: NewPage) -> None:
     """The check finds what it is for: seats drawn over the rows overlap them, and rows
     wider than the screen are cut off (and scroll the page sideways)."""

@@ -49,8 +49,9 @@ function part(/** @type {string} */ cls, /** @type {(string | Node)[]} */ ...kid
   return el;
 }
 
-/** What became of a seat's revealed card, in a few words (the reveal's own words). */
-function outcome(/** @type {import("./state.js").Outcome} */ o) {
+/** What became of a revealed card, in a few words ("to row 2", "row 3 taken: 11
+ * bullheads", "choosing a row"): its seat and the turn's list say the same. */
+export function outcome(/** @type {import("./state.js").Outcome} */ o) {
   if (o.took) return t("reveal.took", { row: o.took.row, count: o.took.bullheads });
   if (o.row) return t("reveal.row", { row: o.row });
   return o.choosing ? t("reveal.choosing") : "";
@@ -71,7 +72,6 @@ export function renderSeats(v, ns, how) {
   // A player's button (mute, block, report) drawn anew keeps focus by their name.
   const had = /** @type {HTMLElement | null} */ (document.activeElement);
   const focusedPerson = had && list.contains(had) ? had.dataset.person : undefined;
-  list.style.setProperty("--seats", String(tb.seats.length));
   list.replaceChildren(...tb.seats.map((s, i) => {
     const li = document.createElement("li");
     li.className = "seat";
@@ -80,16 +80,17 @@ export function renderSeats(v, ns, how) {
     li.style.setProperty("--seat", `var(--seat-colour-${i})`);
     const done = v.chosen && v.chosen[i];
     const out = v.eliminated && v.eliminated[i];
+    const kind = pend ? pend.kind : null;
     const asked = Boolean(pend && pend.players.includes(i));
-    li.classList.toggle("done", Boolean(done) && Boolean(pend) && pend?.kind === "card");
+    li.classList.toggle("done", Boolean(done) && kind === "card");
     // Ringed while the table waits for them alone: a row to choose.
-    li.classList.toggle("asked", asked && !done && !how.over && pend?.kind === "row");
+    li.classList.toggle("asked", asked && !done && !how.over && kind === "row");
     li.classList.toggle("you", i === S.you);
     li.classList.toggle("out", Boolean(out));
     let mark = "";
     if (out) mark = t("player.out");
-    else if (pend && pend.kind === "row" && asked) mark = t("player.row");
-    else if (pend && pend.kind === "card" && v.active.includes(i)) {
+    else if (kind === "row" && asked) mark = t("player.row");
+    else if (kind === "card" && v.active.includes(i)) {
       mark = done ? t("player.chosen") : t("player.choosing");
     }
     const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
@@ -117,7 +118,8 @@ export function renderSeats(v, ns, how) {
       const play = part("seat-play", cardEl(card));
       play.dataset.card = String(card);
       li.classList.toggle("took", Boolean(o.took));
-      li.append(play, part("seat-went", outcome(o)));
+      // A row being chosen is the seat's state already.
+      li.append(play, part("seat-went", o.choosing ? "" : outcome(o)));
     }
     if (s.kind === "human" && s.name && i !== S.you) li.append(personButton(s.name));
     return li;

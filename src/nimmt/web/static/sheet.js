@@ -4,7 +4,7 @@
 // round's end (shown as that moment until the next deal, then kept behind a toggle); on
 // the results page it comes with a chart of every player's total over the rounds (an
 // SVG for the eye; its figures are the sheet's, a table a screen reader reads).
-import { t, isolate } from "./i18n.js";
+import { t, isolate, language } from "./i18n.js";
 import { $, S, local } from "./state.js";
 import { initial } from "./seats.js";
 
@@ -100,7 +100,8 @@ export function renderTableSheet(/** @type {string[]} */ names, /** @type {boole
   $("sheet-panel").hidden = !rounds.length;
   $("game").classList.toggle("moment", moment);
   const last = rounds.length ? rounds[rounds.length - 1].round : 0;
-  const key = `${names.join("\u0001")}|${rounds.map((r) => r.totals.join(",")).join(";")}|${moment}|${over}`;
+  const key = [language(), names.join("\u0001"), rounds.map((r) => r.totals.join(",")).join(";"),
+    moment, over].join("|");
   const table = $("sheet");
   if (table.dataset.key !== key) {
     table.dataset.key = key;

@@ -14,7 +14,7 @@ import { personButton } from "./social.js";
 import { focusHand, renderHand, wireHand } from "./hand.js";
 import { renderRows, wireRows } from "./rows.js";
 import { renderAsk, timeLeft, wireShortcuts } from "./shortcuts.js";
-import { refocusPerson, renderSeats } from "./seats.js";
+import { outcome, refocusPerson, renderSeats } from "./seats.js";
 import { renderTableSheet, wireSheet } from "./sheet.js";
 import { follow, snapshot, wireReveal } from "./reveal.js";
 
@@ -238,9 +238,7 @@ function renderReveal(/** @type {string[]} */ ns) {
   for (const li of items(list)) {
     const o = r.out[Number(li.dataset.card)] || {};
     const what = /** @type {HTMLElement} */ (li.querySelector(".what"));
-    const text = o.took ? t("reveal.took", { row: o.took.row, count: o.took.bullheads })
-      : o.row ? t("reveal.row", { row: o.row })
-        : o.choosing ? t("reveal.choosing") : "";
+    const text = outcome(o);
     if (what.textContent !== text) what.textContent = text;
     li.classList.toggle("took", Boolean(o.took));
   }
