@@ -53,6 +53,7 @@ NIMMT = str(Path(sys.executable).parent / "nimmt")
 SETUP_LIMITS = {"NIMMT_NAMES_PER_MINUTE": "1000", "NIMMT_TABLES_PER_ADDRESS": "1000",
                 "NIMMT_RUNNING_PER_ADDRESS": "1000", "NIMMT_TABLES_PER_HOST": "1000",
                 "NIMMT_RUNNING_PER_HOST": "1000", "NIMMT_REVEAL_PACE": "0",
+                "NIMMT_ROUND_PAUSE": "0",
                 "NIMMT_LISTEN_CPS": "0"}
 ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
 TICK = os.sysconf("SC_CLK_TCK")

@@ -394,7 +394,8 @@ def main() -> None:
         limits = {f"NIMMT_{k}": "10000" for k in (
             "RATE", "BURST", "PLAYER_RATE", "PLAYER_BURST", "ADDRESS_RATE", "ADDRESS_BURST",
             "NAMES_PER_MINUTE")}
-        env = {**os.environ, **limits, "NIMMT_REVEAL_PACE": "0", "NIMMT_LISTEN_CPS": "0"}
+        env = {**os.environ, **limits, "NIMMT_REVEAL_PACE": "0",
+               "NIMMT_ROUND_PAUSE": "0", "NIMMT_LISTEN_CPS": "0"}
         result = {
             "slow_readers": asyncio.run(slow_readers(tmp, env, args.readers, args.seconds,
                                                      game=True)),

@@ -110,7 +110,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 1, mp_context=multiprocessing.get_context("spawn")) as ex:
             search = await asyncio.wrap_future(ex.submit(search_figures, args.bot, args.players))
         with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "NIMMT_REVEAL_PACE": "0", "NIMMT_LISTEN_CPS": "0"}
+            env = {**os.environ, "NIMMT_REVEAL_PACE": "0",
+                   "NIMMT_ROUND_PAUSE": "0", "NIMMT_LISTEN_CPS": "0"}
             log_path = Path(tmp) / "server.log"
             with log_path.open("w") as log:
                 proc = subprocess.Popen([NIMMT, "serve", "--port", "0", "--data-dir", tmp],

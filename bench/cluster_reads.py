@@ -42,6 +42,7 @@ PG = os.environ.get("NIMMT_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test
 REDIS = os.environ.get("NIMMT_BENCH_REDIS", "redis://127.0.0.1:6379/0")
 SERVER_ENV = {
     "NIMMT_BOT_WORKERS": "1", "NIMMT_BOT_SECONDS": "0.05", "NIMMT_REVEAL_PACE": "0",
+    "NIMMT_ROUND_PAUSE": "0",
     "NIMMT_LISTEN_CPS": "0", "NIMMT_DISCONNECT_GRACE": "0", "NIMMT_LEASE_TTL": "10",
     "NIMMT_HEARTBEAT": "0.5",
 }

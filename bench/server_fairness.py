@@ -274,7 +274,8 @@ def main() -> None:
         # The bots' answer is timed from the turn's start: without the pause bots make
         # after a reveal while a person sits at the table (NIMMT_REVEAL_PACE, 3 s, so that
         # the reveal is heard first), which is a wait on purpose, not the server's cost.
-        env = {**os.environ, **limits, "NIMMT_DATA_DIR": tmp, "NIMMT_REVEAL_PACE": "0"}
+        env = {**os.environ, **limits, "NIMMT_DATA_DIR": tmp, "NIMMT_REVEAL_PACE": "0",
+               "NIMMT_ROUND_PAUSE": "0"}
         cmd = [NIMMT, "serve", "--port", "0"] + (["--db", args.db] if args.db else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         assert proc.stdout is not None

@@ -117,6 +117,7 @@ def make_settings(db_url: str, tmp_path: Path, **changes: Any) -> Settings:
         "address_burst": 10_000, "address_bytes": 1e9, "address_bytes_burst": 1 << 30,
         "names_per_minute": 10_000, "connections_per_address": 10_000,
         "tables_per_host": 100, "tables_per_address": 10_000, "reveal_pace": 0.0,
+        "round_pause": 0.0,
         "running_per_host": 100, "running_per_address": 10_000,
         "listen_cps": 0.0, "read_rate": 10_000.0, "read_burst": 10_000,
         "speech_rate": 10_000.0, "speech_burst": 10_000, "speech_address_rate": 10_000.0,

@@ -31,12 +31,14 @@ from nimmt.server.tables.tablelog import (
     BotSeat,
     BotSeated,
     Chatted,
+    Dealt,
     Decided,
     Entry,
     Sat,
     Started,
     entry_to_row,
 )
+from nimmt.views import Phase
 
 __all__ = ["LongTable", "long_record", "store_game", "store_table"]
 
@@ -80,6 +82,8 @@ def _play(rules: Rules, seed: int, *, host_id: int = 1, table_id: int = 1,
         assert pend is not None
         p = pend.players[0]
         log(Decided(make_decision(pend.kind, p, rng.choice(game.legal(p))), "bot"))
+        if game.phase is Phase.DEAL:
+            log(Dealt())  # nobody at the table: the next round at once
         decisions += 1
         if chat_every and decisions % chat_every == 0:
             log(Chatted(None, "Watcher", f"still here after {decisions} moves"))

@@ -32,6 +32,7 @@ LIFTED_LIMITS = {
     "NIMMT_SEARCH_BOTS_PER_HOST": "1000", "NIMMT_SEARCH_BOTS_PER_ADDRESS": "10000",
     # Bots keep no pause after a reveal for people to hear it: tests play at once.
     "NIMMT_REVEAL_PACE": "0",
+    "NIMMT_ROUND_PAUSE": "0",
     "NIMMT_LISTEN_CPS": "0",
 }
 

@@ -48,6 +48,7 @@ from nimmt.server.tables.commands import (
     CloseTable,
     Command,
     Create,
+    DealTimer,
     Detach,
     Effect,
     GraceTimer,
@@ -80,6 +81,7 @@ from nimmt.server.tables.tablelog import (
     entry_to_row,
 )
 from nimmt.server.workers.autoplay import default_decision
+from nimmt.views import Phase
 from nimmt.wire import Sheet
 from profiles import examples
 
@@ -629,6 +631,63 @@ def test_bots_wait_after_a_reveal_while_a_person_is_there() -> None:
     assert any(seat == 1 for seat, _ in h2.asks)
     h2.answer_bots()
     assert any(seat == 2 for seat, _ in h2.asks), "no pace without a person to hear it"
+
+
+def _to_round_end(h: Harness, people: list[Who]) -> None:
+    """Play until the game's first round has ended."""
+    game = h.table.logged.game
+    assert game is not None
+    while game.round == 1 and game.phase is not Phase.DEAL:
+        assert h.answer_bots() + sum(h.play_human(who) for who in people), "stuck"
+
+
+def test_the_next_deal_waits_after_a_round_while_a_person_is_there() -> None:
+    """With a round pause, a round's end holds the next deal (nobody is asked anything, no
+    timer runs) until the deal timer fires; the sheet of the rounds scored comes with every
+    ``table_state``; the log (a ``deal`` entry) rebuilds the same table, and a table
+    rebuilt during the pause deals after it. With no person connected it deals at once."""
+    rules = Rules.parse("classic", players=3, end="rounds", rounds=2)
+    h = Harness(rules, limits=Limits(round_pause=5.0), turn_timer=30.0)
+    ana, bob = seated_table(h)
+    h.run(Message(ana, P.Start(type="start"), seed=11))
+    _to_round_end(h, [ana, bob])
+    game = h.table.logged.game
+    assert game is not None and game.phase is Phase.DEAL and game.pending is None
+    deadline = h.table.live.timers[DealTimer()]
+    assert deadline == h.now + 5.0
+    assert not h.asks and not any(isinstance(k, TurnTimer) for k in h.table.live.timers)
+    frame = json.loads(h.fanout.state_frame(0, "en", None, h.now)[0])
+    assert [r["round"] for r in frame["rounds"]] == [1]
+    assert frame["rounds"][0]["totals"] == list(game.scores)
+    assert frame["prompt"] is None
+    h.run(Message(bob, P.Chat(type="chat", text="well played")))
+    # Rebuilt from its log during the pause: it waits, and deals once the pause is over.
+    paused = replayed(h)
+    assert rebuilt(paused) == rebuilt(h.table)
+    effects = reduce(paused, Resume(), h.now)[1]
+    assert any(isinstance(e, StartTimer) and e.timer == DealTimer() for e in effects)
+    h.now += 5.0
+    h.run(TimerFired(DealTimer(), deadline))
+    assert (game.round, game.phase) == (2, Phase.CHOOSE)
+    assert [kind for _, kind, _ in h.store].count("deal") == 1
+    assert any(isinstance(k, TurnTimer) for k in h.table.live.timers)
+    play_out(h, [ana, bob])
+    assert rebuilt(replayed(h)) == rebuilt(h.table)
+    frame = json.loads(h.fanout.state_frame(0, "en", None, h.now)[0])
+    assert [r["round"] for r in frame["rounds"]] == [1, 2]
+    # Nobody seated connected (bots only, or everyone away): no pause.
+    h2 = Harness(rules, limits=Limits(round_pause=5.0))
+    ana2, bob2 = seated_table(h2)
+    h2.run(Message(ana2, P.Start(type="start"), seed=11))
+    h2.run(Detach(ana2.conn))
+    h2.run(Detach(bob2.conn))
+    for seat in (0, 1):
+        h2.run(TimerFired(GraceTimer(seat), h2.table.live.timers[GraceTimer(seat)]))
+    game2 = h2.table.logged.game
+    assert game2 is not None
+    while game2.round == 1:
+        assert h2.answer_bots(), "stuck"
+    assert game2.phase is not Phase.DEAL and DealTimer() not in h2.table.live.timers
 
 
 def test_disconnect_grace_and_idle_close() -> None:

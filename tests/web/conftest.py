@@ -112,7 +112,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``http://127.0.0.1:PORT`` of a running ``nimmt serve`` at a test's pace: bots answer
     at once and do not wait after a reveal, timers get no listening time."""
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_DISCONNECT_GRACE="30",
-               NIMMT_REVEAL_PACE="0", NIMMT_LISTEN_CPS="0",
+               NIMMT_REVEAL_PACE="0", NIMMT_ROUND_PAUSE="0", NIMMT_LISTEN_CPS="0",
                # A small search budget: the analyses in these tests take a second, not ten.
                NIMMT_ANALYSIS_ROLLOUTS="100")
     yield from _serve(tmp_path_factory.mktemp("web-server"), env)

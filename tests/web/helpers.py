@@ -287,3 +287,13 @@ LAST_REVEAL = """() => {
   }
   return "";
 }"""
+
+
+#: A script's function that merges an events frame's view change into the view a page
+#: holds, as the client does (docs/protocol.md): field by field, a reveal's turn appended.
+MERGE_VIEW = """const mergeView = (view, change) => {
+  const {revealed_added: added, ...changed} = change;
+  const out = {...view, ...changed};
+  if (added) out.revealed = [...out.revealed, ...added];
+  return out;
+};"""

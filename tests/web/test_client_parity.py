@@ -51,6 +51,7 @@ SETTLE = 15.0
 def seeded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``nimmt serve`` at the tests' pace whose every game is shuffled with :data:`SEED`."""
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
+               NIMMT_ROUND_PAUSE="0",
                NIMMT_LISTEN_CPS="0", NIMMT_DISCONNECT_GRACE="30")
     command = [sys.executable, "-c",
                f"import nimmt.server.tables.commands as c; c.new_seed = lambda: {SEED}; "

@@ -54,6 +54,7 @@ def account_server(account_data: Path) -> Iterator[str]:
     without a session from the address may fail once before its first wait (so a test
     sees the wait at once); password checks a minute are not what is tested here."""
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
+               NIMMT_ROUND_PAUSE="0",
                NIMMT_LISTEN_CPS="0", NIMMT_SIGNIN_FREE="1",
                NIMMT_PASSWORD_CHECKS_PER_MINUTE="1000")
     yield from _serve(account_data, env)

@@ -39,6 +39,7 @@ window.WebSocket = class extends Plain {
 def short_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server whose catch-up carries :data:`CATCHUP` items and pages ten at a time."""
     env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
+               NIMMT_ROUND_PAUSE="0",
                NIMMT_LISTEN_CPS="0", NIMMT_CATCHUP_ITEMS=str(CATCHUP),
                NIMMT_HISTORY_ITEMS="10")
     yield from _serve(tmp_path_factory.mktemp("web-catchup"), env)

@@ -24,21 +24,18 @@ from typing import Any
 import pytest
 
 from .conftest import NewPage
-from .helpers import MY_CHOICES, RECORDER, decisions, fresh_name
+from .helpers import MERGE_VIEW, MY_CHOICES, RECORDER, decisions, fresh_name
 
 BUILD = Path(__file__).resolve().parents[2] / "build"
 
 #: The newest view (a table state's whole view, merged with the changes events
 #: carry since), and the plays of the newest reveal, from the frames.
 LATEST = """() => {
+  """ + MERGE_VIEW + """
   let view = null, plays = null;
   for (const [, m] of window.__frames) {
     if (m.type === "table_state") view = m.view ? {...m.view} : null;
-    else if (m.view && view) {
-      const {revealed_added: added, ...changed} = m.view;
-      view = {...view, ...changed};
-      if (added) view.revealed = [...view.revealed, ...added];
-    }
+    else if (m.view && view) view = mergeView(view, m.view);
     if (m.type === "events") {
       for (const it of m.items || []) {
         if (it.kind === "event" && it.event.type === "cards_revealed") plays = it.event.plays;
@@ -63,10 +60,17 @@ SCREEN = """() => {
     timer: document.getElementById("timer").hidden ? null
       : document.getElementById("timer-s").textContent,
     players: [...document.querySelectorAll("#players li")].map((li) => li.textContent),
+    // Each card of the turn where the eye finds it: in its player's seat (a wide screen)
+    // or in the list of the turn's cards (a narrow one, where the list is not for the ear
+    // alone), with its player's name.
     reveal: [...document.querySelectorAll("#reveal li")].map((li) => {
-      const r = li.getBoundingClientRect();
-      return {card: Number(li.dataset.card), who: li.querySelector(".who").textContent,
-              seen: r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight};
+      const card = Number(li.dataset.card);
+      const inSeat = document.querySelector(`.seat-play[data-card="${card}"]`);
+      const el = [inSeat, li].find((e) => e && e.getBoundingClientRect().width > 4);
+      const r = el ? el.getBoundingClientRect() : null;
+      const who = !el ? "" : el === li ? li.querySelector(".who").textContent
+        : el.closest(".seat").querySelector(".seat-name").textContent;
+      return {card, who, seen: !!r && r.bottom > 0 && r.top < innerHeight};
     }),
   };
 }"""
@@ -282,9 +286,10 @@ def test_ten_players_fit_the_screen(new_page: NewPage, width: int, height: int,
         if not touch:
             players = page.evaluate(SCREEN)["players"]
             assert len(players) == 10, players
-            box = page.locator("#players").bounding_box()
-            assert box is not None and box["y"] + box["height"] <= height, (
-                f"the players' list ends at {box} on a {width}×{height} screen")
+            for k in range(10):
+                box = page.locator("#players .seat").nth(k).bounding_box()
+                assert box is not None and box["y"] + box["height"] <= height, (
+                    f"seat {k} ends at {box} on a {width}×{height} screen")
         p.play("#hand:not(.waiting) li:not(.leaving)")
         played.add(asked)
     assert not p.faults, "\n".join(p.faults)

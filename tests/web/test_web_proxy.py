@@ -25,7 +25,7 @@ def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     # The test machine's own numba cache, which is warm.
     del settings["NUMBA_CACHE_DIR"]
     env = dict(os.environ, **QUOTAS, **settings, NIMMT_BOT_SECONDS="0.05",
-               NIMMT_REVEAL_PACE="0", NIMMT_LISTEN_CPS="0")
+               NIMMT_REVEAL_PACE="0", NIMMT_ROUND_PAUSE="0", NIMMT_LISTEN_CPS="0")
     for url in _serve(data, env):
         with nginx_proxy(url) as proxy:
             yield proxy

@@ -32,6 +32,7 @@ class Restartable:
         self.data = data
         self.port = _free_port()
         self.env = dict(os.environ, **QUOTAS, NIMMT_BOT_SECONDS="0.05", NIMMT_REVEAL_PACE="0",
+                        NIMMT_ROUND_PAUSE="0",
                         NIMMT_LISTEN_CPS="0")
         self.proc: subprocess.Popen[str] | None = None
 

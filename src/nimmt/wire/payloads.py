@@ -103,6 +103,10 @@ class TableInfo(Payload):
     """``open`` before the first game, then ``playing`` or ``over``; ``closed`` at the end."""
     turn_timer: float | None
     """Seconds each person has per decision, or null for no timer."""
+    listen_max: float = 0
+    """With a turn timer: the most seconds a person's timer waits before it runs, while the
+    narration of what led to the decision is said (at a screen reader's default pace; its
+    end is the prompt's ``seconds`` minus ``turn_timer``); 0: it never waits."""
     rated: bool
     """Whether finished games change the players' ratings."""
     private: bool

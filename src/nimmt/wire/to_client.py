@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..error_codes import ErrorCode
 from .advice import AdvicePayload
 from .base import Ref
-from .derived import ViewChange, ViewPayload
+from .derived import RoundScored, ViewChange, ViewPayload
 from .payloads import Item, Line, Older, Prompt, TableInfo, TableStatus
 from .sheet import Sheet, SheetChange
 from .to_server import PROTOCOL_VERSION
@@ -137,6 +137,10 @@ class TableState(_ServerMessage):
     ref: Ref = None
     """The ``ref`` of the message this answers (``join``, ``spectate``, ``create_table``),
     else null."""
+    rounds: list[RoundScored] = []
+    """The score sheet of the game in ``view``: its rounds scored so far, round 1 first
+    (each round's ``round_scored`` event), so a client that enters or comes back mid-game
+    has every round; the ``round_scored`` events that follow add to it."""
 
 
 class Events(_ServerMessage):

@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     #: Seconds bots wait after cards are revealed while a person sits connected at the
     #: table, so the reveal is heard before the next plays are told (0: no wait).
     reveal_pace: float = Field(default=3.0, ge=0, le=60)
+    #: Seconds the next round's deal waits after a round's end while a person sits
+    #: connected at the table, so the round's score sheet can be seen (0: no wait).
+    round_pause: float = Field(default=5.0, ge=0, le=60)
     #: A listener's speaking rate, characters a second (espeak-ng's default voice): a
     #: person's turn timer gets the time the narration of what led to the decision takes at
     #: it, so a player listening to a reveal is not timed out by it (0: no allowance).

@@ -11,15 +11,17 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ...deals import Deal
+from ...deals import Deal, random_deal
 from ...engine import Game
 from ...rules import Rules
+from ...views import Phase
 from .state import ChatLine, Logged, SeatState, StreamItem, TableData
 from .tablelog import (
     AutoPlay,
     BotSeated,
     Chatted,
     Closed,
+    Dealt,
     Decided,
     Entry,
     HintsSet,
@@ -38,9 +40,10 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
     stored. Only the logged state is given: what an entry changes, a replay rebuilds.
 
     A game starts with ``rng`` for its shuffles (only :class:`~.tablelog.Started`
-    needs one), but ``deals`` the log holds for it (while replaying) come first: a
-    replay never shuffles what was dealt before. The entry returned carries the deals
-    the entry made, so the store keeps them.
+    needs one; the log keeps it for the rounds :class:`~.tablelog.Dealt` deals), but
+    ``deals`` the log holds for it (while replaying) come first: a replay never
+    shuffles what was dealt before. The entry returned carries the deals the entry
+    made, so the store keeps them.
     """
     match entry:  # decisions first: the cases are tried in order
         case Decided(decision, by):
@@ -71,10 +74,27 @@ def apply(log: Logged, rules: Rules, entry: Entry, rng: random.Random | None = N
         case HostPassed(player_id, name):
             log.host_id = player_id
             log.notice("host", log.seat_of(player_id), name)  # the seat hears "You are …"
+        case Dealt(dealt):
+            game = log.game
+            assert game is not None and game.phase is Phase.DEAL
+            if dealt:
+                deal = dealt[0]
+            else:
+                assert log.shuffle is not None, "a live game keeps its shuffle"
+                deal = random_deal(rules, game.active, log.shuffle)
+            log.tell(game.deal(deal))
+            return Dealt((deal,))
         case Started(game_no):
             log.starts.append((log.n + 1, log.seq))  # the entry being applied is number n + 1
             log.game_no = game_no
-            game = Game(rules, rng, deals=deals)
+            # Each round after the first waits for its deal (:class:`Dealt`, after the pause
+            # at a round's end): the game keeps no shuffle of its own, the log does. The
+            # deals a replay gives (an earlier version's, kept with its decisions) come first.
+            if not deals:
+                assert rng is not None, "a game starts with a shuffle"
+                deals = (random_deal(rules, tuple(range(rules.players)), rng),)
+            log.shuffle = rng
+            game = Game(rules, None, deals=deals)
             log.game = game
             log.status = "playing" if not game.is_over else "over"
             log.chats = 0

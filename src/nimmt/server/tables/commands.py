@@ -43,6 +43,7 @@ __all__ = [
     "CloseTable",
     "Command",
     "Create",
+    "DealTimer",
     "Detach",
     "Effect",
     "GameResult",
@@ -113,7 +114,13 @@ class PaceTimer:
     the reveal can be heard before the next plays are told."""
 
 
-Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer | PaceTimer
+@dataclass(frozen=True, slots=True)
+class DealTimer:
+    """Until when the next round's deal waits after a round's end while a person is at the
+    table, so the round's score sheet can be seen before the next hand."""
+
+
+Timer: TypeAlias = TurnTimer | GraceTimer | IdleTimer | PaceTimer | DealTimer
 
 # -- commands: a person's messages -------------------------------------------------------------
 

@@ -67,6 +67,8 @@ def info(t: TableData, audience: Audience | None = None, lang: str | None = None
         "code": t.code, "name": t.name, "host": host_name(t), "rules": rules_info(t.rules),
         "rules_name": t.rules.name if lang is None else speaker_of(lang).rules_name(t.rules),
         "status": t.logged.status, "turn_timer": t.turn_timer,
+        "listen_max": t.limits.listen_max
+        if t.turn_timer is not None and t.limits.listen_cps > 0 else 0,
         "rated": t.rated, "private": t.private, "seats": seat_infos(t, watchers, lang),
         "game_no": t.logged.game_no,
         "spectators": sum(1 for _, v in watchers if v is None), "hints": t.hints_on,

@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 from ... import wire as P
-from ...events import Event, for_viewer
+from ...engine import Game
+from ...events import Event, RoundScored, for_viewer
 from ...narrate import Narrator, SeatMark, narrator
 from ...narrate.events import Told, others_have_chosen
 from ...views import View
@@ -260,6 +261,9 @@ class Fanout:
         #: newest, and its audience), and how many broadcasts it holds.
         self._held: tuple[int, int, Audience] | None = None
         self._merged = 0
+        #: The score sheet last made (:meth:`_rounds`), the game it is of and how many of
+        #: the game's events it read.
+        self._scored: tuple[Game | None, int, list[Any]] = (None, 0, [])
 
     def _sheet(self, view: View | None, viewer: int | None, names: Sequence[str], lang: str,
                presence: Sequence[SeatMark]) -> Sheet:
@@ -282,6 +286,17 @@ class Fanout:
             return last
         self._seen[viewer] = made
         return made
+
+    def _rounds(self, game: Game | None) -> list[Any]:
+        """The score sheet of ``game``: its ``round_scored`` events so far, made again only
+        when the game has told something since."""
+        if game is None:
+            return []
+        made, read, rounds = self._scored
+        if made is not game or read != len(game.events):
+            rounds = [event_payload(e) for e in game.events if isinstance(e, RoundScored)]
+            self._scored = (game, len(game.events), rounds)
+        return rounds
 
     def presence_of(self, audience: Audience | None = None) -> tuple[SeatMark, ...]:
         """Who sits in each seat as key W tells it, as ``audience`` (default: the
@@ -309,6 +324,7 @@ class Fanout:
             "prompt": prompt(t, viewer, now),
             "sheet": sheet,
             "ref": ref,
+            "rounds": self._rounds(game),
         })), sheet, view
 
     def events_frame(self, items: Sequence[StreamItem], viewer: int | None, lang: str,

@@ -41,6 +41,7 @@ from .commands import (
     CloseTable,
     Command,
     Create,
+    DealTimer,
     Detach,
     Effect,
     GraceTimer,
@@ -127,6 +128,8 @@ class _Reduce(Step):
                             self.start(GraceTimer(i), t.limits.disconnect_grace)
                 self.check_idle()
                 self.schedule()
+                if self.waits_for_deal():  # stopped during the pause after a round
+                    self.start(DealTimer(), t.limits.round_pause)
             case Halt(who, ref):
                 self.halt(who, ref)
             case Shut():
@@ -144,6 +147,8 @@ class _Reduce(Step):
                         self.idle_over()
                     case PaceTimer():
                         self.schedule()
+                    case DealTimer():
+                        self.deal()
 
     def message(self, command: Message) -> None:
         """A person's table message, read as the protocol parsed it (the messages of a game

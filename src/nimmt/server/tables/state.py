@@ -11,6 +11,7 @@ bots asked, card changes), which a restart starts afresh.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field, fields
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -43,6 +44,9 @@ class Limits:
     open_idle_close: float = 180.0
     #: Seconds bots wait after a reveal while a person is at the table (0: no wait).
     reveal_pace: float = 0.0
+    #: Seconds the next round's deal waits after a round's end while a person is at the
+    #: table, so the round's score sheet can be seen (0: no wait).
+    round_pause: float = 0.0
     #: Characters a second of a listener's voice: a person's turn timer gets the time the
     #: narration of what led to the decision takes at it (0: no allowance) ...
     listen_cps: float = 0.0
@@ -158,6 +162,9 @@ class Logged:
     #: The game under way (or the last one). Compared through its events, which are all in
     #: ``items``: a game object has no equality of its own.
     game: Game | None = field(default=None, compare=False)
+    #: The shuffle of the rounds the game still deals (:class:`~.tablelog.Dealt`): the
+    #: game's seed, or a fresh one after a restart, which deals only what the log lacks.
+    shuffle: random.Random | None = field(default=None, compare=False)
     game_no: int = 0
     #: The stream (the newest items; older ones are rebuilt from the log when asked for).
     items: list[StreamItem] = field(default_factory=list)

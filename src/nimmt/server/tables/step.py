@@ -16,6 +16,7 @@ from ...decisions import Decision, DecisionKind
 from ...engine import Game
 from ...events import CardChosen, CardsRevealed, Event
 from ...narrate import SOURCE_LANGUAGE, narrator
+from ...views import Phase
 from ..workers.botworker import DEFAULT
 from .apply import apply
 from .commands import (
@@ -23,6 +24,7 @@ from .commands import (
     Broadcast,
     CancelTimer,
     CloseTable,
+    DealTimer,
     Effect,
     GameResult,
     GraceTimer,
@@ -37,7 +39,7 @@ from .commands import (
 )
 from .facts import decision_key
 from .state import SeatState, TableData
-from .tablelog import AutoPlay, By, Closed, Decided, Entry, Started
+from .tablelog import AutoPlay, By, Closed, Dealt, Decided, Entry, Started
 
 __all__ = ["Step"]
 
@@ -196,6 +198,7 @@ class Step:
             # A timeout hands the seat over for that one decision: the next is theirs.
             self.log(AutoPlay(decision.player, False, "returned"))
             state = True
+        self.deal_after_round()
         new = t.logged.items[len(t.logged.items) - (t.logged.seq - mark):]
         if any(isinstance(item.payload, CardsRevealed) for item in new) and self.person_here():
             t.live.paced_until = self.now + t.limits.reveal_pace
@@ -203,6 +206,32 @@ class Step:
         if who is not None:
             self.out.append(SendAck(who.conn, ref))
         self.tell(mark, state)
+
+    def waits_for_deal(self) -> bool:
+        """Whether the game under way has ended a round and waits for the next deal."""
+        game = self.t.logged.game
+        return (game is not None and self.t.logged.status == "playing"
+                and game.phase is Phase.DEAL)
+
+    def deal_after_round(self) -> None:
+        """A round has just ended: the next is dealt after ``round_pause`` seconds while a
+        person is at the table (the round's score sheet is seen meanwhile), else at once."""
+        if not self.waits_for_deal():
+            return
+        pause = self.t.limits.round_pause if self.person_here() else 0.0
+        if pause > 0:
+            self.start(DealTimer(), pause)
+        else:
+            self.log(Dealt())
+
+    def deal(self) -> None:
+        """The pause after a round's end is over: the next round is dealt and told."""
+        if not self.waits_for_deal():
+            return
+        mark = self.t.logged.seq
+        self.log(Dealt())
+        self.listen(mark)
+        self.tell(mark)
 
     # -- bots and timers ------------------------------------------------------------------------
 

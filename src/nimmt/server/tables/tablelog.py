@@ -11,7 +11,8 @@ Tables stored by earlier versions wrote a decision as ``{"seat", "kind":
 "card"|"row"|"draft", "value", "by"}``; :func:`entry_from_row` reads both, so a
 server upgraded mid-game resumes its tables. A seated bot was stored by its
 English name alone (``"Medium Bot 2"``); it is read as the typed
-:class:`BotSeat` it names, in that one place.
+:class:`BotSeat` it names, in that one place. A round dealt after the pause at a round's
+end is a ``deal`` entry, which versions before it cannot read (docs/operations.md).
 
 >>> from nimmt.decisions import PlayCard
 >>> kind, data = entry_to_row(Decided(PlayCard(0, 55), "player"))
@@ -42,6 +43,7 @@ __all__ = [
     "By",
     "Chatted",
     "Closed",
+    "Dealt",
     "Decided",
     "Entry",
     "HintsSet",
@@ -129,10 +131,19 @@ class Started:
 @dataclass(frozen=True, slots=True)
 class Decided:
     """A decision, and the deal of any round it started (the store keeps every deal, so a
-    replay never shuffles)."""
+    replay never shuffles). Since rounds wait for their deal (:class:`Dealt`), only logs
+    of earlier versions hold a deal here."""
 
     decision: Decision
     by: By
+    deals: tuple[Deal, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """The next round dealt, once the pause after a round's end was over (``deals``: its
+    deal; empty only while being applied live, which shuffles it)."""
+
     deals: tuple[Deal, ...] = ()
 
 
@@ -167,7 +178,7 @@ class Closed:
 
 
 Entry: TypeAlias = (
-    Sat | BotSeated | Unseated | HostPassed | Started | Decided | AutoPlay | Chatted
+    Sat | BotSeated | Unseated | HostPassed | Started | Decided | Dealt | AutoPlay | Chatted
     | HintsSet | Closed
 )
 
@@ -211,6 +222,8 @@ def entry_to_row(entry: Entry) -> tuple[str, dict[str, Any]]:
             return "host", {"player_id": player_id, "name": name}
         case Started(game_no, deals):
             return "start", _with_deals({"game_no": game_no}, deals)
+        case Dealt(deals):
+            return "deal", _with_deals({}, deals)
         case AutoPlay(seat, on, reason):
             return "auto", {"seat": seat, "on": on, "reason": reason}
         case Chatted(seat, name, text):
@@ -259,6 +272,8 @@ def entry_from_row(kind: str, data: dict[str, Any]) -> Entry:
             return Started(data["game_no"], _deals(data))
         case "decision":
             return Decided(_decision(data), data["by"], _deals(data))
+        case "deal":
+            return Dealt(_deals(data))
         case "auto":
             return AutoPlay(data["seat"], data["on"], data["reason"])
         case "chat":

@@ -17,6 +17,7 @@ import {
   isOver, keysTarget, noteEvents, regainFocus, renderTable, revealFromView, wireTable,
 } from "./table.js";
 import { focusHand } from "./hand.js";
+import { cardSize, setCardSize } from "./cards.js";
 import { closeRowDialog, openRowDialog } from "./rows.js";
 import {
   joinTable, loadTables, nameRefused, renderMe, renderTables, wireLobby,
@@ -91,6 +92,7 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
   if (msg.view) S.view = msg.view;
   // Whole, with or without a view: before the first game it says the seats (key W).
   S.sheet = msg.sheet || {};
+  S.rounds = msg.rounds || [];
   if (S.code !== msg.table.code) {
     S.code = msg.table.code;
     local.set("table", S.code);
@@ -422,6 +424,7 @@ async function main() {
   await setLanguage(choice("me-lang").value);
   translatePage();
   renderPlayHelp();
+  setCardSize(cardSize());
   setConn("idle");
   wire();
   const invited = inviteFromLink();

@@ -1,6 +1,7 @@
 // @ts-check
-// Cards as the page draws them: the number and its bullheads (inline SVG, hidden from
-// screen readers, which get the card's name).
+// Cards as the page draws them: the number, a badge with the count of bullheads and the
+// bullheads themselves (inline SVG), the last two hidden from screen readers, which get
+// the card's name. Their size follows the viewport and the card-size setting (table.css).
 import { t } from "./i18n.js";
 
 /** The bullheads of `card` (a joker, card < 0, has one). */
@@ -26,7 +27,7 @@ export function cardName(/** @type {number} */ card) {
 const SVG = "http://www.w3.org/2000/svg";
 
 /** One bullhead: a head with horns, drawn in the current colour. */
-function head() {
+export function head() {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 20 16");
   svg.setAttribute("class", "bh");
@@ -39,13 +40,17 @@ function head() {
   return svg;
 }
 
-/** A card element: its number and a bullhead for each point. */
+/** A card element: its number, the badge of its bullheads and a bullhead for each. */
 export function cardEl(/** @type {number} */ card, tag = "span") {
   const el = document.createElement(tag);
   el.className = "card";
   const bh = bullheadsOf(card);
   el.dataset.bh = String(bh);
   el.dataset.card = String(card);
+  const badge = document.createElement("span");
+  badge.className = "badge";
+  badge.setAttribute("aria-hidden", "true");
+  badge.textContent = String(bh);
   const num = document.createElement("span");
   num.className = "num";
   num.textContent = card < 0 ? `0.${card + 10}` : String(card);
@@ -53,6 +58,21 @@ export function cardEl(/** @type {number} */ card, tag = "span") {
   heads.className = "heads";
   heads.setAttribute("aria-hidden", "true");
   for (let i = 0; i < bh; i++) heads.append(head());
-  el.append(num, heads);
+  el.append(badge, num, heads);
   return el;
+}
+
+/** The card sizes a player may choose (Settings; `nimmt.cards`). */
+export const CARD_SIZES = ["small", "medium", "large"];
+
+/** The card size chosen, "medium" unless another was. */
+export function cardSize() {
+  const saved = localStorage.getItem("nimmt.cards") || "";
+  return CARD_SIZES.includes(saved) ? saved : "medium";
+}
+
+/** Choose (and show at once) a card size. */
+export function setCardSize(/** @type {string} */ size) {
+  if (CARD_SIZES.includes(size)) localStorage.setItem("nimmt.cards", size);
+  document.documentElement.dataset.cards = cardSize();
 }

@@ -1,12 +1,14 @@
 // @ts-check
-// The results of a game, and the history of finished games with the replay viewer
-// (each step told by the server's narration).
+// The results of a game (the winner, the places, the score sheet and its chart), and the
+// history of finished games with the replay viewer (each step told by the server's
+// narration).
 import { t, tn, isolate, joined, language } from "./i18n.js";
 import { $, S, button } from "./state.js";
 import { cardEl } from "./cards.js";
 import { isOver, names, standings, total } from "./table.js";
 import { answer, urgent } from "./voice.js";
 import { analyseReplayed } from "./tutor.js";
+import { chart, fillSheet } from "./sheet.js";
 
 // ---------------------------------------------------------------- results
 
@@ -21,8 +23,15 @@ export function renderResults() {
   const ns = names();
   const order = standings(v);
   const winners = (v.winners || []).map((i) => isolate(ns[i]));
+  const youWon = S.you !== null && (v.winners || []).includes(S.you);
   $("results-summary").replaceChildren(...(winners.length
-    ? tn("results.winners", { names: joined(winners), count: winners.length }) : []));
+    ? tn("results.winners", { names: joined(winners), count: winners.length }) : []),
+  ...(youWon ? [" ", t("results.youwon")] : []));
+  $("results-sheet-panel").hidden = !S.rounds.length;
+  fillSheet($("results-sheet"), ns, S.rounds, { you: S.you, winners: v.winners || [] });
+  const figure = $("results-chart");
+  figure.replaceChildren(/** @type {Node} */ (figure.querySelector("figcaption")),
+    chart(ns, S.rounds, v.winners || []));
   $("results-body").replaceChildren(...order.map((i) => {
     const tr = document.createElement("tr");
     for (const cell of [[String(v.places[i])],
@@ -101,14 +110,19 @@ function renderStep(speak = true) {
     return p;
   }));
   $("replay-rows").replaceChildren(...st.rows.map((/** @type {number[]} */ row, /** @type {number} */ i) => {
+    // Drawn as on the table: the row's number beside its cards (its name for the ear).
     const li = document.createElement("li");
+    const said = document.createElement("span");
+    said.className = "sr-only";
+    said.textContent = t("row.label", { row: i + 1 });
     const label = document.createElement("span");
     label.className = "row-no";
-    label.textContent = t("row.label", { row: i + 1 });
+    label.setAttribute("aria-hidden", "true");
+    label.textContent = String(i + 1);
     const cards = document.createElement("span");
     cards.className = "row-cards";
     cards.append(...row.map((c) => cardEl(c)));
-    li.append(label, " ", cards);
+    li.append(said, label, cards);
     return li;
   }));
   $("replay-scores").replaceChildren(...d.players.map((/** @type {string} */ n, /** @type {number} */ i) => {

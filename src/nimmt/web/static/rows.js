@@ -23,13 +23,17 @@ export function choosingRow() {
 
 export function renderRows(/** @type {import("./state.js").View} */ v) {
   const rows = $("rows");
+  // Between two rounds the game holds no rows: the last round's stay in sight, as its
+  // last events left them (see noteEvents).
+  const shown = v.phase === "deal" ? S.shownRows : v.rows;
+  if (v.phase !== "deal") S.shownRows = v.rows.map((r) => [...r]);
   const limit = 6;
   const choosing = choosingRow();
   const options = new Set(choosing && S.prompt ? S.prompt.options : []);
   rows.classList.toggle("choosing", choosing);
   $("rows-help").hidden = !choosing;
   $("rows-help").textContent = choosing ? t("rows.choose") : "";
-  v.rows.forEach((row, i) => {
+  shown.forEach((row, i) => {
     let li = items(rows)[i];
     if (!li) {
       li = document.createElement("li");
@@ -53,10 +57,10 @@ export function renderRows(/** @type {import("./state.js").View} */ v) {
     const had = new Map([...cards.querySelectorAll(".card")].map(
       (c) => [/** @type {HTMLElement} */ (c).dataset.card || "", /** @type {HTMLElement} */ (c)]));
     if ([...had.keys()].join(",") !== row.join(",")) {
-      // A card already in the row keeps its element; a new one is drawn landing (CSS,
-      // unless reduced motion is asked). The sixth place is marked: a card that lands
-      // there takes the row.
-      const slots = row.map((c) => had.get(String(c)) || landing(c));
+      // A card already in the row keeps its element (a new one is seen coming from its
+      // player's seat: reveal.js). The sixth place is marked: a card that lands there
+      // takes the row.
+      const slots = row.map((c) => had.get(String(c)) || cardEl(c));
       for (let k = row.length; k < limit; k++) {
         const slot = document.createElement("span");
         slot.className = k === limit - 1 ? "slot sixth" : "slot";
@@ -65,18 +69,9 @@ export function renderRows(/** @type {import("./state.js").View} */ v) {
       cards.replaceChildren(...slots);
     }
   });
-  while (rows.children.length > v.rows.length) rows.lastElementChild?.remove();
-  S.rowCursor = Math.max(0, Math.min(S.rowCursor, v.rows.length - 1));
+  while (rows.children.length > shown.length) rows.lastElementChild?.remove();
+  S.rowCursor = Math.max(0, Math.min(S.rowCursor, shown.length - 1));
   select(rows, S.rowCursor, false);
-}
-
-function landing(/** @type {number} */ card) {
-  const el = cardEl(card);
-  el.classList.add("landing");
-  // In the order of the reveal: the cards of a turn land one after another.
-  const k = S.reveal.plays.findIndex(([, c]) => c === card);
-  el.style.setProperty("--i", String(Math.max(0, k)));
-  return el;
 }
 
 /** Key V: focus to the rows' current row, whose name is its sentence. Only focus moves:

@@ -12,6 +12,7 @@ import {
 import { setSound, setVolume, soundOn, volume } from "./sound.js";
 import { notifyOn, setNotify } from "./alert.js";
 import { setTheme, theme } from "./display.js";
+import { cardSize, setCardSize } from "./cards.js";
 
 /** The hand's help under it says how a click plays a card, as the setting is. */
 export function renderPlayHelp() {
@@ -30,6 +31,7 @@ export function renderSettings() {
   field("set-volume").value = String(volume);
   field("set-notify").checked = notifyOn();
   choice("set-theme").value = theme();
+  choice("set-cards").value = cardSize();
   const voice = voiceSettings();
   field("set-selfvoice").checked = voice.on;
   field("set-rate").value = String(voice.rate);
@@ -65,6 +67,7 @@ async function saveSettings() {
   setPace(Number(choice("set-pace").value));
   for (const g of MUTABLE) setMuted(g, !field(`set-speak-${g}`).checked);
   local.set("terse", field("set-terse").checked ? 1 : null);
+  setCardSize(choice("set-cards").value);
   setVoiceSettings({ on: field("set-selfvoice").checked, voice: choice("set-voice").value,
     rate: Number(field("set-rate").value) });
   // The browser asks its permission now, from the click that saved.

@@ -21,7 +21,9 @@ import { focusRows } from "./rows.js";
  * nothing of theirs is timed. */
 export function timeLeft() {
   if ($("timer").hidden) return t("time.none");
-  return t("time.left", { n: $("timer-s").textContent || "0" });
+  const n = $("timer-s").textContent || "0";
+  const listen = $("timer-listen");
+  return listen.hidden ? t("time.left", { n }) : t("time.listening", { n, m: listen.dataset.n });
 }
 
 /** Key N: whose turn it is (the decision asked of you, or whom the table waits for: the

@@ -108,6 +108,12 @@ export const S = {
    * took (`take`: a row taken, waiting for the card that starts it anew; `taken`: the
    * row taken last, marked on the table). */
   /** @type {Reveal} */ reveal: { plays: [], out: {}, take: null, taken: null },
+  /** The score sheet: the game's rounds scored, round 1 first (`table_state`'s
+   * `rounds`, then each `round_scored` event). */
+  /** @type {import("./wire").RoundScored[]} */ rounds: [],
+  /** The rows as the table shows them: the view's, and between two rounds (when the view
+   * holds none) the last round's, as its last events left them. */
+  /** @type {number[][]} */ shownRows: [],
 };
 
 /** Make option `i` of list box `list` its current one: in the tab order and selected

@@ -1,8 +1,9 @@
 // @ts-check
 // The table: seats, the game area (status, rows, the hand, the turn's reveal, players),
 // the table in words for a screen reader's browse mode, and the turn timer. The hand
-// (hand.js), the rows and the row choice (rows.js) and the keys and the touch layer
-// (shortcuts.js) have modules of their own.
+// (hand.js), the rows and the row choice (rows.js), the seats around them (seats.js),
+// the reveal's moves (reveal.js), the score sheet (sheet.js) and the keys and the touch
+// layer (shortcuts.js) have modules of their own.
 import { t, tn, isolate, joined, tableName } from "./i18n.js";
 import { $, S, items, terse } from "./state.js";
 import { cardEl } from "./cards.js";
@@ -13,6 +14,9 @@ import { personButton } from "./social.js";
 import { focusHand, renderHand, wireHand } from "./hand.js";
 import { renderRows, wireRows } from "./rows.js";
 import { renderAsk, timeLeft, wireShortcuts } from "./shortcuts.js";
+import { outcome, refocusPerson, renderSeats } from "./seats.js";
+import { renderTableSheet, wireSheet } from "./sheet.js";
+import { follow, snapshot, wireReveal } from "./reveal.js";
 
 export function isOver() {
   return Boolean(S.table && (S.table.status === "over" || (S.view && S.view.phase === "over")));
@@ -29,8 +33,8 @@ export function renderTable() {
   const had = document.activeElement;
   const focusedPerson = had instanceof HTMLElement && $("seat-list").contains(had) ? had.dataset.person : undefined;
   $("table-h").replaceChildren(...tn("table.title", { name: tableName(tb), code: tb.code }));
-  $("table-rules").textContent = S.sheet.rules
-    || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
+  const rules = S.sheet.rules || t("table.rules", { rules: tb.rules_name, players: tb.seats.length });
+  $("table-rules").textContent = [rules, timerRule(tb)].filter(Boolean).join(" ");
   $("seat-list").replaceChildren(...tb.seats.map((s) => {
     const li = document.createElement("li");
     const parts = s.kind === "empty" ? [t("seat.empty", { seat: s.seat + 1 })]
@@ -73,13 +77,17 @@ function renderGame() {
     const who = joined(v.pending.players.map((i) => isolate(ns[i])));
     status = tn("status.waiting", { who });
   } else status = [];
-  const where = isOver() ? "" : `${t("status.round", { round: v.round, turn: v.turn })} `;
+  const where = isOver() ? "" : v.phase === "deal" ? t("status.dealing", { round: v.round })
+    : `${t("status.round", { round: v.round, turn: v.turn })} `;
   $("status").replaceChildren(where, ...status);
+  const before = snapshot();
   renderRows(v);
   renderHand(v);
   renderReveal(ns);
-  renderPlayers(v, ns);
+  renderSeats(v, ns, { over: isOver(), total: (i) => total(v, i), penalty: (i) => roundPenalty(v, i) });
   renderStandings(v, ns);
+  renderTableSheet(ns, isOver());
+  follow(before, revealStep());
   renderWords();
   renderLandmarks();
   renderAsk();
@@ -140,7 +148,14 @@ function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
   switch (e.type) {
     case "round_started":
       S.reveal = { plays: [], out: {}, take: null, taken: null };
+      if (e.round === 1) S.rounds = [];  // a new game: a new sheet
       break;
+    case "round_scored": {
+      const line = /** @type {import("./wire").RoundScored} */ (e);
+      S.rounds = [...S.rounds.filter((r) => r.round !== line.round), line]
+        .sort((a, b) => a.round - b.round);
+      break;
+    }
     case "cards_revealed":
       S.reveal = { plays: e.plays || [], out: {}, take: null, taken: null };
       if (sounding) cue("reveal");
@@ -152,8 +167,13 @@ function noteEvent(/** @type {import("./state.js").GameEvent} */ e) {
       r.take = { player: /** @type {number} */ (e.player), row: /** @type {number} */ (e.row),
         bullheads: e.bullheads || 0, count: (e.cards || []).length };
       r.taken = e.row || null;
+      S.shownRows[/** @type {number} */ (e.row) - 1] = [];
       break;
     case "card_placed": {
+      const row = S.shownRows[/** @type {number} */ (e.row) - 1] || [];
+      const card = /** @type {number} */ (e.card);
+      S.shownRows[/** @type {number} */ (e.row) - 1] = e.started ? [card]
+        : e.end === "left" ? [card, ...row] : [...row, card];
       const take = e.started && r.take && r.take.player === e.player ? r.take : null;
       r.out[/** @type {number} */ (e.card)] = { row: e.row, took: take };
       if (take) r.take = null;
@@ -218,61 +238,10 @@ function renderReveal(/** @type {string[]} */ ns) {
   for (const li of items(list)) {
     const o = r.out[Number(li.dataset.card)] || {};
     const what = /** @type {HTMLElement} */ (li.querySelector(".what"));
-    const text = o.took ? t("reveal.took", { row: o.took.row, count: o.took.bullheads })
-      : o.row ? t("reveal.row", { row: o.row })
-        : o.choosing ? t("reveal.choosing") : "";
+    const text = outcome(o);
     if (what.textContent !== text) what.textContent = text;
     li.classList.toggle("took", Boolean(o.took));
   }
-}
-
-function renderPlayers(/** @type {import("./state.js").View} */ v, /** @type {string[]} */ ns) {
-  const tb = /** @type {import("./state.js").TableInfo} */ (S.table);
-  const pend = v.pending;
-  // A player's button (mute, block, report) drawn anew keeps focus by their name.
-  const had = /** @type {HTMLElement | null} */ (document.activeElement);
-  const focusedPerson = had && $("players").contains(had) ? had.dataset.person : undefined;
-  $("players").replaceChildren(...tb.seats.map((s, i) => {
-    const li = document.createElement("li");
-    const done = v.chosen && v.chosen[i];
-    const out = v.eliminated && v.eliminated[i];
-    const asked = Boolean(pend && pend.players.includes(i));
-    li.classList.toggle("done", Boolean(done) && Boolean(pend) && pend?.kind === "card");
-    li.classList.toggle("asked", asked && !done && !isOver());
-    li.classList.toggle("you", i === S.you);
-    let mark = "";
-    if (out) mark = t("player.out");
-    else if (pend && pend.kind === "row" && asked) mark = t("player.row");
-    else if (pend && pend.kind === "card" && v.active.includes(i)) {
-      mark = done ? t("player.chosen") : t("player.choosing");
-    }
-    const who = i === S.you ? tn("player.you", { name: isolate(ns[i]) }) : [isolate(ns[i])];
-    const pen = roundPenalty(v, i);
-    const more = [pen ? t("player.round", { count: pen }) : "", mark,
-      v.marker === i ? t("player.marker") : "", s.auto ? t("player.auto") : "",
-      s.kind === "human" && !s.connected ? t("player.away") : ""].filter(Boolean);
-    const score = document.createElement("span");
-    score.append(...tn("player.score", { name: who, count: total(v, i) }));
-    li.append(score);
-    if (more.length) {
-      const state = document.createElement("span");
-      state.className = "state";
-      // A line of its own on the screen; the dash is for the voice, which reads one line.
-      const dash = document.createElement("span");
-      dash.className = "sr-only";
-      dash.textContent = " — ";
-      state.append(dash, more.join(" — "));
-      li.append(state);
-    }
-    if (s.kind === "human" && s.name && i !== S.you) li.append(" ", personButton(s.name));
-    return li;
-  }));
-  if (focusedPerson) refocusPerson($("players"), focusedPerson);
-}
-
-/** Focus the button of player `name` in `list` again (the list was drawn anew). */
-function refocusPerson(/** @type {HTMLElement} */ list, /** @type {string} */ name) {
-  /** @type {HTMLElement | null} */ (list.querySelector(`[data-person="${CSS.escape(name)}"]`))?.focus();
 }
 
 // ---------------------------------------------------------------- turn timer
@@ -298,8 +267,15 @@ export function renderTimer() {
   $("timer").hidden = false;
   const tick = () => {
     const left = Math.max(0, Math.ceil(((S.deadline || 0) - Date.now()) / 1000));
-    if ($("timer-s").textContent !== String(left)) {
-      $("timer-s").textContent = String(left);
+    // The table's own seconds, which run once the listening time is over (the server's
+    // deadline is the end of that time plus the table's timer: docs/web.md).
+    const { own, listen } = splitTime(left);
+    const shown = $("timer-listen");
+    if ($("timer-s").textContent !== String(own) || shown.dataset.n !== String(listen)) {
+      $("timer-s").textContent = String(own);
+      shown.dataset.n = String(listen);
+      shown.hidden = listen <= 0;
+      shown.textContent = listen > 0 ? t("timer.listen", { n: listen }) : "";
       $("words-time").textContent = timeLeft();
     }
     if (left <= 10 && S.warnedKey !== p.key && left > 0) {
@@ -314,6 +290,21 @@ export function renderTimer() {
   };
   tick();
   S.timerId = window.setInterval(tick, 500);
+}
+
+/** Seconds `left` until the decision's deadline, as the player has them: the table's own
+ * seconds (at most its turn timer) and, before they run, the seconds given to hear what
+ * led to the decision. */
+export function splitTime(/** @type {number} */ left) {
+  const own = S.table && S.table.turn_timer !== null ? Math.min(left, Math.ceil(S.table.turn_timer)) : left;
+  return { own, listen: left - own };
+}
+
+/** The turn timer in the table's rules line, with the listening time where it applies. */
+function timerRule(/** @type {import("./state.js").TableInfo} */ tb) {
+  if (tb.turn_timer === null) return "";
+  return tb.listen_max ? t("table.timer.listen", { n: tb.turn_timer, max: tb.listen_max })
+    : t("table.timer", { n: tb.turn_timer });
 }
 
 /** Put focus back where the player is when the element that had it went away (Start
@@ -378,4 +369,6 @@ export function wireTable() {
   wireHand();
   wireRows();
   wireShortcuts();
+  wireSheet(renderTable);
+  wireReveal();
 }

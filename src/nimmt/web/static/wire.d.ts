@@ -1223,6 +1223,12 @@ export interface TableState {
    * else null.
    */
   ref?: string | number | null;
+  /**
+   * The score sheet of the game in ``view``: its rounds scored so far, round 1 first
+   * (each round's ``round_scored`` event), so a client that enters or comes back mid-game
+   * has every round; the ``round_scored`` events that follow add to it.
+   */
+  rounds?: RoundScored[];
 }
 /**
  * The public facts of a table.
@@ -1257,6 +1263,12 @@ export interface TableInfo {
    * Seconds each person has per decision, or null for no timer.
    */
   turn_timer: number | null;
+  /**
+   * With a turn timer: the most seconds a person's timer waits before it runs, while the
+   * narration of what led to the decision is said (at a screen reader's default pace; its
+   * end is the prompt's ``seconds`` minus ``turn_timer``); 0: it never waits.
+   */
+  listen_max?: number;
   /**
    * Whether finished games change the players' ratings.
    */
@@ -1602,6 +1614,30 @@ export interface Sheet {
   rules: string;
 }
 /**
+ * End of a round: this round's ``penalties`` and the new ``totals``, per seat.
+ *
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RoundScored".
+ */
+export interface RoundScored {
+  /**
+   * The event's name.
+   */
+  type?: "round_scored";
+  /**
+   * The round that ended.
+   */
+  round: number;
+  /**
+   * This round's penalties, per seat.
+   */
+  penalties: number[];
+  /**
+   * The totals after the round, per seat.
+   */
+  totals: number[];
+}
+/**
  * New table stream items, in order, and the decision now asked of you (if any).
  *
  * ``text`` is the narration of the game events among ``items``, as your seat may know
@@ -1944,30 +1980,6 @@ export interface CardPlaced {
    * Whether it starts the row anew after a take.
    */
   started?: boolean;
-}
-/**
- * End of a round: this round's ``penalties`` and the new ``totals``, per seat.
- *
- * This interface was referenced by `Wire`'s JSON-Schema
- * via the `definition` "RoundScored".
- */
-export interface RoundScored {
-  /**
-   * The event's name.
-   */
-  type?: "round_scored";
-  /**
-   * The round that ended.
-   */
-  round: number;
-  /**
-   * This round's penalties, per seat.
-   */
-  penalties: number[];
-  /**
-   * The totals after the round, per seat.
-   */
-  totals: number[];
 }
 /**
  * Elimination end: ``player`` reached the limit with ``total`` and gets no more cards.
