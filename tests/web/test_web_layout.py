@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from .conftest import QUOTAS, NewPage, _pages, _serve
-from .helpers import MERGE_VIEW, RECORDER, decisions, fresh_name
+from .helpers import MERGE_VIEW, RECORDER, decisions, fresh_name, open_options
 
 BUILD = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
@@ -202,6 +202,7 @@ def open_table(page: Any, players: int, rounds: int) -> None:
     """A table of ``players`` (easy bots beside the player, jokers, ``rounds`` rounds, a
     60 s timer), its seats filled, not started."""
     page.locator("#me-name").fill(fresh_name("Ana"))
+    open_options(page)
     page.locator("#c-players").fill(str(players))
     page.locator("input[name=end][value=rounds]").check()
     page.locator("#c-rounds").fill(str(rounds))
