@@ -100,13 +100,20 @@ def test_shortcuts_speak_the_table(new_page: NewPage) -> None:
     # After a turn, R repeats its reveal, from the hand.
     seen = len([a for a in announcements(page) if a[0] == "assertive"])
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => window.__ann.filter(a => a[0] === 'assertive').length > {seen}")
+    # The next card is asked (a bot's row choice may be told before it): nothing more is
+    # said until it is answered.
+    page.wait_for_function(
+        f"""() => {{
+          const said = window.__ann.filter(a => a[0] === 'assertive');
+          return said.length > {seen} && said[said.length - 1][1].includes('choose a card');
+        }}""")
     reveal = _press(page, "r")
     assert "Cards revealed" in reveal and "Choose a card" not in reveal, reveal
     # [ steps back through what was announced (the newest first), ] forward again, each
     # line with its place; Shift+[ goes to the first line, Shift+] to the newest.
-    decision = [t for lvl, t in announcements(page) if lvl == "assertive"][-1]
-    assert reveal in decision
+    since = [t for lvl, t in announcements(page) if lvl == "assertive"][seen:]
+    assert any(reveal in t for t in since), (reveal, since)
+    decision = since[-1]
     line, n, total = _line(_press(page, "["))
     assert line == decision and n == total, (line, n, total)
     older, m, _ = _line(_press(page, "["))
