@@ -270,7 +270,10 @@ def main() -> None:
                "NIMMT_ADDRESS_RATE": "1e9", "NIMMT_ADDRESS_BURST": many,
                "NIMMT_ADDRESS_BYTES": "1e12", "NIMMT_ADDRESS_BYTES_BURST": str(1 << 40),
                "NIMMT_CONNECTIONS_PER_ADDRESS": many, "NIMMT_NAMES_PER_MINUTE": many,
-               "NIMMT_TABLES_PER_ADDRESS": many, "NIMMT_RUNNING_PER_ADDRESS": many}
+               "NIMMT_TABLES_PER_ADDRESS": many, "NIMMT_RUNNING_PER_ADDRESS": many,
+               # Each round dealt at once: the pause for the score sheet is for people
+               # looking at it, and these clients measure the work, not the wait.
+               "NIMMT_ROUND_PAUSE": "0"}
         cmd = [NIMMT, "serve", "--port", "0"] + (["--db", args.db] if args.db else [])
         if args.game_url:
             server, game_url = None, args.game_url
