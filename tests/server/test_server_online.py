@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from server_helpers import close_all
 from test_server_admin import connect
+from test_server_crowd import one_player
 
 from conftest import make_settings
 from nimmt.client import Client
 from nimmt.server.run import running_server
+from nimmt.server.store import social
 from nimmt.wire import Online
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
@@ -40,6 +42,18 @@ async def listed(client: Client, want: Any, timeout: float = 30) -> Online:
         assert isinstance(m, Online)
         if want(m):
             return m
+
+
+async def until_right(client: Client, want: Any, timeout: float = 60) -> list[Online]:
+    """Every list ``client`` is sent until the newest is one ``want`` takes."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    got = pushes(client)
+    while not (got and want(got[-1])):
+        m = await client.expect(lambda m: isinstance(m, Online), max(0.01, end - loop.time()))
+        assert isinstance(m, Online)
+        got.append(m)
+    return got
 
 
 async def quiet(client: Client, seconds: float) -> list[Online]:
@@ -116,3 +130,58 @@ async def test_the_lobby_lists_each_tables_seats(db_url: str, tmp_path: Path) ->
         assert [(s.kind, s.name, s.bot) for s in table.players] == [
             ("human", "Ana", None), ("bot", None, "easy"), ("empty", None, None)]
         await close_all([ana, bob])
+
+
+async def test_who_is_online_holds_under_a_crowd(db_url: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thirty players from thirty addresses and ten connections of one player come and ask
+    for the list at once, then the ten ask again and again: every connection gets a list
+    that ends right (the player of ten connections counted once), a crowd's arrivals are
+    coalesced into a few pushes, listening again costs the others nothing, and the store
+    is read for blocks a few times, not once per listener."""
+    reads = 0
+    real = social.blocks_among
+
+    def counted(ids: set[int]) -> Any:
+        nonlocal reads
+        reads += 1
+        return real(ids)
+
+    monkeypatch.setattr(social, "blocks_among", counted)
+    interval = 0.5
+    settings = make_settings(db_url, tmp_path, online_max=5, online_interval=interval)
+    async with running_server(settings) as url:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        crowd, mine = await asyncio.gather(
+            asyncio.gather(*(connect(url, f"127.0.2.{i}", name=f"Crowd{i:02}")
+                             for i in range(30))),
+            one_player(url, "Many", 10, "127.0.3.1"))
+        everyone = [*crowd, *mine]
+        await asyncio.gather(*(c.act("listen_lobby", online=True) for c in everyone))
+        sent = await asyncio.gather(*(until_right(c, lambda m: m.total == 31)
+                                      for c in everyone))
+        assert all(got[-1].players == ["Crowd00", "Crowd01", "Crowd02", "Crowd03", "Crowd04"]
+                   for got in sent), sent
+        settled = await asyncio.gather(*(quiet(c, 2 * interval + 0.5) for c in everyone))
+        elapsed = loop.time() - began
+        # Nothing wrong after the right list; a bounded number of lists in all.
+        assert all(m.total == 31 for got in settled for m in got), settled
+        bound = elapsed / interval + 3
+        counts = [len(a) + len(b) for a, b in zip(sent, settled, strict=True)]
+        assert max(counts) <= bound, (counts, bound)
+        assert reads <= bound, (reads, bound)
+
+        # The ten connections listen again and again: each is sent its list, the others
+        # nothing (nobody came or went), and the reads stay bounded by the interval.
+        reads = 0
+        began = loop.time()
+        for _ in range(5):
+            await asyncio.gather(*(c.act("listen_lobby", on=False) for c in mine))
+            await asyncio.gather(*(c.act("listen_lobby", online=True) for c in mine))
+        for c in mine:
+            await listed(c, lambda m: m.total == 31)
+        heard = await asyncio.gather(*(quiet(c, 2 * interval) for c in crowd))
+        assert not any(heard), heard
+        assert reads <= (loop.time() - began) / interval + 2, reads
+        await close_all(everyone)

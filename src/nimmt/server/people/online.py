@@ -46,21 +46,30 @@ class OnlineList(Generic[M]):
         self._blocks: tuple[frozenset[int], float, set[tuple[int, int]]] | None = None
         #: Counts the changes of blocks: a read begun before one is not kept.
         self._changes = 0
+        #: New listeners waiting for their first list, and the task that sends it: those
+        #: that come while a list is made wait for the next, so a crowd that listens at
+        #: once (or again and again) costs one list and at most one read at a time.
+        self._new: set[M] = set()
+        self._greeting: asyncio.Task[None] | None = None
 
     def listen(self, conn: M, on: bool) -> None:
         """``conn`` starts (``on``) or stops hearing who is online; a new listener is sent
         the list at once (the others get it at the next push)."""
         if not on:
             self.listeners.discard(conn)
+            self._new.discard(conn)
             return
-        new = conn not in self.listeners
+        if conn in self.listeners:
+            return
         self.listeners.add(conn)
-        if new:
-            self._spawn(self._send([conn]), f"online-{conn.player_id}")
+        self._new.add(conn)
+        if self._greeting is None:
+            self._greeting = self._spawn(self._greet(), "online-greet")
 
     def left(self, conn: M) -> None:
         """``conn`` closed: it hears nothing more, and the others learn it went."""
         self.listeners.discard(conn)
+        self._new.discard(conn)
         self.changed()
 
     def changed(self, blocks: bool = False) -> None:
@@ -88,6 +97,15 @@ class OnlineList(Generic[M]):
             self._pushed = time.monotonic()
         await self._send(list(self.listeners))
 
+    async def _greet(self) -> None:
+        try:
+            while self._new:
+                batch = [c for c in self._new if c in self.listeners]
+                self._new.clear()
+                await self._send(batch)
+        finally:
+            self._greeting = None
+
     async def _send(self, listeners: list[M]) -> None:
         """The list as each of ``listeners`` may see it, one frame per distinct list."""
         people = {pid: conns[0].name for pid in list(self.roster.online)
@@ -106,6 +124,8 @@ class OnlineList(Generic[M]):
                 return
             if changes == self._changes:
                 self._blocks = (ids, time.monotonic(), blocks)
+            if frozenset(p for p in self.roster.online if self.roster.of(p)) != ids:
+                self.changed()  # someone came or went during the read: a fresher list follows
         hidden: dict[int, set[int]] = {}
         for a, b in blocks:
             hidden.setdefault(a, set()).add(b)
