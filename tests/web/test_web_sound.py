@@ -24,7 +24,14 @@ from .helpers import RECORDER, create_table, fresh_name, set_name, wait_turn
 #: The page's cues as played (``nimmt-cue``), its sockets, and a recording of its output.
 TAP = """
 window.__cues = [];
-document.addEventListener("nimmt-cue", (e) => window.__cues.push(e.detail));
+// Each cue with when it sounds on the recording's own clock (ms): the audio context's time
+// since the recording began, which a starved audio thread holds back with the recording,
+// where the page's clock runs on.
+document.addEventListener("nimmt-cue", (e) => {
+  const r = window.__rec;
+  const ahead = e.detail.at - performance.now();
+  window.__cues.push({...e.detail, rec: r ? (r.ctx.currentTime - r.t0) * 1000 + ahead : null});
+});
 window.__sockets = [];
 const Socket = window.WebSocket;
 window.WebSocket = class extends Socket {
@@ -38,7 +45,7 @@ AudioNode.prototype.connect = function (target, ...rest) {
     if (!ctx.__tap) {
       ctx.__tap = ctx.createMediaStreamDestination();
       const rec = new MediaRecorder(ctx.__tap.stream);
-      window.__rec = {rec, chunks: [], start: performance.now()};
+      window.__rec = {rec, chunks: [], ctx, t0: ctx.currentTime};
       rec.ondataavailable = (e) => window.__rec.chunks.push(e.data);
       rec.start(1000);
     }
@@ -63,7 +70,7 @@ ENVELOPE = """async () => {
     for (let k = i; k < i + hop; k++) s += d[k] * d[k];
     env.push(Math.sqrt(s / hop));
   }
-  return {start: r.start, env};
+  return env;
 }"""
 
 #: Each cue rendered alone, as the page plays it, at 22050 samples a second.
@@ -154,10 +161,11 @@ def test_every_cue_is_a_distinct_sound(new_page: NewPage) -> None:
     assert not alike, f"cues that sound alike (cosine of their spectrograms): {alike}"
 
 
-def _heard(env: list[float], start: float, at: float) -> float:
-    """The loudest 10 ms of the recording from 50 ms before ``at`` to 400 ms after."""
-    lo = max(0, int((at - start - 50) / 10))
-    hi = int((at - start + 400) / 10)
+def _heard(env: list[float], at: float) -> float:
+    """The loudest 10 ms of the recording from 50 ms before ``at`` (ms on the recording's
+    clock) to 400 ms after."""
+    lo = max(0, int((at - 50) / 10))
+    hi = int((at + 400) / 10)
     return max(env[lo:hi], default=0.0)
 
 
@@ -218,9 +226,10 @@ def test_every_event_is_heard_in_a_recorded_game(new_page: NewPage) -> None:
                  "round", "over", "lost", "back"):
         assert played[name], f"no {name} cue in the game"
     # Each cue is in the recording: loud where it played, and quiet somewhere between.
-    env, start = rec["env"], rec["start"]
+    env = rec
     floor = 0.003
-    unheard = [(c["name"], round(c["at"])) for c in cues if _heard(env, start, c["at"]) < floor]
+    assert all(c["rec"] is not None for c in cues), cues
+    unheard = [(c["name"], round(c["rec"])) for c in cues if _heard(env, c["rec"]) < floor]
     assert not unheard, f"cues played but not in the recording: {unheard}"
     assert sum(1 for e in env if e < floor) > len(env) / 4, "the recording is never quiet"
 
