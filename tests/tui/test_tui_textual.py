@@ -36,15 +36,20 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300)]
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "build" / "tui-snapshots"
 
 
-def snapshot(app: NimmtApp, name: str) -> str:
-    """Save the screen as SVG and as text; return the text."""
-    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
-    app.save_screenshot(f"{name}.svg", str(SNAPSHOTS))
+def screen_text(app: NimmtApp) -> str:
+    """What the screen shows, as text (empty until a new screen's first paint)."""
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), record=True,
                       force_terminal=True, color_system=None, legacy_windows=False)
     console.print(app.screen._compositor.render_update(full=True))
-    text = console.export_text()
+    return console.export_text()
+
+
+def snapshot(app: NimmtApp, name: str) -> str:
+    """Save the screen as SVG and as text; return the text."""
+    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
+    app.save_screenshot(f"{name}.svg", str(SNAPSHOTS))
+    text = screen_text(app)
     (SNAPSHOTS / f"{name}.txt").write_text(text, encoding="utf-8")
     return text
 
@@ -164,9 +169,9 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
                 assert app.focused is hand
                 await pilot.press("home", "enter")
             await settle(pilot, app, snap.ask.key)
-        await until(pilot, lambda: isinstance(app.screen, ResultsDialog), "the results")
+        await until(pilot, lambda: isinstance(app.screen, ResultsDialog)
+                    and "Play again" in screen_text(app), "the results shown")
         assert rows_chosen >= 1
-        assert isinstance(app.screen, ResultsDialog)
         text = snapshot(app, "results")
         table = app.screen.query_one(DataTable)
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == \
@@ -262,6 +267,7 @@ async def test_whole_game_online(server: Server, tmp_path: Path) -> None:
         assert session.snapshot.code is not None
         snapshot(app, "table-online")
         await play_to_the_end(pilot, app)
-        await until(pilot, lambda: isinstance(app.screen, ResultsDialog), "the results")
-        assert "Tex (you)" in snapshot(app, "results-online")
+        await until(pilot, lambda: isinstance(app.screen, ResultsDialog)
+                    and "Tex (you)" in screen_text(app), "the results shown")
+        snapshot(app, "results-online")
         await pilot.press("ctrl+q")
