@@ -34,10 +34,11 @@ pytestmark = [pytest.mark.timeout(300)]
 
 
 def fetch(url: str, path: str, method: str = "GET",
-          headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+          headers: dict[str, str] | None = None, timeout: float = 20,
+          ) -> tuple[int, dict[str, str], bytes]:
     """One request with ``path`` sent exactly as given (no client-side normalizing)."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=20)
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
     try:
         conn.putrequest(method, path, skip_accept_encoding=True)
         for k, v in (headers or {}).items():
@@ -236,7 +237,10 @@ def test_security_headers_on_every_route(live: dict[str, Any]) -> None:
                  f"/api/tables/{live['code']}/games",
                  f"/api/players/{live['player']}"]:
         for method in ("GET", "HEAD", "POST"):
-            status, headers, _ = fetch(url, path, method)
+            try:
+                status, headers, _ = fetch(url, path, method, timeout=120)
+            except TimeoutError:
+                raise AssertionError(f"{method} {path}: no answer in 120 s") from None
             seen.add(status)
             for name, value in SECURITY_HEADERS.items():
                 assert headers.get(name.lower()) == value, (method, path, status, name)

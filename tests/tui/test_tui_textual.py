@@ -111,7 +111,8 @@ async def test_whole_game_by_keyboard(tmp_path: Path) -> None:
         assert "Rows" in text and "Your hand" in text and "Players" in text
         sheet = session.snapshot.sheet
         assert sheet.row[0] in text
-        assert said(app) == sheet.typed_decision
+        # The prompt is said once the screen has taken the session's update.
+        await until(pilot, lambda: said(app) == sheet.typed_decision, "the prompt said")
 
         # The Playroom's shortcuts, from the hand.
         await pilot.press("s")
