@@ -106,10 +106,14 @@ class OnlineList(Generic[M]):
         finally:
             self._greeting = None
 
+    def _people(self) -> dict[int, str]:
+        """The players with a connection here that has not gone, by id, with their names."""
+        return {pid: conns[0].name for pid in list(self.roster.online)
+                if (conns := self.roster.of(pid))}
+
     async def _send(self, listeners: list[M]) -> None:
         """The list as each of ``listeners`` may see it, one frame per distinct list."""
-        people = {pid: conns[0].name for pid in list(self.roster.online)
-                  if (conns := self.roster.of(pid))}
+        people = self._people()
         ids = frozenset(people)
         kept = self._blocks
         if kept is not None and kept[0] == ids and (
@@ -124,7 +128,7 @@ class OnlineList(Generic[M]):
                 return
             if changes == self._changes:
                 self._blocks = (ids, time.monotonic(), blocks)
-            if frozenset(p for p in self.roster.online if self.roster.of(p)) != ids:
+            if frozenset(self._people()) != ids:
                 self.changed()  # someone came or went during the read: a fresher list follows
         hidden: dict[int, set[int]] = {}
         for a, b in blocks:
