@@ -9,6 +9,7 @@ from typing import Any
 
 from .conftest import NewPage
 from .helpers import (
+    HAND,
     announcements,
     assertive_count,
     create_table,
@@ -276,3 +277,60 @@ def test_focus_lost_as_the_game_starts_comes_back_before_the_message(
     routes[0].send(json.dumps(held[0]))
     assert wait_turn(page, 0) == "card"
     assert page.evaluate("document.activeElement.getAttribute('role')") == "option"
+
+
+def test_the_opening_is_said_before_the_first_decision_on_a_slow_link(
+        new_page: NewPage) -> None:
+    """The start comes as a table_state (with the first decision) and the items that led
+    to it (the game starts, the hand, the rows) in the frame after. On a slow link, or a
+    busy server or page, that frame comes later than the page's wait for a step's frames:
+    the decision must still not be said before the opening, or a player who answers it
+    at once never hears their hand."""
+    held: list[str] = []
+    routes: list[Any] = []
+    # "armed": the next events frame and all after it are held; "holding": they are.
+    mode = [""]
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            msg = json.loads(message) if isinstance(message, str) else None
+            if mode[0] == "armed" and msg and msg.get("type") == "events":
+                mode[0] = "holding"
+            if mode[0] == "holding":
+                # The opening's items and what follows, held back as a slow link would
+                # (in order: a link delays frames, it does not reorder them).
+                held.append(message)
+                return
+            ws.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(server.send)
+        routes.append(ws)
+
+    page = new_page(ws=route)
+    set_name(page, fresh_name("Slow"))
+    create_table(page, players=2, rounds=1, bots=1, start=False)
+    mode[0] = "armed"
+    page.locator("#start-game").focus()
+    page.keyboard.press("Enter")
+    # The state is in (the hand drawn, the decision known to the page), its items held;
+    # then a third of a second on the page's clock, more than five times its wait for a
+    # step's frames.
+    page.wait_for_function(f"() => {HAND}.length > 0")
+    page.wait_for_function("() => (window.__t0 ??= performance.now()) < performance.now() - 350")
+    assert held, "the opening's items did not come after the state"
+    opening = json.loads(held[0])["items"]
+    assert opening[0]["notice"] == "started", opening
+    assert assertive_count(page) == 0, announcements(page)
+    # Let the frames go in order (a frame arriving while they go joins the end).
+    while held:
+        routes[0].send(held.pop(0))
+    mode[0] = ""
+    assert wait_turn(page, 0) == "card"
+    said = [text for _, text in announcements(page)]
+    start = next(i for i, text in enumerate(said) if "The game starts." in text)
+    asked = next(i for i, (level, _) in enumerate(announcements(page)) if level == "assertive")
+    assert start <= asked, said
+    assert "Your hand" in " ".join(said[start:asked + 1]), said

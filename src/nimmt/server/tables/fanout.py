@@ -490,8 +490,23 @@ class Fanout:
             text: str | None
             sheet: Sheet | None
             view: ViewPayload | None
+            frames: list[str] = []
             if state:
                 text, sheet, view = self.state_frame(viewer, lang, None, now, audience)
+                frames.append(text)
+                if new:
+                    # Items that came with a state change still go out, for logs and
+                    # narration: made before either frame is sent, so the two reach the
+                    # reader together (a prompt in the state, the sentences that led to it
+                    # in the items: a page says them as one step).
+                    more, more_sheet, more_view = self.events_frame(
+                        unmuted(new, quiet), viewer, lang, now, cache, always=False,
+                        names=names[lang], before=sheet, presence=marks, upto=upto,
+                        held=view)
+                    if more is not None:
+                        frames.append(more)
+                        sheet = more_sheet if more_sheet is not None else sheet
+                        view = more_view if more_view is not None else view
             else:
                 text, sheet, view = self.events_frame(
                     unmuted(new, quiet), viewer, lang, now, cache, always=True,
@@ -499,27 +514,15 @@ class Fanout:
                     held=views.get(peers[0].id))
                 if text is None:
                     continue
+                frames.append(text)
             for peer in peers:
                 peer.seq = upto
                 if state or sheet is not None:
                     peer.sheet = sheet  # a table_state's sheet (or none) replaces the last
                 if state or view is not None:
                     views[peer.id] = view
-                peer.send(text)
-        if state and new:
-            # Items that came with a state change still go out, for logs and narration.
-            for (viewer, lang, quiet, _, _), peers in groups.items():
-                text, sheet, view = self.events_frame(
-                    unmuted(new, quiet), viewer, lang, now, cache, always=False,
-                    names=names[lang], before=peers[0].sheet, presence=marks, upto=upto,
-                    held=views.get(peers[0].id))
-                if text is not None:
-                    for peer in peers:
-                        if sheet is not None:
-                            peer.sheet = sheet
-                        if view is not None:
-                            views[peer.id] = view
-                        peer.send(text)
+                for frame in frames:
+                    peer.send(frame)
 
     def forget(self, conn: int) -> None:
         """Connection ``conn`` left the table: what it was sent is forgotten (it is sent a

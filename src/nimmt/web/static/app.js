@@ -85,6 +85,9 @@ function onError(/** @type {import("./state.js").ErrorMsg} */ msg) {
 }
 
 function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
+  // A state further on than this table's stream heard so far comes with the items that
+  // led to it, in the next frame: the step waits for them (see settle).
+  const itemsDue = S.code === msg.table.code && typeof msg.seq === "number" && msg.seq > S.seq;
   saveSeq(msg.seq);
   S.table = msg.table;
   S.you = msg.you;
@@ -104,7 +107,7 @@ function onState(/** @type {import("./state.js").TableStateMsg} */ msg) {
     location.hash = `#/table/${S.code}`;
   }
   renderTable();
-  settle();
+  settle(itemsDue ? ITEMS_DUE : SETTLE);
 }
 
 /** Another seat choosing its card: the log keeps it, the voice does not say it
@@ -181,10 +184,16 @@ function onEvents(/** @type {import("./state.js").EventsMsg} */ msg) {
 }
 
 // The frames of one step come together (a table_state is often followed at once by
-// the events that led to it): the step is said once they are all in.
-function settle() {
+// the events that led to it): the step is said once they are all in. A prompt said before
+// the sentences that led to it would be answered before they are heard (the game's opening,
+// hand and rows, after "your turn").
+/** Milliseconds the step waits for another frame of it. */
+const SETTLE = 60;
+/** Milliseconds the step waits at most for the items a table_state said are coming. */
+const ITEMS_DUE = 2000;
+function settle(/** @type {number} */ wait = SETTLE) {
   window.clearTimeout(S.settleId);
-  S.settleId = window.setTimeout(afterUpdate, 60);
+  S.settleId = window.setTimeout(afterUpdate, wait);
 }
 
 /** Whether every other seat still playing has chosen this turn's card, and you have not. */
