@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -258,6 +259,16 @@ def oracle(page: Any) -> dict[str, Any]:
         data: dict[str, Any] = json.load(res)
     return data
 
+
+
+def taken(page: Any, asked: Any, timeout: float = 60.0) -> None:
+    """Wait until the server no longer asks ``page``'s seat the decision ``asked`` (the
+    ``pending`` of :func:`oracle`): the page closes a dialog as it sends the answer, and
+    the server takes it a moment later (longer on a busy machine)."""
+    deadline = time.monotonic() + timeout
+    while (now := oracle(page)["view"]["pending"]) == asked:
+        assert time.monotonic() < deadline, f"the server still asks {now} after {timeout} s"
+        page.wait_for_timeout(100)
 
 #: The cards this page chose, in order, from the frames :data:`RECORDER` keeps: the
 #: ``card_chosen`` events of its own seat (which carry the card for it alone).

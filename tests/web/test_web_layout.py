@@ -391,6 +391,19 @@ def test_a_broken_layout_is_found(layout_page: NewPage) -> None:
     page.locator("#start-game").click()
     page.wait_for_selector("#hand:not(.waiting) li:not(.leaving)")
     assert page.evaluate(CHECK, PARTS) == []
+    # A played card on its way out of a waiting hand (the cards after it close up over
+    # its place) is unseen: never found overlapping them.
+    opacity = page.evaluate("""() => {
+      const hand = document.getElementById('hand');
+      hand.classList.add('waiting');
+      const card = hand.querySelector('li');
+      card.classList.add('leaving');
+      return getComputedStyle(card).opacity;
+    }""")
+    assert opacity == "0" and page.evaluate(CHECK, PARTS) == []
+    page.evaluate("() => { const hand = document.getElementById('hand'); "
+                  "hand.classList.remove('waiting'); "
+                  "hand.querySelector('li').classList.remove('leaving'); }")
     # The page's policy takes no style sheet from outside: the broken styles are set on the
     # elements themselves.
     page.evaluate("() => document.querySelectorAll('.seat').forEach("

@@ -36,6 +36,7 @@ from .helpers import (
     open_options,
     oracle,
     set_name,
+    taken,
 )
 from .readers import TouchReader, click
 
@@ -177,7 +178,7 @@ def test_a_touch_reader_plays_the_card_it_said(new_page: NewPage, kind: str) -> 
             before = oracle(page)["view"]["pending"]
             reader.double_tap()
             page.wait_for_function("() => !document.querySelector('#rows.choosing')")
-            assert oracle(page)["view"]["pending"] != before
+            taken(page, before)
             continue
         cards += 1
         if cards == 2:
