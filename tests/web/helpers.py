@@ -37,14 +37,23 @@ def set_name(page: Any, name: str) -> None:
     page.keyboard.type(name)
 
 
-def relayed() -> tuple[list[Any], Callable[[Any], None]]:
+def relayed(through: Callable[[str | bytes], str | bytes | None] | None = None,
+            ) -> tuple[list[Any], Callable[[Any], None]]:
     """A route for ``new_page(ws=...)`` that passes a page's WebSocket on to the server,
-    and the list of the connections it passed (close one: the page's connection is lost)."""
+    and the list of the connections it passed (close one: the page's connection is lost).
+    ``through`` sees each frame from the server first: it returns the frame to pass on
+    (changed or not), or None to keep it back (the test sends it later, or never)."""
     routes: list[Any] = []
 
     def route(ws: Any) -> None:
         server = ws.connect_to_server()
-        server.on_message(ws.send)
+
+        def from_server(message: str | bytes) -> None:
+            passed = message if through is None else through(message)
+            if passed is not None:
+                ws.send(passed)
+
+        server.on_message(from_server)
         ws.on_message(server.send)
         routes.append(ws)
 

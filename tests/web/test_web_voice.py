@@ -15,6 +15,7 @@ from .helpers import (
     create_table,
     fresh_name,
     open_options,
+    relayed,
     set_name,
     two_at_a_table,
     wait_turn,
@@ -240,27 +241,20 @@ def test_focus_lost_as_the_game_starts_comes_back_before_the_message(
     message comes before the decision (its prompt in a later frame, as on a slow link),
     focus comes back to the hand before the message is said: with focus lost a screen
     reader reads from the page's top and drops the message."""
-    routes: list[Any] = []
     held: list[dict[str, Any]] = []
     armed = [False]
 
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
+    def through(message: str | bytes) -> str | bytes:
+        msg = json.loads(message) if isinstance(message, str) else None
+        if armed[0] and msg and msg.get("prompt"):
+            # The step without its decision: a prompt-only frame brings it later.
+            held[:] = [{"seq": msg["seq"], "type": "events", "items": [],
+                        "prompt": msg["prompt"], "text": [], "view": None, "sheet": None}]
+            msg["prompt"] = None
+            return json.dumps(msg)
+        return message
 
-        def from_server(message: str | bytes) -> None:
-            msg = json.loads(message) if isinstance(message, str) else None
-            if armed[0] and msg and msg.get("prompt"):
-                # The step without its decision: a prompt-only frame brings it later.
-                held[:] = [{"seq": msg["seq"], "type": "events", "items": [],
-                            "prompt": msg["prompt"], "text": [], "view": None, "sheet": None}]
-                msg["prompt"] = None
-                message = json.dumps(msg)
-            ws.send(message)
-
-        server.on_message(from_server)
-        ws.on_message(server.send)
-        routes.append(ws)
-
+    routes, route = relayed(through)
     page = new_page(ws=route)
     set_name(page, fresh_name("Lost"))
     create_table(page, players=2, rounds=1, bots=1, start=False)
@@ -286,29 +280,22 @@ def test_the_opening_is_said_before_the_first_decision_on_a_slow_link(
     busy server or page, that frame comes later than the page's wait for a step's frames:
     the decision must still not be said before the opening, or a player who answers it
     at once never hears their hand."""
-    held: list[str] = []
-    routes: list[Any] = []
+    held: list[str | bytes] = []
     # "armed": the next events frame and all after it are held; "holding": they are.
     mode = [""]
 
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
+    def through(message: str | bytes) -> str | bytes | None:
+        msg = json.loads(message) if isinstance(message, str) else None
+        if mode[0] == "armed" and msg and msg.get("type") == "events":
+            mode[0] = "holding"
+        if mode[0] == "holding":
+            # The opening's items and what follows, held back as a slow link would (in
+            # order: a link delays frames, it does not reorder them).
+            held.append(message)
+            return None
+        return message
 
-        def from_server(message: str | bytes) -> None:
-            msg = json.loads(message) if isinstance(message, str) else None
-            if mode[0] == "armed" and msg and msg.get("type") == "events":
-                mode[0] = "holding"
-            if mode[0] == "holding":
-                # The opening's items and what follows, held back as a slow link would
-                # (in order: a link delays frames, it does not reorder them).
-                held.append(message)
-                return
-            ws.send(message)
-
-        server.on_message(from_server)
-        ws.on_message(server.send)
-        routes.append(ws)
-
+    routes, route = relayed(through)
     page = new_page(ws=route)
     set_name(page, fresh_name("Slow"))
     create_table(page, players=2, rounds=1, bots=1, start=False)
